@@ -1,0 +1,42 @@
+# pagelab: `make run` runs the main job, `make test` runs every test.
+# Both install what they need first (scripts/install-deps.sh).
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+VENV       ?= .venv
+GEN        := -G Ninja
+
+.PHONY: all deps build build-asan test test-c test-asan test-py run clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD)
+
+build-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=Debug \
+		-DPAGELAB_SANITIZE=address,undefined >/dev/null
+	@cmake --build $(ASAN_BUILD)
+
+test-c: build
+	ctest --test-dir $(BUILD) --output-on-failure
+
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		ctest --test-dir $(ASAN_BUILD) --output-on-failure
+
+test-py: build
+	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pytest -q python/tests
+
+test: test-c test-asan test-py
+
+# The main job: seed 002's pagetypeinfo experiment on the default machine.
+run: build
+	$(BUILD)/pagelab-bench pagetypeinfo reads=1000
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - the runner's shared pieces: key=value parameters with the
+ * kernel's names, the suite table, and the JSON-lines emitter (one object
+ * per measurement: suite, test, design, rep, value, unit, params, counters).
+ */
+#ifndef PAGELAB_BENCH_H
+#define PAGELAB_BENCH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "pagelab/pagelab.h"
+
+#define BENCH_MAX_PARAMS 32
+
+struct bench {
+	const char *suite;
+	int nr_params;
+	const char *keys[BENCH_MAX_PARAMS];
+	const char *vals[BENCH_MAX_PARAMS];
+	bool json;	/* --json: JSON lines on stdout, tables on stderr */
+	FILE *out;	/* where the human-readable tables go */
+};
+
+struct bench_suite {
+	const char *name;
+	const char *summary;
+	const char *const *keys;	/* accepted parameters, NULL-terminated */
+	int (*run)(struct bench *b);
+};
+
+const char *param_str(const struct bench *b, const char *key, const char *def);
+/* Unsigned number; accepts K/M/G suffixes (powers of 1024). Exits on junk. */
+unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
+
+/* A machine for suite runs: mem=, dma32=, vcpus=, debug= from the params. */
+struct pl_machine *bench_machine(const struct bench *b, const char *design);
+
+/* Parse "design=a,b,c" into up to @max preset names. Return: how many. */
+int bench_designs(const struct bench *b, const char *def, const char **names, int max);
+
+void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
+		double value, const char *unit, struct pl_machine *m);
+
+extern const struct bench_suite suite_pagetypeinfo;
+extern const struct bench_suite suite_buddy_alloc_free;
+
+/* workloads.c */
+struct churn_result {
+	unsigned long live_blocks;
+	unsigned long free_blocks;
+	unsigned long allocs, frees;
+};
+/*
+ * Kernel-build-like churn: fill memory with mixed order-0..3 blocks of all
+ * three PCP migratetypes down near the low watermark, free a random half,
+ * then replace random blocks for @rounds steps. Leaves the survivors
+ * allocated. Context: the calling thread has entered @m.
+ */
+struct churn_state;
+struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
+			      struct churn_result *res);
+void churn_release(struct churn_state *st);
+
+#endif /* PAGELAB_BENCH_H */

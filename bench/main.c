@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - pagelab-bench: `pagelab-bench SUITE [key=value ...] [--json]`.
+ * Parameters take the kernel benchmarks' own names; an unknown suite or
+ * parameter is a one-line error and exit status 2.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+static const struct bench_suite *const suites[] = {
+	&suite_pagetypeinfo,
+	&suite_buddy_alloc_free,
+};
+
+const char *param_str(const struct bench *b, const char *key, const char *def)
+{
+	for (int i = 0; i < b->nr_params; i++)
+		if (!strcmp(b->keys[i], key))
+			return b->vals[i];
+	return def;
+}
+
+unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def)
+{
+	const char *v = param_str(b, key, NULL);
+	unsigned long long n;
+	char *end;
+
+	if (!v)
+		return def;
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	switch (*end) {
+	case 'K': case 'k': n <<= 10; end++; break;
+	case 'M': case 'm': n <<= 20; end++; break;
+	case 'G': case 'g': n <<= 30; end++; break;
+	default: break;
+	}
+	if (errno || *end || end == v) {
+		fprintf(stderr, "pagelab-bench: %s=%s is not a number\n", key, v);
+		exit(2);
+	}
+	return (unsigned long)n;
+}
+
+struct pl_machine *bench_machine(const struct bench *b, const char *design)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+
+	pl_config_default(&cfg);
+	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
+	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
+	cfg.nr_cpus = (unsigned int)param_ulong(b, "vcpus", 1);
+	cfg.debug = (int)param_ulong(b, "debug", 0);
+	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
+	if (pl_design_preset(design, &cfg.design)) {
+		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
+		exit(2);
+	}
+	m = pl_machine_create(&cfg);
+	if (!m) {
+		fprintf(stderr, "pagelab-bench: cannot create the machine\n");
+		exit(1);
+	}
+	return m;
+}
+
+int bench_designs(const struct bench *b, const char *def, const char **names, int max)
+{
+	static char buf[256];
+	const char *list = param_str(b, "design", def);
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
+		struct pl_design d;
+
+		if (pl_design_preset(tok, &d)) {
+			fprintf(stderr, "pagelab-bench: unknown design '%s'\n", tok);
+			exit(2);
+		}
+		names[n++] = tok;
+	}
+	return n;
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
+		double value, const char *unit, struct pl_machine *m)
+{
+	unsigned long ev[NR_PL_VM_EVENTS];
+
+	if (!b->json)
+		return;
+	printf("{\"suite\": ");
+	json_str(b->suite);
+	printf(", \"test\": ");
+	json_str(test);
+	printf(", \"design\": ");
+	json_str(design);
+	printf(", \"rep\": %d, \"value\": %.6g, \"unit\": ", rep, value);
+	json_str(unit);
+	printf(", \"params\": {");
+	for (int i = 0; i < b->nr_params; i++) {
+		printf(i ? ", " : "");
+		json_str(b->keys[i]);
+		printf(": ");
+		json_str(b->vals[i]);
+	}
+	printf("}, \"counters\": {");
+	if (m) {
+		struct pl_lock_stat ls = { 0 };
+		struct zone *zone;
+
+		pl_events_sum(m, ev);
+		for (int i = 0; i < NR_PL_VM_EVENTS; i++)
+			printf("%s\"%s\": %lu", i ? ", " : "", pl_vm_event_names[i], ev[i]);
+		for_each_populated_zone(zone, m) {
+			struct pl_lock_stat z;
+
+			pl_lock_stat_read(&zone->lock, &z);
+			ls.acquisitions += z.acquisitions;
+			ls.contentions += z.contentions;
+			ls.wait_ns += z.wait_ns;
+			ls.hold_ns += z.hold_ns;
+		}
+		printf(", \"zone_lock_acquisitions\": %llu, \"zone_lock_contentions\": %llu, "
+		       "\"zone_lock_wait_ns\": %llu, \"zone_lock_hold_ns\": %llu",
+		       (unsigned long long)ls.acquisitions, (unsigned long long)ls.contentions,
+		       (unsigned long long)ls.wait_ns, (unsigned long long)ls.hold_ns);
+	}
+	printf("}}\n");
+	fflush(stdout);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\nsuites:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
+		for (const char *const *k = suites[i]->keys; *k; k++)
+			fprintf(f, " %s", *k);
+		fputc('\n', f);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct bench_suite *suite = NULL;
+	struct bench b = { .out = stdout };
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
+		if (!strcmp(argv[1], suites[i]->name))
+			suite = suites[i];
+	if (!suite) {
+		fprintf(stderr, "pagelab-bench: unknown suite '%s' (try --help)\n", argv[1]);
+		return 2;
+	}
+	b.suite = suite->name;
+	for (int i = 2; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		bool known = false;
+
+		if (!strcmp(argv[i], "--json")) {
+			b.json = true;
+			b.out = stderr;
+			continue;
+		}
+		if (!eq || b.nr_params == BENCH_MAX_PARAMS) {
+			fprintf(stderr, "pagelab-bench: expected key=value, got '%s'\n", argv[i]);
+			return 2;
+		}
+		*eq = '\0';
+		for (const char *const *k = suite->keys; *k; k++)
+			known |= !strcmp(*k, argv[i]);
+		if (!known) {
+			fprintf(stderr, "pagelab-bench: %s: unknown parameter '%s'\n", suite->name,
+				argv[i]);
+			return 2;
+		}
+		b.keys[b.nr_params] = argv[i];
+		b.vals[b.nr_params++] = eq + 1;
+	}
+	return suite->run(&b);
+}

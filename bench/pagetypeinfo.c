@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pagetypeinfo.c - seed 002's first experiment: the average latency of a
+ * /proc/pagetypeinfo read just after boot and after a kernel-build-like
+ * churn, for each design, on machines built identically in one process.
+ * Reads are interleaved across designs in chunks so drift hits all alike.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+#define MAX_DESIGNS 8
+#define BUF_SIZE (64 << 10)
+
+static const char *const keys[] = { "mem", "dma32", "design", "reads", "seed", "rounds",
+				    "debug", "lock_stat", NULL };
+
+static void fmt_latency(char *out, size_t len, double us)
+{
+	if (us >= 1000.0)
+		snprintf(out, len, "%.1f ms", us / 1000.0);
+	else
+		snprintf(out, len, "%.1f us", us);
+}
+
+/* Average µs per read for each machine, interleaved in chunks. */
+static void measure(struct pl_machine **m, int n, unsigned long reads, char **bufs, double *avg)
+{
+	unsigned long chunk = reads < 10 ? 1 : reads / 10;
+	uint64_t total[MAX_DESIGNS] = { 0 };
+
+	for (unsigned long done = 0; done < reads; done += chunk) {
+		unsigned long todo = min(chunk, reads - done);
+
+		for (int i = 0; i < n; i++) {
+			uint64_t t0 = pl_now_ns();
+
+			for (unsigned long r = 0; r < todo; r++)
+				if (pl_show_pagetypeinfo(m[i], bufs[i], BUF_SIZE) < 0)
+					abort();
+			total[i] += pl_now_ns() - t0;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		avg[i] = (double)total[i] / (double)reads / 1000.0;
+}
+
+static void print_row(FILE *f, const char *label, const double *avg, int n)
+{
+	char cell[32];
+
+	fprintf(f, "| %-21s |", label);
+	for (int i = 0; i < n; i++) {
+		fmt_latency(cell, sizeof(cell), avg[i]);
+		fprintf(f, " %10s |", cell);
+	}
+	fprintf(f, "\n");
+}
+
+static void print_rule(FILE *f, int n)
+{
+	fprintf(f, "+-----------------------+");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "------------+");
+	fprintf(f, "\n");
+}
+
+static int run(struct bench *b)
+{
+	const char *names[MAX_DESIGNS];
+	int n = bench_designs(b, "v6.18,mt-counts", names, MAX_DESIGNS);
+	unsigned long reads = param_ulong(b, "reads", 10000);
+	uint64_t seed = param_ulong(b, "seed", 1);
+	struct pl_machine *m[MAX_DESIGNS] = { NULL };
+	struct churn_state *st[MAX_DESIGNS];
+	struct churn_result res[MAX_DESIGNS];
+	double fresh[MAX_DESIGNS], frag[MAX_DESIGNS];
+	char *bufs[MAX_DESIGNS];
+	long len[MAX_DESIGNS];
+	bool identical = true;
+	FILE *f = b->out;
+
+	if (!reads) {
+		fprintf(stderr, "pagelab-bench: reads must be at least 1\n");
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		m[i] = bench_machine(b, names[i]);
+		bufs[i] = malloc(BUF_SIZE);
+	}
+	measure(m, n, reads, bufs, fresh);
+	for (int i = 0; i < n; i++) {
+		pl_enter(m[i], 0);
+		st[i] = churn_run(m[i], seed, param_ulong(b, "rounds", m[i]->max_pfn / 8), &res[i]);
+		pl_leave();
+	}
+	measure(m, n, reads, bufs, frag);
+	for (int i = 0; i < n; i++)
+		len[i] = pl_show_pagetypeinfo(m[i], bufs[i], BUF_SIZE);
+	for (int i = 1; i < n; i++)
+		identical &= len[i] == len[0] && !memcmp(bufs[0], bufs[i], (size_t)len[0]);
+
+	fprintf(f, "Average latency over %lu /proc/pagetypeinfo reads (%lu MiB machine)\n", reads,
+		m[0]->max_pfn >> (20 - PAGE_SHIFT));
+	print_rule(f, n);
+	fprintf(f, "| %-21s |", "");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %10s |", names[i]);
+	fprintf(f, "\n");
+	print_rule(f, n);
+	print_row(f, "Just after boot", fresh, n);
+	print_rule(f, n);
+	print_row(f, "After building kernel", frag, n);
+	print_rule(f, n);
+	for (int i = 1; i < n; i++)
+		fprintf(f, "%s / %s: %.1fx just after boot, %.1fx after the churn\n", names[0],
+			names[i], fresh[0] / fresh[i], frag[0] / frag[i]);
+	fprintf(f, "after the churn: %lu free blocks, %lu live blocks; reports %s across designs\n",
+		res[0].free_blocks, res[0].live_blocks, identical ? "identical" : "DIFFER");
+
+	for (int i = 0; i < n; i++) {
+		bench_emit(b, "read-fresh", names[i], 0, fresh[i], "us", m[i]);
+		bench_emit(b, "read-fragmented", names[i], 0, frag[i], "us", m[i]);
+		pl_enter(m[i], 0);
+		churn_release(st[i]);
+		pl_leave();
+		pl_machine_destroy(m[i]);
+		free(bufs[i]);
+	}
+	return identical ? 0 : 1;
+}
+
+const struct bench_suite suite_pagetypeinfo = {
+	.name = "pagetypeinfo",
+	.summary = "seed 002: /proc/pagetypeinfo read latency, fresh and after a churn",
+	.keys = keys,
+	.run = run,
+};

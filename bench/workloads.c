@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/*
+ * workloads.c - allocation patterns shared by the suites.
+ *
+ * churn_run(): a kernel-build-like mix. 70% of blocks are order 0, 28% order
+ * 1..3, 2% order 4 and one in a thousand a THP-sized movable block; 60% movable (page cache, anon), 25%
+ * unmovable (slab, page tables), 15% reclaimable (dentries, inodes).
+ * Memory is filled to 5% free, half of it released at random, and then
+ * random blocks are replaced. The same seed gives the same machine state
+ * under every design that does not change placement.
+ */
+#include <stdlib.h>
+#include "bench.h"
+
+struct churn_block {
+	struct page *page;
+	unsigned int order;
+};
+
+struct churn_state {
+	struct churn_block *blocks;
+	unsigned long nr, cap;
+};
+
+static void pick(struct pl_rng *rng, unsigned int *order, gfp_t *gfp)
+{
+	uint64_t r = pl_rng_below(rng, 1000), t = pl_rng_below(rng, 100);
+
+	*order = r < 700 ? 0 : r < 820 ? 1 : r < 900 ? 2 : r < 980 ? 3 : r < 999 ? 4 : 9;
+	if (*order == 9 || t < 60)
+		*gfp = GFP_HIGHUSER_MOVABLE;
+	else if (t < 85)
+		*gfp = GFP_KERNEL;
+	else
+		*gfp = GFP_KERNEL | __GFP_RECLAIMABLE;
+	*gfp |= __GFP_NOWARN;
+}
+
+static bool churn_alloc(struct churn_state *st, struct pl_rng *rng)
+{
+	unsigned int order;
+	struct page *page;
+	gfp_t gfp;
+
+	pick(rng, &order, &gfp);
+	page = alloc_pages(gfp, order);
+	if (!page && order) {
+		/* Fragmented: a kernel caller would make do with a page. */
+		order = 0;
+		page = alloc_pages(gfp, 0);
+	}
+	if (!page)
+		return false;
+	if (st->nr == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 1 << 16;
+		st->blocks = realloc(st->blocks, st->cap * sizeof(*st->blocks));
+		if (!st->blocks)
+			abort();
+	}
+	st->blocks[st->nr++] = (struct churn_block){ page, order };
+	return true;
+}
+
+static void churn_free(struct churn_state *st, unsigned long i)
+{
+	__free_pages(st->blocks[i].page, st->blocks[i].order);
+	st->blocks[i] = st->blocks[--st->nr];
+}
+
+struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
+			      struct churn_result *res)
+{
+	unsigned long floor = m->max_pfn / 20;
+	struct churn_state *st = calloc(1, sizeof(*st));
+	struct pl_rng rng;
+	struct zone *zone;
+
+	pl_rng_seed(&rng, seed);
+	*res = (struct churn_result){ 0 };
+	while (pl_nr_free_pages(m) > floor && churn_alloc(st, &rng))
+		res->allocs++;
+	for (unsigned long i = st->nr; i-- > 0;) {
+		if (pl_rng_next(&rng) & 1) {
+			churn_free(st, i);
+			res->frees++;
+		}
+	}
+	for (unsigned long r = 0; r < rounds && st->nr; r++) {
+		churn_free(st, pl_rng_below(&rng, st->nr));
+		res->frees++;
+		if (churn_alloc(st, &rng))
+			res->allocs++;
+	}
+	res->live_blocks = st->nr;
+	for_each_populated_zone(zone, m)
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			res->free_blocks += zone->free_area[o].nr_free;
+	return st;
+}
+
+void churn_release(struct churn_state *st)
+{
+	while (st->nr)
+		churn_free(st, st->nr - 1);
+	free(st->blocks);
+	free(st);
+}

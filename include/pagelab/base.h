@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * base.h - the services mm/ code takes from the "kernel": spinlocks with
+ * lock_stat numbers, per-CPU event counters, rate-limited warnings, a clock
+ * and a seeded PRNG.
+ *
+ * Invariants:
+ *  - a pl_spinlock is held by at most one thread; its stats are written only
+ *    by the holder (hold time, acquisitions) or with atomics (contentions,
+ *    wait time), so readers may sample them at any time;
+ *  - per-CPU event counters are written only by the thread that has entered
+ *    that vCPU and read by anyone, with relaxed atomics (this_cpu_inc).
+ */
+#ifndef PAGELAB_BASE_H
+#define PAGELAB_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "compiler.h"
+
+/* ---- time ---------------------------------------------------------------- */
+
+/**
+ * pl_now_ns() - monotonic clock in nanoseconds.
+ * Return: CLOCK_MONOTONIC in ns.
+ */
+uint64_t pl_now_ns(void);
+
+/* ---- spinlock with lock_stat -------------------------------------------- */
+
+/**
+ * struct pl_lock_stat - lock_stat numbers of one lock (see lockstat.rst).
+ * @acquisitions: successful acquisitions, trylocks included (written by holder).
+ * @contentions:  acquisitions that found the lock taken and had to wait (atomic).
+ * @wait_ns:      total time spent waiting (atomic).
+ * @hold_ns:      total time held (written by holder; only with timing on).
+ * @hold_max_ns:  longest hold (written by holder).
+ */
+struct pl_lock_stat {
+	uint64_t acquisitions;
+	uint64_t contentions;
+	uint64_t wait_ns;
+	uint64_t hold_ns;
+	uint64_t hold_max_ns;
+};
+
+/**
+ * struct pl_spinlock - test-and-test-and-set spinlock.
+ * @locked: 0 or 1 (atomic).
+ * @timed:  measure wait and hold times (costs two clock reads per hold).
+ * @t_acquired: clock at acquisition, valid while held (holder only).
+ * @stat:   lock_stat numbers.
+ */
+struct pl_spinlock {
+	int locked;
+	bool timed;
+	uint64_t t_acquired;
+	struct pl_lock_stat stat;
+};
+
+void pl_spin_init(struct pl_spinlock *lock, bool timed);
+void pl_spin_lock_slow(struct pl_spinlock *lock);
+
+static inline void pl_spin_acquired(struct pl_spinlock *lock)
+{
+	WRITE_ONCE(lock->stat.acquisitions, lock->stat.acquisitions + 1);
+	if (lock->timed)
+		lock->t_acquired = pl_now_ns();
+}
+
+/** spin_lock() - take @lock, spinning; counts a contention if it had to wait. */
+static inline void spin_lock(struct pl_spinlock *lock)
+{
+	if (likely(!__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE)))
+		pl_spin_acquired(lock);
+	else
+		pl_spin_lock_slow(lock);
+}
+
+/** spin_trylock() - take @lock if free. Return: true if taken. */
+static inline bool spin_trylock(struct pl_spinlock *lock)
+{
+	if (READ_ONCE(lock->locked) ||
+	    __atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
+		return false;
+	pl_spin_acquired(lock);
+	return true;
+}
+
+/** spin_unlock() - release @lock, accounting the hold time. */
+static inline void spin_unlock(struct pl_spinlock *lock)
+{
+	if (lock->timed) {
+		uint64_t held = pl_now_ns() - lock->t_acquired;
+
+		WRITE_ONCE(lock->stat.hold_ns, lock->stat.hold_ns + held);
+		if (held > lock->stat.hold_max_ns)
+			WRITE_ONCE(lock->stat.hold_max_ns, held);
+	}
+	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
+}
+
+/** pl_lock_stat_read() - snapshot @lock's numbers into @out. */
+void pl_lock_stat_read(const struct pl_spinlock *lock, struct pl_lock_stat *out);
+void pl_lock_stat_reset(struct pl_spinlock *lock);
+
+/* ---- per-CPU event counters ---------------------------------------------- */
+
+/*
+ * The vm events pagelab counts, defined once. X(name, description).
+ * The struct, the names table and the JSON emitter are generated from it.
+ */
+#define PL_VM_EVENTS(X)                                                        \
+	X(PGALLOC, "blocks allocated")                                         \
+	X(PGALLOC_PAGES, "pages allocated")                                    \
+	X(PGFREE, "blocks freed")                                              \
+	X(PGFREE_PAGES, "pages freed")                                         \
+	X(ALLOC_FAIL, "allocations that returned NULL")                       \
+	X(BUDDY_MERGE, "buddy merges")                                         \
+	X(BUDDY_SPLIT, "halvings in expand()")                                 \
+	X(ZONE_LOCK_PAGES, "pages moved to or from the buddy under zone->lock") \
+	X(FALLBACK_CLAIM, "pageblocks claimed by a fallback allocation")       \
+	X(FALLBACK_STEAL, "blocks stolen without claiming the pageblock")     \
+	X(BAD_PAGE, "pages reported by bad_page() and leaked")                 \
+	X(BAD_INPUT, "calls rejected for bad arguments")
+
+enum pl_vm_event {
+#define PL_EV_ENUM(name, desc) PL_EV_##name,
+	PL_VM_EVENTS(PL_EV_ENUM)
+#undef PL_EV_ENUM
+	NR_PL_VM_EVENTS
+};
+
+extern const char *const pl_vm_event_names[NR_PL_VM_EVENTS];
+
+/**
+ * struct pl_cpu_events - one vCPU's event counters, written only by the
+ * thread that has entered the vCPU (relaxed atomics), merged on read.
+ */
+struct pl_cpu_events {
+	unsigned long ev[NR_PL_VM_EVENTS];
+} __cacheline_aligned;
+
+static inline void pl_count_events(struct pl_cpu_events *e, enum pl_vm_event item,
+				   unsigned long delta)
+{
+	WRITE_ONCE(e->ev[item], READ_ONCE(e->ev[item]) + delta);
+}
+
+/* ---- warnings ------------------------------------------------------------- */
+
+/**
+ * pl_warn_ratelimited() - report a misuse or a bad page on stderr, at most
+ * 10 messages per 5 s (the kernel's DEFAULT_RATELIMIT_BURST/INTERVAL).
+ * Every call is counted, printed or not, and the last message is kept, so
+ * that tests can assert on it.
+ */
+void pl_warn_ratelimited(const char *fmt, ...) __printf(1, 2);
+
+/** pl_warn_count() - warnings issued so far, printed or suppressed. */
+unsigned long pl_warn_count(void);
+/** pl_warn_last() - copy of the last warning's text (thread-safe copy). */
+void pl_warn_last(char *buf, size_t len);
+/** pl_warn_set_quiet() - stop printing (tests of bad input); still counted. */
+void pl_warn_set_quiet(bool quiet);
+
+/* ---- seeded PRNG (xoshiro256**, seeded through splitmix64) --------------- */
+
+struct pl_rng {
+	uint64_t s[4];
+};
+
+static inline uint64_t pl_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline void pl_rng_seed(struct pl_rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = pl_splitmix64(&seed);
+}
+
+static inline uint64_t pl_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t pl_rng_next(struct pl_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = pl_rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = pl_rotl(s[3], 45);
+	return result;
+}
+
+/** pl_rng_below() - uniform value in [0, n), n > 0 (Lemire's method). */
+static inline uint64_t pl_rng_below(struct pl_rng *r, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)pl_rng_next(r) * n) >> 64);
+}
+
+#endif /* PAGELAB_BASE_H */

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mm.h - the page allocator's types, named and shaped as in the kernel's
+ * include/linux/{mm_types,mmzone,gfp}.h.
+ *
+ *   struct pl_machine         one simulated computer (a pg_data_t and more)
+ *     .mem_map[]  ----------> struct page, one per 4 KiB page frame
+ *     .mem_base   ----------> the page frames themselves (real memory)
+ *     .node_zones[DMA32, Normal]
+ *         .free_area[order].free_list[migratetype]  -> head pages of free blocks
+ *         .pageblock_flags[]                        -> migratetype per 2 MiB
+ *
+ * Invariants (checked by pl_check_machine()):
+ *  - a free block of order o starts at a pfn aligned to 2^o, lies inside one
+ *    zone, and only its head page has PageBuddy set with private == o;
+ *  - a free block sits on free_area[o].free_list[mt] where mt is the
+ *    migratetype of its pageblock(s); free_area[o].nr_free counts the blocks;
+ *  - NR_FREE_PAGES is the number of pages in free blocks outside isolated
+ *    pageblocks;
+ *  - free pages and the tail pages of allocations have _refcount 0; the head
+ *    of an allocation has _refcount >= 1.
+ */
+#ifndef PAGELAB_MM_H
+#define PAGELAB_MM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "base.h"
+#include "list.h"
+
+/* Fixed at build time, as the kernel's Kconfig fixes them on x86_64. */
+#define PAGE_SHIFT		12
+#define PAGE_SIZE		(1UL << PAGE_SHIFT)
+#define MAX_PAGE_ORDER		10
+#define NR_PAGE_ORDERS		(MAX_PAGE_ORDER + 1)
+#define MAX_ORDER_NR_PAGES	(1UL << MAX_PAGE_ORDER)
+#define pageblock_order		9
+#define pageblock_nr_pages	(1UL << pageblock_order)
+#define PAGE_ALLOC_COSTLY_ORDER	3
+#define SECTION_SIZE_BITS	27 /* 128 MiB memory sections */
+#define PFN_SECTION_SHIFT	(SECTION_SIZE_BITS - PAGE_SHIFT)
+#define PAGES_PER_SECTION	(1UL << PFN_SECTION_SHIFT)
+
+/* As a distro 6.18 kernel without CONFIG_CMA: five types, as /proc shows. */
+enum migratetype {
+	MIGRATE_UNMOVABLE,
+	MIGRATE_MOVABLE,
+	MIGRATE_RECLAIMABLE,
+	MIGRATE_PCPTYPES,
+	MIGRATE_HIGHATOMIC = MIGRATE_PCPTYPES,
+	MIGRATE_ISOLATE,
+	MIGRATE_TYPES
+};
+
+extern const char *const migratetype_names[MIGRATE_TYPES];
+
+static inline bool is_migrate_isolate(int mt) { return mt == MIGRATE_ISOLATE; }
+static inline bool migratetype_is_mergeable(int mt) { return mt < MIGRATE_PCPTYPES; }
+
+enum zone_type { ZONE_DMA32, ZONE_NORMAL, MAX_NR_ZONES };
+
+enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, WMARK_PROMO, NR_WMARK };
+
+enum zone_stat_item { NR_FREE_PAGES, NR_FREE_PAGES_BLOCKS, NR_VM_ZONE_STAT_ITEMS };
+
+/* ---- gfp ------------------------------------------------------------------ */
+
+typedef unsigned int gfp_t;
+
+#define __GFP_DMA32		0x04u
+#define __GFP_MOVABLE		0x08u /* bit positions make gfp_migratetype() a shift */
+#define __GFP_RECLAIMABLE	0x10u
+#define __GFP_HIGH		0x20u
+#define __GFP_IO		0x40u
+#define __GFP_FS		0x80u
+#define __GFP_ZERO		0x100u
+#define __GFP_DIRECT_RECLAIM	0x400u
+#define __GFP_KSWAPD_RECLAIM	0x800u
+#define __GFP_NOWARN		0x2000u
+#define __GFP_COMP		0x40000u
+#define __GFP_HARDWALL		0x100000u
+#define GFP_MOVABLE_MASK	(__GFP_MOVABLE | __GFP_RECLAIMABLE)
+#define GFP_MOVABLE_SHIFT	3
+#define __GFP_RECLAIM		(__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM)
+
+#define GFP_ATOMIC		(__GFP_HIGH | __GFP_KSWAPD_RECLAIM)
+#define GFP_KERNEL		(__GFP_RECLAIM | __GFP_IO | __GFP_FS)
+#define GFP_NOWAIT		(__GFP_KSWAPD_RECLAIM | __GFP_NOWARN)
+#define GFP_USER		(GFP_KERNEL | __GFP_HARDWALL)
+#define GFP_HIGHUSER_MOVABLE	(GFP_USER | __GFP_MOVABLE)
+#define GFP_DMA32		__GFP_DMA32
+#define GFP_KERNEL_ACCOUNT	GFP_KERNEL
+
+static inline int gfp_migratetype(gfp_t gfp)
+{
+	if (unlikely((gfp & GFP_MOVABLE_MASK) == GFP_MOVABLE_MASK))
+		return MIGRATE_MOVABLE;
+	return (int)((gfp & GFP_MOVABLE_MASK) >> GFP_MOVABLE_SHIFT);
+}
+
+/* ---- struct page ---------------------------------------------------------- */
+
+/* page->flags: PG_* bits low; the zone and section numbers live high. */
+enum pageflags {
+	PG_reserved,
+	PG_head,	/* head of a __GFP_COMP allocation */
+	PG_movable,	/* allocated movable: stands in for PG_lru in claim decisions */
+	PG_hwpoison,
+	__NR_PAGEFLAGS
+};
+#define SECTIONS_PGSHIFT	32
+#define SECTIONS_MASK		0xffffffUL
+#define ZONES_PGSHIFT		60
+#define ZONES_MASK		0x3UL
+
+#define PGTY_buddy		0xf0u /* page_type of a free block's head page */
+
+/**
+ * struct page - one page frame's descriptor, at most 64 bytes.
+ * @flags:        PG_* bits, zone number, section number.
+ * @buddy_list:   linkage on a free list while PageBuddy (protected by zone->lock).
+ * @compound_head: on tail pages of a compound page: the head's address | 1.
+ * @private:      buddy order while PageBuddy.
+ * @_refcount:    reference count (atomic); 0 while free.
+ * @page_type:    PGTY_buddy on a free block's head.
+ * @alloc_order:  the order this block was allocated with, kept on the head
+ *                so that a free with the wrong order is refused (pagelab's
+ *                addition; the kernel needs page_owner to tell).
+ */
+struct page {
+	unsigned long flags;
+	union {
+		struct list_head buddy_list;
+		struct list_head lru;
+		unsigned long compound_head;
+	};
+	unsigned long private;
+	int _refcount;
+	unsigned int page_type;
+	unsigned char alloc_order;
+};
+
+static inline bool PageBuddy(const struct page *page) { return page->page_type == PGTY_buddy; }
+static inline bool PageHead(const struct page *page) { return page->flags & (1UL << PG_head); }
+static inline bool PageTail(const struct page *page) { return READ_ONCE(page->compound_head) & 1; }
+static inline bool PageReserved(const struct page *page) { return page->flags & (1UL << PG_reserved); }
+static inline bool PageHWPoison(const struct page *page) { return page->flags & (1UL << PG_hwpoison); }
+static inline void SetPageFlag(struct page *page, int bit) { page->flags |= 1UL << bit; }
+static inline void ClearPageFlag(struct page *page, int bit) { page->flags &= ~(1UL << bit); }
+static inline unsigned int buddy_order(const struct page *page) { return (unsigned int)page->private; }
+static inline int page_zonenum(const struct page *page)
+{
+	return (int)((page->flags >> ZONES_PGSHIFT) & ZONES_MASK);
+}
+static inline unsigned long page_to_section(const struct page *page)
+{
+	return (page->flags >> SECTIONS_PGSHIFT) & SECTIONS_MASK;
+}
+static inline int page_ref_count(const struct page *page)
+{
+	return __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
+}
+static inline void set_page_count(struct page *page, int v)
+{
+	__atomic_store_n(&page->_refcount, v, __ATOMIC_RELAXED);
+}
+
+/* ---- zones ---------------------------------------------------------------- */
+
+/**
+ * struct free_area - the free blocks of one order in one zone.
+ * @free_list:  head pages per migratetype (protected by zone->lock).
+ * @nr_free:    number of blocks on all lists (zone->lock; read racily).
+ * @mt_nr_free: blocks per list, kept only with design mt_counts (seed 002);
+ *              written under zone->lock with WRITE_ONCE, read lockless.
+ */
+struct free_area {
+	struct list_head free_list[MIGRATE_TYPES];
+	unsigned long nr_free;
+	unsigned long mt_nr_free[MIGRATE_TYPES];
+};
+
+struct pl_machine;
+
+/**
+ * struct zone - a range of page frames with one buddy allocator.
+ *
+ * Fields from @lock down are written under zone->lock; the fields above it
+ * are set at machine creation and read-mostly. @vm_stat is updated under the
+ * lock and read without it. @pageblock_flags holds one byte per pageblock:
+ * its migratetype, plus PB_migrate_isolate; written under zone->lock.
+ */
+struct zone {
+	unsigned long _watermark[NR_WMARK];
+	unsigned long watermark_boost;
+	long lowmem_reserve[MAX_NR_ZONES];
+	struct pl_machine *machine;
+	unsigned long zone_start_pfn;
+	unsigned long spanned_pages;
+	unsigned long present_pages;
+	unsigned long managed_pages;
+	const char *name;
+	enum zone_type zone_idx;
+	unsigned char *pageblock_flags;
+
+	struct pl_spinlock lock __cacheline_aligned;
+	struct free_area free_area[NR_PAGE_ORDERS];
+	unsigned long nr_isolate_pageblock;
+	long vm_stat[NR_VM_ZONE_STAT_ITEMS];
+	/* mt_counts extension: pageblocks per migratetype, O(1) blockcount. */
+	unsigned long nr_pageblocks_mt[MIGRATE_TYPES];
+};
+
+#define PB_migratetype_mask	0x07u
+#define PB_migrate_isolate	0x08u
+
+static inline bool populated_zone(const struct zone *zone) { return zone->present_pages != 0; }
+static inline unsigned long zone_end_pfn(const struct zone *zone)
+{
+	return zone->zone_start_pfn + zone->spanned_pages;
+}
+static inline bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
+{
+	return pfn >= zone->zone_start_pfn && pfn < zone_end_pfn(zone);
+}
+static inline unsigned long wmark_pages(const struct zone *z, enum zone_watermarks w)
+{
+	return z->_watermark[w] + z->watermark_boost;
+}
+#define min_wmark_pages(z)  wmark_pages(z, WMARK_MIN)
+#define low_wmark_pages(z)  wmark_pages(z, WMARK_LOW)
+#define high_wmark_pages(z) wmark_pages(z, WMARK_HIGH)
+static inline long zone_page_state(const struct zone *z, enum zone_stat_item item)
+{
+	return READ_ONCE(z->vm_stat[item]);
+}
+
+/* ---- designs and the machine ---------------------------------------------- */
+
+/**
+ * struct pl_design - run-time switches for the designs of the seed series.
+ * Fixed when a machine is created; see pl_design_preset() for the presets.
+ * @name:      the preset's name, for reports.
+ * @mt_counts: seed 002, per-migratetype free block counts; pagetypeinfo
+ *             reads them without zone->lock.
+ */
+struct pl_design {
+	const char *name;
+	bool mt_counts;
+};
+
+/**
+ * pl_design_preset() - fill @out with the named preset.
+ * @name: "v6.18" (baseline), "mt-counts" or "all".
+ * Return: 0, or -EINVAL for an unknown name.
+ */
+int pl_design_preset(const char *name, struct pl_design *out);
+
+/** pl_design_presets - NULL-terminated list of preset names. */
+extern const char *const pl_design_presets[];
+
+/**
+ * struct pl_config - what a machine is made of.
+ * @mem_bytes:       memory size, a multiple of 2 MiB (default 16 GiB).
+ * @dma32_bytes:     end of ZONE_DMA32 (default 4 GiB, clipped to memory).
+ * @nr_cpus:         number of virtual CPUs (default 1).
+ * @design:          the design switches (default v6.18).
+ * @debug:           0..3: how often the allocator runs the checker itself
+ *                   (0 never, 1 on machine teardown, 2 after every slow-path
+ *                   event, 3 after every alloc and free).
+ * @lock_stat:       time lock holds and waits (costs a clock read per edge).
+ * @min_free_kbytes: 0 to compute as the kernel does.
+ */
+struct pl_config {
+	unsigned long mem_bytes;
+	unsigned long dma32_bytes;
+	unsigned int nr_cpus;
+	struct pl_design design;
+	int debug;
+	bool lock_stat;
+	unsigned long min_free_kbytes;
+};
+
+/** struct pl_cpu - one virtual CPU's private data. */
+struct pl_cpu {
+	struct pl_cpu_events events;
+	unsigned int id;
+};
+
+/**
+ * struct pl_machine - one simulated computer.
+ * @config:   as created.
+ * @mem_map:  struct page for every pfn in [0, max_pfn).
+ * @mem_base: page frame memory; page_address(pfn) = mem_base + pfn * PAGE_SIZE.
+ * @cpus:     nr_cpus vCPUs.
+ */
+struct pl_machine {
+	struct pl_config config;
+	struct page *mem_map;
+	char *mem_base;
+	unsigned long max_pfn;
+	struct zone node_zones[MAX_NR_ZONES];
+	struct pl_cpu *cpus;
+	unsigned int nr_cpus;
+	unsigned long min_free_kbytes;
+	int debug;
+};
+
+#define for_each_zone(z, m) \
+	for ((z) = (m)->node_zones; (z) < (m)->node_zones + MAX_NR_ZONES; (z)++)
+#define for_each_populated_zone(z, m) \
+	for_each_zone(z, m) if (!populated_zone(z)) {} else
+
+/** pl_config_default() - the default machine: 16 GiB, DMA32 + Normal, 1 vCPU, v6.18. */
+void pl_config_default(struct pl_config *cfg);
+
+/**
+ * pl_machine_create() - build a machine: memmap, zones, watermarks, and all
+ * memory freed into the buddy allocator as the kernel does at boot.
+ * Return: the machine, or NULL (with a warning) for a bad config or no memory.
+ */
+struct pl_machine *pl_machine_create(const struct pl_config *cfg);
+
+/** pl_machine_destroy() - release a machine (runs the checker at debug >= 1). */
+void pl_machine_destroy(struct pl_machine *m);
+
+/**
+ * pl_enter() - make the calling thread vCPU @cpu of @m; the kernel-style calls
+ * below then act on that machine and CPU.
+ * Return: 0, or -EINVAL if @cpu is out of range.
+ */
+int pl_enter(struct pl_machine *m, unsigned int cpu);
+/** pl_leave() - detach the calling thread from its machine. */
+void pl_leave(void);
+
+struct pl_this {
+	struct pl_machine *machine;
+	struct pl_cpu *cpu;
+};
+extern _Thread_local struct pl_this pl_this;
+
+static inline struct pl_machine *current_machine(void) { return pl_this.machine; }
+
+/* ---- pfn <-> page <-> address (on the current machine) -------------------- */
+
+static inline struct page *pfn_to_page(unsigned long pfn) { return pl_this.machine->mem_map + pfn; }
+static inline unsigned long page_to_pfn(const struct page *page)
+{
+	return (unsigned long)(page - pl_this.machine->mem_map);
+}
+static inline void *page_address(const struct page *page)
+{
+	return pl_this.machine->mem_base + (page_to_pfn(page) << PAGE_SHIFT);
+}
+static inline bool pfn_valid(unsigned long pfn) { return pfn < pl_this.machine->max_pfn; }
+static inline struct zone *page_zone(const struct page *page)
+{
+	return &pl_this.machine->node_zones[page_zonenum(page)];
+}
+/** virt_to_page() - page of a page_address(); NULL if outside the machine. */
+struct page *virt_to_page(const void *addr);
+
+/* ---- the allocation API --------------------------------------------------- */
+
+/**
+ * alloc_pages() - allocate 2^@order contiguous pages.
+ * @gfp:   GFP_KERNEL, GFP_ATOMIC, GFP_NOWAIT, ... with __GFP_ZERO, __GFP_COMP,
+ *         __GFP_MOVABLE/__GFP_RECLAIMABLE (migratetype), __GFP_NOWARN.
+ * @order: 0..MAX_PAGE_ORDER.
+ * Context: a thread that has pl_enter()ed a machine.
+ * Return: the head page with _refcount 1, or NULL (the machine unchanged).
+ */
+struct page *alloc_pages(gfp_t gfp, unsigned int order);
+
+static inline struct page *alloc_page(gfp_t gfp) { return alloc_pages(gfp, 0); }
+
+/**
+ * __free_pages() - drop a reference on a block from alloc_pages(); free it
+ * when it was the last.
+ * Return: 0, or -EINVAL for bad input (not allocated, wrong order, outside
+ * the machine, misaligned) after a rate-limited warning, with nothing changed.
+ */
+int __free_pages(struct page *page, unsigned int order);
+static inline int __free_page(struct page *page) { return __free_pages(page, 0); }
+
+/**
+ * free_frozen_pages() - free a block whose refcount the caller already
+ * dropped to zero (mm/internal.h).
+ * Return: 0; -EBUSY if the refcount is still held (the page is reported
+ * and left allocated); -EINVAL for bad input.
+ */
+int free_frozen_pages(struct page *page, unsigned int order);
+
+/** __get_free_pages() - alloc_pages() returning page_address(), 0 on failure. */
+unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
+/** get_zeroed_page() - one zeroed page's address, 0 on failure. */
+unsigned long get_zeroed_page(gfp_t gfp);
+/** free_pages() - __free_pages() by address. Return: as __free_pages(). */
+int free_pages(unsigned long addr, unsigned int order);
+static inline int free_page(unsigned long addr) { return free_pages(addr, 0); }
+
+/** get_page() - take a reference on an allocated page. */
+void get_page(struct page *page);
+/**
+ * put_page() - drop a reference; frees an order-0 page, or a whole compound
+ * page through its head, at zero.
+ * Return: 0 or -EINVAL (page not in use).
+ */
+int put_page(struct page *page);
+
+/** free_area_empty() - true if no block of this order and type is free. */
+bool free_area_empty(const struct zone *zone, const struct free_area *area, int mt);
+
+/** get_pageblock_migratetype() - migratetype of @page's pageblock (ISOLATE if isolated). */
+int get_pageblock_migratetype(const struct page *page);
+
+/** nr_free_pages() - free pages in all zones of the current machine. */
+unsigned long pl_nr_free_pages(const struct pl_machine *m);
+
+/** pl_events_sum() - merge every vCPU's event counters into @out. */
+void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS]);
+
+/* ---- reports (mm/vmstat.c) ------------------------------------------------ */
+
+/** struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled. */
+struct pl_seq {
+	char *buf;
+	size_t size;
+	size_t count;
+	bool overflow;
+};
+
+/** pl_show_buddyinfo() - /proc/buddyinfo. Return: bytes written or -ENOSPC. */
+long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
+/**
+ * pl_show_pagetypeinfo() - /proc/pagetypeinfo: the baseline walks the free
+ * lists under zone->lock (capped at 100000 per list); mt_counts reads counts.
+ * Return: bytes written or -ENOSPC.
+ */
+long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);
+/** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. */
+long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size);
+
+/* ---- debug checker (mm/debug.c) ------------------------------------------- */
+
+/**
+ * pl_check_machine() - walk every free list and pageblock and recount every
+ * counter; print each inconsistency found on stderr.
+ * Context: takes each zone->lock in turn.
+ * Return: the number of inconsistencies (0 = clean).
+ */
+int pl_check_machine(struct pl_machine *m);
+
+#endif /* PAGELAB_MM_H */

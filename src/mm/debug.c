@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * debug.c - the checker: walks every free list and every pageblock of a
+ * machine and recounts every counter the allocator keeps, under each
+ * zone->lock in turn. It trusts nothing it recounts: a pfn seen on two
+ * lists, a block outside its zone, a count off by one are all reported.
+ *
+ * Checked per zone:
+ *  - each listed block: head in the zone and the machine, pfn aligned to its
+ *    order, PageBuddy with private == order, _refcount 0, pageblock type equal
+ *    to the list's type, no page already seen on another list, tail pages
+ *    not PageBuddy;
+ *  - free_area[o].nr_free, mt_nr_free[] (mt_counts), NR_FREE_PAGES,
+ *    NR_FREE_PAGES_BLOCKS, nr_pageblocks_mt[] (mt_counts);
+ *  - every PageBuddy page of the zone is a listed head;
+ *  - no two free buddies were left unmerged where the kernel would merge.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "internal.h"
+
+#define MAX_REPORTS 20
+
+struct checker {
+	struct pl_machine *m;
+	unsigned long *seen;	/* one bit per pfn that belongs to a free block */
+	int errors;
+};
+
+static __printf(2, 3) void report(struct checker *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->errors++ >= MAX_REPORTS)
+		return;
+	fprintf(stderr, "pl_check: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool test_and_set_seen(struct checker *c, unsigned long pfn)
+{
+	unsigned long bit = 1UL << (pfn % 64);
+	bool was = c->seen[pfn / 64] & bit;
+
+	c->seen[pfn / 64] |= bit;
+	return was;
+}
+
+static int block_mt(const struct zone *zone, unsigned long pfn)
+{
+	unsigned int f = zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)];
+
+	return (f & PB_migrate_isolate) ? MIGRATE_ISOLATE : (int)(f & PB_migratetype_mask);
+}
+
+static void check_block(struct checker *c, struct zone *zone, struct page *page,
+			unsigned int order, int mt)
+{
+	struct pl_machine *m = c->m;
+	unsigned long pfn, nr = 1UL << order;
+
+	if (!pl_page_in_machine(m, page)) {
+		report(c, "zone %s order %u type %s: listed page %p outside the memmap", zone->name,
+		       order, migratetype_names[mt], (void *)page);
+		return;
+	}
+	pfn = (unsigned long)(page - m->mem_map);
+	if (!IS_ALIGNED(pfn, nr) || pfn < zone->zone_start_pfn || pfn + nr > zone_end_pfn(zone))
+		report(c, "pfn %#lx order %u: misaligned or outside zone %s", pfn, order, zone->name);
+	if (!PageBuddy(page) || buddy_order(page) != order)
+		report(c, "pfn %#lx on order-%u list: PageBuddy=%d private=%lu", pfn, order,
+		       PageBuddy(page), page->private);
+	if (page_ref_count(page) != 0)
+		report(c, "free pfn %#lx has refcount %d", pfn, page_ref_count(page));
+	for (unsigned long p = pfn; p < pfn + nr && p < zone_end_pfn(zone);
+	     p += pageblock_nr_pages) {
+		if (block_mt(zone, p) != mt)
+			report(c, "pfn %#lx order %u on %s list, pageblock type %s", pfn, order,
+			       migratetype_names[mt], migratetype_names[block_mt(zone, p)]);
+		if (order < pageblock_order)
+			break;
+	}
+	for (unsigned long i = 0; i < nr && pfn + i < m->max_pfn; i++) {
+		if (test_and_set_seen(c, pfn + i)) {
+			report(c, "pfn %#lx (block %#lx order %u) is on two free lists", pfn + i,
+			       pfn, order);
+			break;
+		}
+		if (i && PageBuddy(&m->mem_map[pfn + i]))
+			report(c, "tail pfn %#lx of free block %#lx is PageBuddy", pfn + i, pfn);
+	}
+}
+
+/* Two free buddies of one order the kernel would have merged. */
+static void check_merged(struct checker *c, struct zone *zone, unsigned long pfn,
+			 unsigned int order)
+{
+	struct pl_machine *m = c->m;
+	unsigned long buddy_pfn = pfn ^ (1UL << order);
+	struct page *buddy;
+	int mt, bmt;
+
+	if (order >= MAX_PAGE_ORDER || buddy_pfn < pfn || !zone_spans_pfn(zone, buddy_pfn))
+		return;
+	buddy = &m->mem_map[buddy_pfn];
+	if (!PageBuddy(buddy) || buddy_order(buddy) != order)
+		return;
+	mt = block_mt(zone, pfn);
+	bmt = block_mt(zone, buddy_pfn);
+	if (order >= pageblock_order && mt != bmt &&
+	    (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(bmt)))
+		return;
+	report(c, "free buddies %#lx and %#lx of order %u were not merged", pfn, buddy_pfn, order);
+}
+
+static void check_zone(struct checker *c, struct zone *zone)
+{
+	struct pl_machine *m = c->m;
+	bool mt_counts = m->config.design.mt_counts;
+	unsigned long free_pages = 0, block_pages = 0, heads = 0, buddies = 0;
+	unsigned long pb_count[MIGRATE_TYPES] = { 0 };
+
+	for (unsigned int order = 0; order < NR_PAGE_ORDERS; order++) {
+		struct free_area *area = &zone->free_area[order];
+		unsigned long total = 0;
+
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+			unsigned long count = 0;
+			struct list_head *pos;
+
+			list_for_each(pos, &area->free_list[mt]) {
+				struct page *page = list_entry(pos, struct page, buddy_list);
+
+				check_block(c, zone, page, order, mt);
+				count++;
+				if (!is_migrate_isolate(mt)) {
+					free_pages += 1UL << order;
+					if (order >= pageblock_order)
+						block_pages += 1UL << order;
+				}
+				if (count > m->max_pfn) {
+					report(c, "zone %s order %u type %s: list loops", zone->name,
+					       order, migratetype_names[mt]);
+					break;
+				}
+			}
+			if (mt_counts && area->mt_nr_free[mt] != count)
+				report(c, "zone %s order %u: mt_nr_free[%s] %lu, list holds %lu",
+				       zone->name, order, migratetype_names[mt], area->mt_nr_free[mt],
+				       count);
+			total += count;
+		}
+		if (area->nr_free != total)
+			report(c, "zone %s order %u: nr_free %lu, lists hold %lu", zone->name, order,
+			       area->nr_free, total);
+		heads += total;
+	}
+	if ((unsigned long)zone->vm_stat[NR_FREE_PAGES] != free_pages)
+		report(c, "zone %s: NR_FREE_PAGES %ld, lists hold %lu", zone->name,
+		       zone->vm_stat[NR_FREE_PAGES], free_pages);
+	if ((unsigned long)zone->vm_stat[NR_FREE_PAGES_BLOCKS] != block_pages)
+		report(c, "zone %s: NR_FREE_PAGES_BLOCKS %ld, lists hold %lu", zone->name,
+		       zone->vm_stat[NR_FREE_PAGES_BLOCKS], block_pages);
+
+	for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone); pfn++) {
+		struct page *page = &m->mem_map[pfn];
+
+		if (page_zonenum(page) != (int)zone->zone_idx)
+			report(c, "pfn %#lx in zone %s has zone number %d", pfn, zone->name,
+			       page_zonenum(page));
+		if ((pfn & (pageblock_nr_pages - 1)) == 0)
+			pb_count[block_mt(zone, pfn)]++;
+		if (!PageBuddy(page))
+			continue;
+		buddies++;
+		if (!(c->seen[pfn / 64] & (1UL << (pfn % 64))))
+			report(c, "PageBuddy pfn %#lx is on no free list", pfn);
+		check_merged(c, zone, pfn, buddy_order(page));
+	}
+	if (buddies != heads)
+		report(c, "zone %s: %lu PageBuddy pages, %lu listed blocks", zone->name, buddies,
+		       heads);
+	for (int mt = 0; mt_counts && mt < MIGRATE_TYPES; mt++)
+		if (zone->nr_pageblocks_mt[mt] != pb_count[mt])
+			report(c, "zone %s: nr_pageblocks_mt[%s] %lu, pageblocks say %lu",
+			       zone->name, migratetype_names[mt], zone->nr_pageblocks_mt[mt],
+			       pb_count[mt]);
+}
+
+int pl_check_machine(struct pl_machine *m)
+{
+	struct checker c = { .m = m };
+	struct zone *zone;
+
+	c.seen = calloc((m->max_pfn + 63) / 64, sizeof(unsigned long));
+	if (!c.seen) {
+		fprintf(stderr, "pl_check: out of memory\n");
+		return 1;
+	}
+	for_each_populated_zone(zone, m) {
+		spin_lock(&zone->lock);
+		check_zone(&c, zone);
+		spin_unlock(&zone->lock);
+	}
+	free(c.seen);
+	if (c.errors > MAX_REPORTS)
+		fprintf(stderr, "pl_check: %d more\n", c.errors - MAX_REPORTS);
+	return c.errors;
+}
+
+void __pl_debug_check(struct pl_machine *m, const char *where)
+{
+	int errors = pl_check_machine(m);
+
+	if (errors) {
+		fprintf(stderr, "pl_check: %d inconsistencies after %s\n", errors, where);
+		abort();
+	}
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - declarations shared between the files of src/mm, grouped by
+ * the file that defines them (the kernel's mm/internal.h).
+ */
+#ifndef PAGELAB_MM_INTERNAL_H
+#define PAGELAB_MM_INTERNAL_H
+
+#include <errno.h>
+#include "pagelab/pagelab.h"
+
+/* alloc_flags, as mm/internal.h */
+#define ALLOC_WMARK_MIN		WMARK_MIN
+#define ALLOC_WMARK_LOW		WMARK_LOW
+#define ALLOC_WMARK_HIGH	WMARK_HIGH
+#define ALLOC_NO_WATERMARKS	0x04
+#define ALLOC_WMARK_MASK	(ALLOC_NO_WATERMARKS - 1)
+#define ALLOC_OOM		0x08
+#define ALLOC_NON_BLOCK		0x10
+#define ALLOC_MIN_RESERVE	0x20
+#define ALLOC_NOFRAGMENT	0x100
+#define ALLOC_HIGHATOMIC	0x200
+#define ALLOC_KSWAPD		0x800
+#define ALLOC_RESERVES		(ALLOC_NON_BLOCK | ALLOC_MIN_RESERVE | ALLOC_HIGHATOMIC | ALLOC_OOM)
+
+/* fpi_t: free page internal flags */
+typedef unsigned int fpi_t;
+#define FPI_NONE	0x0u
+#define FPI_TO_TAIL	0x2u
+
+static inline void pl_count(enum pl_vm_event item, unsigned long delta)
+{
+	pl_count_events(&pl_this.cpu->events, item, delta);
+}
+
+static inline unsigned long pfn_to_pageblock_idx(const struct zone *zone, unsigned long pfn)
+{
+	return (pfn - zone->zone_start_pfn) >> pageblock_order;
+}
+
+static inline void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
+{
+	WRITE_ONCE(zone->vm_stat[item], zone->vm_stat[item] + delta);
+}
+
+/* mm/page_alloc.c */
+void set_pageblock_migratetype(struct page *page, int migratetype);
+void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
+		     unsigned int order, int migratetype, fpi_t fpi_flags);
+bool pl_page_in_machine(const struct pl_machine *m, const struct page *page);
+
+/* mm/machine.c */
+void pl_setup_per_zone_wmarks(struct pl_machine *m);
+
+/* mm/debug.c */
+void __pl_debug_check(struct pl_machine *m, const char *where);
+
+/* Run the checker when the machine's debug level is at least @level. */
+static inline void pl_debug_check(struct pl_machine *m, int level, const char *where)
+{
+	if (unlikely(m->debug >= level))
+		__pl_debug_check(m, where);
+}
+
+#endif /* PAGELAB_MM_INTERNAL_H */

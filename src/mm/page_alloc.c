@@ -1,0 +1,1018 @@
+// SPDX-License-Identifier: MIT
+/*
+ * page_alloc.c - the buddy allocator, after the kernel's mm/page_alloc.c
+ * (v6.18): free lists per order and migratetype, merging on free, expand()
+ * on allocation, the migratetype fallback table with claim and steal,
+ * watermarks and lowmem reserves, and the free_pages_prepare() checks.
+ *
+ * Locking: every free list, nr_free, mt_nr_free, vm_stat and pageblock
+ * migratetype change happens under zone->lock. nr_free, mt_nr_free and
+ * vm_stat are also read without it (watermark checks, pagetypeinfo with
+ * mt_counts), through READ_ONCE.
+ *
+ * Invariants kept here (and checked by debug.c):
+ *  - a block on free_area[o].free_list[mt]: head PageBuddy, private == o,
+ *    pfn aligned to 2^o, inside its zone, pageblock migratetype mt;
+ *  - with mt_counts, mt_nr_free[mt] == length of free_list[mt].
+ *
+ * The per-CPU page lists come in the next layer: rmqueue() and
+ * __free_frozen_pages() are where they slot in, as in the kernel.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+/* The kernel's table: only the three PCP types fall back, in this order. */
+static const int fallbacks[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1] = {
+	[MIGRATE_UNMOVABLE] = { MIGRATE_RECLAIMABLE, MIGRATE_MOVABLE },
+	[MIGRATE_MOVABLE] = { MIGRATE_RECLAIMABLE, MIGRATE_UNMOVABLE },
+	[MIGRATE_RECLAIMABLE] = { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE },
+};
+
+enum rmqueue_mode { RMQUEUE_NORMAL, RMQUEUE_CLAIM, RMQUEUE_STEAL };
+
+static inline bool design_mt_counts(const struct zone *zone)
+{
+	return zone->machine->config.design.mt_counts;
+}
+
+/* ---- pageblock migratetype ------------------------------------------------ */
+
+static inline int pb_flags_to_mt(unsigned int flags)
+{
+	return (flags & PB_migrate_isolate) ? MIGRATE_ISOLATE : (int)(flags & PB_migratetype_mask);
+}
+
+static int get_pfnblock_migratetype(const struct page *page, unsigned long pfn)
+{
+	const struct zone *zone = page_zone(page);
+
+	return pb_flags_to_mt(READ_ONCE(zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)]));
+}
+
+int get_pageblock_migratetype(const struct page *page)
+{
+	return get_pfnblock_migratetype(page, page_to_pfn(page));
+}
+
+/*
+ * Set the pageblock's migratetype; MIGRATE_ISOLATE sets the isolate bit on
+ * top of the real type, as 6.17+ does. With mt_counts the per-type pageblock
+ * counts follow, so the "Number of blocks type" report needs no walk.
+ * Context: zone->lock.
+ */
+static void set_pfnblock_flags(struct zone *zone, unsigned long pfn, unsigned int flags)
+{
+	unsigned char *pb = &zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)];
+	int old_mt = pb_flags_to_mt(*pb), new_mt = pb_flags_to_mt(flags);
+
+	WRITE_ONCE(*pb, (unsigned char)flags);
+	if (design_mt_counts(zone) && old_mt != new_mt) {
+		WRITE_ONCE(zone->nr_pageblocks_mt[old_mt], zone->nr_pageblocks_mt[old_mt] - 1);
+		WRITE_ONCE(zone->nr_pageblocks_mt[new_mt], zone->nr_pageblocks_mt[new_mt] + 1);
+	}
+}
+
+void set_pageblock_migratetype(struct page *page, int migratetype)
+{
+	struct zone *zone = page_zone(page);
+	unsigned long pfn = page_to_pfn(page);
+	unsigned int flags = zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)];
+
+	if (migratetype == MIGRATE_ISOLATE)
+		flags |= PB_migrate_isolate;
+	else
+		flags = (unsigned int)migratetype;
+	set_pfnblock_flags(zone, pfn, flags);
+}
+
+static void change_pageblock_range(struct page *page, unsigned int order, int migratetype)
+{
+	unsigned long nr = 1UL << (order - pageblock_order);
+
+	while (nr--) {
+		set_pageblock_migratetype(page, migratetype);
+		page += pageblock_nr_pages;
+	}
+}
+
+/* ---- free lists --------------------------------------------------------- */
+
+static inline void set_buddy_order(struct page *page, unsigned int order)
+{
+	page->private = order;
+	page->page_type = PGTY_buddy;
+}
+
+static inline void account_freepages(struct zone *zone, long nr_pages, int migratetype)
+{
+	if (is_migrate_isolate(migratetype))
+		return;
+	__mod_zone_page_state(zone, NR_FREE_PAGES, nr_pages);
+}
+
+static inline void mt_nr_free_add(struct zone *zone, struct free_area *area, int mt, long delta)
+{
+	if (design_mt_counts(zone))
+		WRITE_ONCE(area->mt_nr_free[mt], area->mt_nr_free[mt] + (unsigned long)delta);
+}
+
+static inline void __add_to_free_list(struct page *page, struct zone *zone, unsigned int order,
+				      int migratetype, bool tail)
+{
+	struct free_area *area = &zone->free_area[order];
+
+	if (tail)
+		list_add_tail(&page->buddy_list, &area->free_list[migratetype]);
+	else
+		list_add(&page->buddy_list, &area->free_list[migratetype]);
+	WRITE_ONCE(area->nr_free, area->nr_free + 1);
+	mt_nr_free_add(zone, area, migratetype, 1);
+	if (order >= pageblock_order && !is_migrate_isolate(migratetype))
+		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, 1L << order);
+}
+
+/* Move a free block between lists when its pageblock changes type. */
+static inline void move_to_free_list(struct page *page, struct zone *zone, unsigned int order,
+				     int old_mt, int new_mt)
+{
+	struct free_area *area = &zone->free_area[order];
+	long nr_pages = 1L << order;
+
+	list_move_tail(&page->buddy_list, &area->free_list[new_mt]);
+	mt_nr_free_add(zone, area, old_mt, -1);
+	mt_nr_free_add(zone, area, new_mt, 1);
+	account_freepages(zone, -nr_pages, old_mt);
+	account_freepages(zone, nr_pages, new_mt);
+	if (order >= pageblock_order && is_migrate_isolate(old_mt) != is_migrate_isolate(new_mt))
+		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS,
+				      is_migrate_isolate(new_mt) ? -nr_pages : nr_pages);
+}
+
+static inline void __del_page_from_free_list(struct page *page, struct zone *zone,
+					     unsigned int order, int migratetype)
+{
+	struct free_area *area = &zone->free_area[order];
+
+	list_del(&page->buddy_list);
+	page->page_type = 0;
+	page->private = 0;
+	WRITE_ONCE(area->nr_free, area->nr_free - 1);
+	mt_nr_free_add(zone, area, migratetype, -1);
+	if (order >= pageblock_order && !is_migrate_isolate(migratetype))
+		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, -(1L << order));
+}
+
+static inline void del_page_from_free_list(struct page *page, struct zone *zone,
+					   unsigned int order, int migratetype)
+{
+	__del_page_from_free_list(page, zone, order, migratetype);
+	account_freepages(zone, -(1L << order), migratetype);
+}
+
+static inline struct page *get_page_from_free_area(struct free_area *area, int migratetype)
+{
+	return list_first_entry_or_null(&area->free_list[migratetype], struct page, buddy_list);
+}
+
+/*
+ * Seed 002 patch 3: with per-migratetype counts the emptiness test reads a
+ * counter instead of the list head, so it is safe without zone->lock.
+ */
+bool free_area_empty(const struct zone *zone, const struct free_area *area, int mt)
+{
+	if (design_mt_counts(zone))
+		return READ_ONCE(area->mt_nr_free[mt]) == 0;
+	return list_empty(&area->free_list[mt]);
+}
+
+/* ---- freeing -------------------------------------------------------------- */
+
+static inline bool page_is_buddy(const struct page *page, const struct page *buddy,
+				 unsigned int order)
+{
+	return PageBuddy(buddy) && buddy_order(buddy) == order &&
+	       page_zonenum(buddy) == page_zonenum(page);
+}
+
+static inline struct page *find_buddy_page_pfn(struct page *page, unsigned long pfn,
+					       unsigned int order, unsigned long *buddy_pfn)
+{
+	unsigned long __buddy_pfn = pfn ^ (1UL << order);
+	struct page *buddy = page + (__buddy_pfn - pfn);
+
+	if (buddy_pfn)
+		*buddy_pfn = __buddy_pfn;
+	return page_is_buddy(page, buddy, order) ? buddy : NULL;
+}
+
+/*
+ * If the block one order up is about to merge (its buddy is free), put the
+ * freed block at the tail so it is less likely to be allocated first.
+ */
+static inline bool buddy_merge_likely(unsigned long pfn, unsigned long buddy_pfn,
+				      struct page *page, unsigned int order)
+{
+	unsigned long higher_page_pfn;
+	struct page *higher_page;
+
+	if (order >= MAX_PAGE_ORDER - 1)
+		return false;
+	higher_page_pfn = buddy_pfn & pfn;
+	higher_page = page + (higher_page_pfn - pfn);
+	return find_buddy_page_pfn(higher_page, higher_page_pfn, order + 1, NULL) != NULL;
+}
+
+/**
+ * __free_one_page() - put a block on the free lists, merging with free buddies.
+ * @page: head of the block; @pfn: its pfn; @zone: its zone.
+ * @order: the block's order; @migratetype: its pageblock's type.
+ * @fpi_flags: FPI_TO_TAIL to queue at the tail.
+ * Context: zone->lock.
+ */
+void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
+		     unsigned int order, int migratetype, fpi_t fpi_flags)
+{
+	unsigned long buddy_pfn = 0, combined_pfn;
+	struct page *buddy;
+	bool to_tail;
+
+	account_freepages(zone, 1L << order, migratetype);
+
+	while (order < MAX_PAGE_ORDER) {
+		int buddy_mt = migratetype;
+
+		buddy = find_buddy_page_pfn(page, pfn, order, &buddy_pfn);
+		if (!buddy)
+			break;
+		if (unlikely(order >= pageblock_order)) {
+			/*
+			 * The buddy is in another pageblock: merge only if
+			 * neither side is a non-mergeable type (isolate,
+			 * highatomic) unless both are the same.
+			 */
+			buddy_mt = get_pfnblock_migratetype(buddy, buddy_pfn);
+			if (migratetype != buddy_mt &&
+			    (!migratetype_is_mergeable(migratetype) ||
+			     !migratetype_is_mergeable(buddy_mt)))
+				break;
+		}
+		__del_page_from_free_list(buddy, zone, order, buddy_mt);
+		if (unlikely(buddy_mt != migratetype))
+			set_pageblock_migratetype(buddy, migratetype);
+		pl_count(PL_EV_BUDDY_MERGE, 1);
+		combined_pfn = buddy_pfn & pfn;
+		page = page + (combined_pfn - pfn);
+		pfn = combined_pfn;
+		order++;
+	}
+
+	set_buddy_order(page, order);
+	if (fpi_flags & FPI_TO_TAIL)
+		to_tail = true;
+	else
+		to_tail = buddy_merge_likely(pfn, buddy_pfn, page, order);
+	__add_to_free_list(page, zone, order, migratetype, to_tail);
+}
+
+/*
+ * A block larger than a pageblock is freed one pageblock at a time, each
+ * with its own migratetype; __free_one_page() merges them back when allowed.
+ */
+static void split_large_buddy(struct zone *zone, struct page *page, unsigned long pfn,
+			      unsigned int order, fpi_t fpi)
+{
+	unsigned long end = pfn + (1UL << order);
+
+	if (order > pageblock_order)
+		order = pageblock_order;
+	for (;;) {
+		__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn), fpi);
+		pfn += 1UL << order;
+		if (pfn == end)
+			break;
+		page += 1UL << order;
+	}
+}
+
+static void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
+			  unsigned int order, fpi_t fpi_flags)
+{
+	spin_lock(&zone->lock);
+	split_large_buddy(zone, page, pfn, order, fpi_flags);
+	spin_unlock(&zone->lock);
+	pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
+}
+
+static void bad_page(struct page *page, const char *reason)
+{
+	pl_count(PL_EV_BAD_PAGE, 1);
+	pl_warn_ratelimited("BUG: Bad page state: pfn:%05lx refcount:%d flags:%#lx type:%#x: %s",
+			    page_to_pfn(page), page_ref_count(page), page->flags & 0xffff,
+			    page->page_type, reason);
+}
+
+#define PAGE_FLAGS_CHECK_AT_FREE ((1UL << PG_reserved) | (1UL << PG_hwpoison))
+
+static bool free_page_is_bad(struct page *page)
+{
+	if (page_ref_count(page) != 0) {
+		bad_page(page, "nonzero _refcount");
+		return true;
+	}
+	if (PageBuddy(page)) {
+		bad_page(page, "page is already free (PageBuddy)");
+		return true;
+	}
+	if (page->flags & PAGE_FLAGS_CHECK_AT_FREE) {
+		bad_page(page, "PAGE_FLAGS_CHECK_AT_FREE flag(s) set");
+		return true;
+	}
+	return false;
+}
+
+/*
+ * free_pages_prepare() - the checks and resets before a block returns to
+ * the buddy. A bad page is reported and the block leaked, never reused.
+ * The head is checked before anything is reset, so a refused block is left
+ * exactly as it was.
+ */
+static bool free_pages_prepare(struct page *page, unsigned int order)
+{
+	bool compound = PageHead(page);
+
+	if (free_page_is_bad(page))
+		return false;
+	if (order) {
+		for (unsigned long i = 1; i < (1UL << order); i++) {
+			struct page *p = page + i;
+
+			if (compound && p->compound_head != ((unsigned long)page | 1)) {
+				bad_page(p, "corrupted compound tail");
+				return false;
+			}
+		}
+		for (unsigned long i = 1; compound && i < (1UL << order); i++)
+			page[i].compound_head = 0;
+	}
+	page->flags &= ~((1UL << PG_head) | (1UL << PG_movable));
+	page->alloc_order = 0;
+	return true;
+}
+
+static void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
+{
+	if (!free_pages_prepare(page, order))
+		return;
+	/* The PCP layer intercepts here for pcp_allowed_order() blocks. */
+	free_one_page(page_zone(page), page, page_to_pfn(page), order, fpi_flags);
+	pl_count(PL_EV_PGFREE, 1);
+	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
+}
+
+bool pl_page_in_machine(const struct pl_machine *m, const struct page *page)
+{
+	uintptr_t off = (uintptr_t)page - (uintptr_t)m->mem_map;
+
+	return (uintptr_t)page >= (uintptr_t)m->mem_map && off % sizeof(struct page) == 0 &&
+	       off / sizeof(struct page) < m->max_pfn;
+}
+
+static bool no_machine(const char *fn)
+{
+	if (likely(pl_this.machine))
+		return false;
+	pl_warn_ratelimited("%s: the calling thread has not entered a machine (pl_enter)", fn);
+	return true;
+}
+
+static int bad_input(const char *fn, const struct page *page, unsigned int order,
+		     const char *why)
+{
+	struct pl_machine *m = pl_this.machine;
+
+	pl_count(PL_EV_BAD_INPUT, 1);
+	if (pl_page_in_machine(m, page))
+		pl_warn_ratelimited("%s: pfn %#lx order %u: %s", fn, page_to_pfn(page), order, why);
+	else
+		pl_warn_ratelimited("%s: page %p order %u: %s", fn, (const void *)page, order, why);
+	return -EINVAL;
+}
+
+/*
+ * The checks every free entry makes before it changes anything: the page is
+ * one of this machine's, the order is valid and the pfn aligned to it.
+ */
+static int check_free_args(const char *fn, struct page *page, unsigned int order)
+{
+	struct pl_machine *m = pl_this.machine;
+
+	if (no_machine(fn))
+		return -EINVAL;
+	if (unlikely(!page || !pl_page_in_machine(m, page)))
+		return bad_input(fn, page, order, "page outside the machine (pfn out of range)");
+	if (unlikely(order > MAX_PAGE_ORDER))
+		return bad_input(fn, page, order, "order above MAX_PAGE_ORDER");
+	if (unlikely(!IS_ALIGNED(page_to_pfn(page), 1UL << order)))
+		return bad_input(fn, page, order, "pfn misaligned for its order");
+	return 0;
+}
+
+/*
+ * put_page_testzero() that refuses to go below zero: a free of a page with
+ * no reference left is a double free (or a free of a never allocated page).
+ */
+static int put_page_testzero_checked(struct page *page, bool *zero)
+{
+	int old = __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return -EINVAL;
+	} while (!__atomic_compare_exchange_n(&page->_refcount, &old, old - 1, false,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	*zero = old == 1;
+	return 0;
+}
+
+int __free_pages(struct page *page, unsigned int order)
+{
+	bool zero, head;
+	int err = check_free_args(__func__, page, order);
+
+	if (err)
+		return err;
+	if (unlikely(PageBuddy(page) || page_ref_count(page) <= 0))
+		return bad_input(__func__, page, order, "page is not allocated (double free?)");
+	if (unlikely(PageTail(page)))
+		return bad_input(__func__, page, order, "tail page of a compound page");
+	if (unlikely(page->alloc_order != order))
+		return bad_input(__func__, page, order, "order differs from the allocation's");
+
+	head = PageHead(page);
+	if (put_page_testzero_checked(page, &zero))
+		return bad_input(__func__, page, order, "page is not allocated (double free?)");
+	if (zero) {
+		__free_frozen_pages(page, order, FPI_NONE);
+	} else if (!head) {
+		/*
+		 * Someone else holds a reference to the first page: free the
+		 * rest of the non-compound block now, in halves, and leave
+		 * the first page to the last put_page().
+		 */
+		page->alloc_order = 0;
+		while (order-- > 0)
+			__free_frozen_pages(page + (1UL << order), order, FPI_NONE);
+	}
+	pl_debug_check(pl_this.machine, 3, __func__);
+	return 0;
+}
+
+int free_frozen_pages(struct page *page, unsigned int order)
+{
+	int err = check_free_args(__func__, page, order);
+
+	if (err)
+		return err;
+	if (unlikely(PageBuddy(page)))
+		return bad_input(__func__, page, order, "page is not allocated (double free?)");
+	if (unlikely(page_ref_count(page) != 0)) {
+		bad_page(page, "nonzero _refcount: freed while a reference is still held");
+		return -EBUSY;
+	}
+	__free_frozen_pages(page, order, FPI_NONE);
+	pl_debug_check(pl_this.machine, 3, __func__);
+	return 0;
+}
+
+void get_page(struct page *page)
+{
+	if (no_machine(__func__))
+		return;
+	if (!pl_page_in_machine(pl_this.machine, page)) {
+		bad_input(__func__, page, 0, "page outside the machine (pfn out of range)");
+		return;
+	}
+	if (PageTail(page))
+		page = (struct page *)(page->compound_head - 1);
+	if (PageBuddy(page) || page_ref_count(page) <= 0) {
+		bad_input(__func__, page, 0, "page is not in use");
+		return;
+	}
+	__atomic_fetch_add(&page->_refcount, 1, __ATOMIC_RELAXED);
+}
+
+int put_page(struct page *page)
+{
+	int err = check_free_args(__func__, page, 0);
+	bool zero;
+
+	if (err)
+		return err;
+	if (PageTail(page))
+		page = (struct page *)(page->compound_head - 1);
+	if (!PageHead(page) && page->alloc_order && page_ref_count(page) == 1)
+		return bad_input(__func__, page, page->alloc_order,
+				 "last put_page() of a non-compound high-order block: use __free_pages()");
+	if (PageBuddy(page) || put_page_testzero_checked(page, &zero))
+		return bad_input(__func__, page, 0, "page is not in use");
+	if (zero)
+		__free_frozen_pages(page, PageHead(page) ? page->alloc_order : 0, FPI_NONE);
+	return 0;
+}
+
+/* ---- allocation ----------------------------------------------------------- */
+
+/*
+ * expand() - split a block of order @high down to @low, queueing the upper
+ * halves on @migratetype's lists. Return: pages put back on the lists.
+ */
+static unsigned int expand(struct zone *zone, struct page *page, unsigned int low,
+			   unsigned int high, int migratetype)
+{
+	unsigned int size = 1U << high, nr_added = 0;
+
+	while (high > low) {
+		high--;
+		size >>= 1;
+		__add_to_free_list(&page[size], zone, high, migratetype, false);
+		set_buddy_order(&page[size], high);
+		nr_added += size;
+		pl_count(PL_EV_BUDDY_SPLIT, 1);
+	}
+	return nr_added;
+}
+
+static void page_del_and_expand(struct zone *zone, struct page *page, unsigned int low,
+				unsigned int high, int migratetype)
+{
+	long nr_pages = 1L << high;
+
+	__del_page_from_free_list(page, zone, high, migratetype);
+	nr_pages -= expand(zone, page, low, high, migratetype);
+	account_freepages(zone, -nr_pages, migratetype);
+}
+
+static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migratetype)
+{
+	for (unsigned int current_order = order; current_order < NR_PAGE_ORDERS; current_order++) {
+		struct page *page = get_page_from_free_area(&zone->free_area[current_order], migratetype);
+
+		if (!page)
+			continue;
+		page_del_and_expand(zone, page, order, current_order, migratetype);
+		return page;
+	}
+	return NULL;
+}
+
+/* Small movable requests never claim a pageblock: they would mix it. */
+static bool should_try_claim_block(unsigned int order, int start_mt)
+{
+	if (order >= pageblock_order)
+		return true;
+	if (order >= pageblock_order / 2 || start_mt == MIGRATE_RECLAIMABLE ||
+	    start_mt == MIGRATE_UNMOVABLE)
+		return true;
+	return false;
+}
+
+/* Return: the first fallback type with a free block, -1 if none, -2 to stop. */
+static int find_suitable_fallback(const struct zone *zone, const struct free_area *area,
+				  unsigned int order, int migratetype, bool claimable)
+{
+	if (claimable && !should_try_claim_block(order, migratetype))
+		return -2;
+	if (READ_ONCE(area->nr_free) == 0)
+		return -1;
+	for (int i = 0; i < MIGRATE_PCPTYPES - 1; i++) {
+		int fallback_mt = fallbacks[migratetype][i];
+
+		if (!free_area_empty(zone, area, fallback_mt))
+			return fallback_mt;
+	}
+	return -1;
+}
+
+/*
+ * Count the free and movable pages of @page's pageblock. Return: false if
+ * the pageblock is not entirely inside the zone.
+ */
+static bool prep_move_freepages_block(struct zone *zone, struct page *page,
+				      unsigned long *start_pfn, unsigned long *num_free,
+				      unsigned long *num_movable)
+{
+	unsigned long pfn = page_to_pfn(page);
+	unsigned long start = ALIGN_DOWN(pfn, pageblock_nr_pages);
+	unsigned long end = start + pageblock_nr_pages;
+
+	if (!zone_spans_pfn(zone, start) || !zone_spans_pfn(zone, end - 1))
+		return false;
+	*start_pfn = start;
+	*num_free = 0;
+	*num_movable = 0;
+	for (pfn = start; pfn < end;) {
+		struct page *p = pfn_to_page(pfn);
+
+		if (PageBuddy(p)) {
+			unsigned long nr = 1UL << buddy_order(p);
+
+			*num_free += nr;
+			pfn += nr;
+			continue;
+		}
+		/* Movable allocations stand for the kernel's LRU pages. */
+		if (p->flags & (1UL << PG_movable))
+			(*num_movable)++;
+		pfn++;
+	}
+	return true;
+}
+
+static unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
+					    int old_mt, int new_mt)
+{
+	unsigned long pfn = start_pfn, end = start_pfn + pageblock_nr_pages, moved = 0;
+
+	while (pfn < end) {
+		struct page *page = pfn_to_page(pfn);
+		unsigned int order;
+
+		if (!PageBuddy(page)) {
+			pfn++;
+			continue;
+		}
+		order = buddy_order(page);
+		move_to_free_list(page, zone, order, old_mt, new_mt);
+		pfn += 1UL << order;
+		moved += 1UL << order;
+	}
+	return moved;
+}
+
+/*
+ * try_to_claim_block() - take a whole free block of another type, or
+ * convert the pageblock of a smaller one if at least half of it is free or
+ * compatible. The kernel also boosts the watermark here to make kswapd
+ * compact; pagelab has no kswapd, so the boost is not modelled.
+ */
+static struct page *try_to_claim_block(struct zone *zone, struct page *page,
+				       unsigned int current_order, unsigned int order,
+				       int start_type, int block_type)
+{
+	unsigned long start_pfn, free_pages, movable_pages, alike_pages;
+
+	if (current_order >= pageblock_order) {
+		unsigned int nr_added;
+
+		del_page_from_free_list(page, zone, current_order, block_type);
+		change_pageblock_range(page, current_order, start_type);
+		nr_added = expand(zone, page, order, current_order, start_type);
+		account_freepages(zone, nr_added, start_type);
+		pl_count(PL_EV_FALLBACK_CLAIM, 1UL << (current_order - pageblock_order));
+		return page;
+	}
+
+	if (!prep_move_freepages_block(zone, page, &start_pfn, &free_pages, &movable_pages))
+		return NULL;
+	if (start_type == MIGRATE_MOVABLE)
+		alike_pages = movable_pages;
+	else if (block_type == MIGRATE_MOVABLE)
+		alike_pages = pageblock_nr_pages - (free_pages + movable_pages);
+	else
+		alike_pages = 0;
+
+	if (free_pages + alike_pages >= (1UL << (pageblock_order - 1))) {
+		__move_freepages_block(zone, start_pfn, block_type, start_type);
+		set_pageblock_migratetype(pfn_to_page(start_pfn), start_type);
+		pl_count(PL_EV_FALLBACK_CLAIM, 1);
+		return __rmqueue_smallest(zone, order, start_type);
+	}
+	return NULL;
+}
+
+static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int start_mt,
+				    unsigned int alloc_flags)
+{
+	int min_order = (int)order;
+
+	if (order < pageblock_order && (alloc_flags & ALLOC_NOFRAGMENT))
+		min_order = pageblock_order;
+	for (int current_order = MAX_PAGE_ORDER; current_order >= min_order; current_order--) {
+		struct free_area *area = &zone->free_area[current_order];
+		int fallback_mt = find_suitable_fallback(zone, area, (unsigned int)current_order,
+							 start_mt, true);
+		struct page *page;
+
+		if (fallback_mt == -1)
+			continue;
+		if (fallback_mt == -2)
+			break;
+		page = get_page_from_free_area(area, fallback_mt);
+		page = try_to_claim_block(zone, page, (unsigned int)current_order, order, start_mt,
+					  fallback_mt);
+		if (page)
+			return page;
+	}
+	return NULL;
+}
+
+/* Take a block of another type without claiming its pageblock. */
+static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int start_mt)
+{
+	for (unsigned int current_order = order; current_order < NR_PAGE_ORDERS; current_order++) {
+		struct free_area *area = &zone->free_area[current_order];
+		int fallback_mt = find_suitable_fallback(zone, area, current_order, start_mt, false);
+		struct page *page;
+
+		if (fallback_mt == -1)
+			continue;
+		page = get_page_from_free_area(area, fallback_mt);
+		page_del_and_expand(zone, page, order, current_order, fallback_mt);
+		pl_count(PL_EV_FALLBACK_STEAL, 1);
+		return page;
+	}
+	return NULL;
+}
+
+/*
+ * __rmqueue() - take a block off the free lists: the preferred type, then a
+ * claimed pageblock of a fallback type, then (unless ALLOC_NOFRAGMENT) a
+ * stolen block. @mode remembers the last step that worked, for a batch.
+ * Context: zone->lock.
+ */
+static struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
+			      unsigned int alloc_flags, enum rmqueue_mode *mode)
+{
+	struct page *page;
+
+	switch (*mode) {
+	case RMQUEUE_NORMAL:
+		page = __rmqueue_smallest(zone, order, migratetype);
+		if (page)
+			return page;
+		fallthrough;
+	case RMQUEUE_CLAIM:
+		page = __rmqueue_claim(zone, order, migratetype, alloc_flags);
+		if (page) {
+			*mode = RMQUEUE_NORMAL;
+			return page;
+		}
+		fallthrough;
+	case RMQUEUE_STEAL:
+		if (!(alloc_flags & ALLOC_NOFRAGMENT)) {
+			page = __rmqueue_steal(zone, order, migratetype);
+			if (page) {
+				*mode = RMQUEUE_STEAL;
+				return page;
+			}
+		}
+	}
+	return NULL;
+}
+
+static bool check_new_page(struct page *page)
+{
+	if (unlikely(page_ref_count(page) != 0 || (page->flags & PAGE_FLAGS_CHECK_AT_FREE))) {
+		bad_page(page, "bad page found on a free list");
+		return true;
+	}
+	return false;
+}
+
+/*
+ * No highatomic reserves are made (reserve_highatomic_pageblock is not
+ * modelled), so the kernel's HIGHATOMIC list lookups here are omitted.
+ */
+static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
+				  unsigned int alloc_flags, int migratetype)
+{
+	struct page *page;
+
+	do {
+		enum rmqueue_mode rmqm = RMQUEUE_NORMAL;
+
+		spin_lock(&zone->lock);
+		page = __rmqueue(zone, order, migratetype, alloc_flags, &rmqm);
+		spin_unlock(&zone->lock);
+		if (!page)
+			return NULL;
+		pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
+	} while (check_new_page(page));
+	return page;
+}
+
+static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
+			    int migratetype)
+{
+	/* The PCP layer serves pcp_allowed_order() here first. */
+	return rmqueue_buddy(zone, order, alloc_flags, migratetype);
+}
+
+static inline long __zone_watermark_unusable_free(unsigned int order)
+{
+	return (1L << order) - 1;
+}
+
+static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+				int highest_zoneidx, unsigned int alloc_flags, long free_pages)
+{
+	long min = (long)mark;
+
+	free_pages -= __zone_watermark_unusable_free(order);
+	if (unlikely(alloc_flags & ALLOC_RESERVES)) {
+		if (alloc_flags & ALLOC_MIN_RESERVE) {
+			min -= min / 2;
+			if (alloc_flags & ALLOC_NON_BLOCK)
+				min -= min / 4;
+		}
+		if (alloc_flags & ALLOC_OOM)
+			min -= min / 2;
+	}
+	if (free_pages <= min + z->lowmem_reserve[highest_zoneidx])
+		return false;
+	if (!order)
+		return true;
+	for (unsigned int o = order; o < NR_PAGE_ORDERS; o++) {
+		const struct free_area *area = &z->free_area[o];
+
+		if (!READ_ONCE(area->nr_free))
+			continue;
+		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+			if (!free_area_empty(z, area, mt))
+				return true;
+	}
+	return false;
+}
+
+static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long mark,
+				int highest_zoneidx, unsigned int alloc_flags)
+{
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+
+	if (!order && free_pages > (long)mark + z->lowmem_reserve[highest_zoneidx])
+		return true;
+	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages);
+}
+
+static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
+{
+	page->private = 0;
+	page->alloc_order = (unsigned char)order;
+	if (migratetype == MIGRATE_MOVABLE)
+		SetPageFlag(page, PG_movable);
+	set_page_count(page, 1);
+	if (gfp & __GFP_ZERO)
+		memset(page_address(page), 0, PAGE_SIZE << order);
+	if (order && (gfp & __GFP_COMP)) {
+		SetPageFlag(page, PG_head);
+		for (unsigned long i = 1; i < (1UL << order); i++)
+			page[i].compound_head = (unsigned long)page | 1;
+	}
+}
+
+static inline enum zone_type gfp_zone(gfp_t gfp)
+{
+	return (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL;
+}
+
+/* The zonelist walk: highest allowed zone first, down to DMA32. */
+static struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
+					   unsigned int alloc_flags, int highest_zoneidx,
+					   int migratetype)
+{
+	bool no_fallback;
+
+retry:
+	no_fallback = alloc_flags & ALLOC_NOFRAGMENT;
+	for (int zi = highest_zoneidx; zi >= 0; zi--) {
+		struct zone *zone = &m->node_zones[zi];
+		unsigned long mark;
+		struct page *page;
+
+		if (!populated_zone(zone))
+			continue;
+		mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
+		if (!(alloc_flags & ALLOC_NO_WATERMARKS) &&
+		    !zone_watermark_fast(zone, order, mark, highest_zoneidx, alloc_flags))
+			continue;
+		page = rmqueue(zone, order, alloc_flags, migratetype);
+		if (page) {
+			prep_new_page(page, order, gfp, migratetype);
+			return page;
+		}
+	}
+	/* Every zone is fragmented: accept mixing pageblocks rather than fail. */
+	if (no_fallback) {
+		alloc_flags &= ~ALLOC_NOFRAGMENT;
+		goto retry;
+	}
+	return NULL;
+}
+
+/*
+ * ALLOC_NOFRAGMENT when the preferred zone is Normal and DMA32 is below it:
+ * fall back to another zone before mixing migratetypes in a pageblock.
+ */
+static unsigned int alloc_flags_nofragment(const struct pl_machine *m, int highest_zoneidx)
+{
+	int zi = highest_zoneidx;
+
+	while (zi > 0 && !populated_zone(&m->node_zones[zi]))
+		zi--;
+	return zi == ZONE_NORMAL ? ALLOC_NOFRAGMENT : 0;
+}
+
+static unsigned int gfp_to_alloc_flags(gfp_t gfp)
+{
+	unsigned int alloc_flags = ALLOC_WMARK_MIN;
+
+	if (gfp & __GFP_HIGH)
+		alloc_flags |= ALLOC_MIN_RESERVE;
+	if (!(gfp & __GFP_DIRECT_RECLAIM))
+		alloc_flags |= ALLOC_NON_BLOCK;
+	return alloc_flags;
+}
+
+struct page *alloc_pages(gfp_t gfp, unsigned int order)
+{
+	struct pl_machine *m = pl_this.machine;
+	int highest_zoneidx = gfp_zone(gfp), migratetype = gfp_migratetype(gfp);
+	struct page *page;
+
+	if (no_machine(__func__))
+		return NULL;
+	if (unlikely(order > MAX_PAGE_ORDER)) {
+		pl_count(PL_EV_BAD_INPUT, 1);
+		if (!(gfp & __GFP_NOWARN))
+			pl_warn_ratelimited("alloc_pages: order %u above MAX_PAGE_ORDER", order);
+		return NULL;
+	}
+
+	page = get_page_from_freelist(m, gfp, order,
+				      ALLOC_WMARK_LOW | alloc_flags_nofragment(m, highest_zoneidx),
+				      highest_zoneidx, migratetype);
+	if (unlikely(!page)) {
+		/*
+		 * The slow path, without reclaim or compaction: retry against
+		 * the min watermark (less for __GFP_HIGH and atomic callers),
+		 * then fail cleanly.
+		 */
+		page = get_page_from_freelist(m, gfp, order, gfp_to_alloc_flags(gfp),
+					      highest_zoneidx, migratetype);
+		if (!page) {
+			pl_count(PL_EV_ALLOC_FAIL, 1);
+			if (!(gfp & __GFP_NOWARN))
+				pl_warn_ratelimited("page allocation failure: order:%u, mode:%#x",
+						    order, gfp);
+			return NULL;
+		}
+		pl_debug_check(m, 2, "alloc_pages slowpath");
+	}
+	pl_count(PL_EV_PGALLOC, 1);
+	pl_count(PL_EV_PGALLOC_PAGES, 1UL << order);
+	pl_debug_check(m, 3, __func__);
+	return page;
+}
+
+unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
+{
+	struct page *page = alloc_pages(gfp, order);
+
+	return page ? (unsigned long)page_address(page) : 0;
+}
+
+unsigned long get_zeroed_page(gfp_t gfp)
+{
+	return __get_free_pages(gfp | __GFP_ZERO, 0);
+}
+
+struct page *virt_to_page(const void *addr)
+{
+	struct pl_machine *m = pl_this.machine;
+	uintptr_t a = (uintptr_t)addr, base;
+
+	if (!m)
+		return NULL;
+	base = (uintptr_t)m->mem_base;
+	if (a < base || a >= base + (m->max_pfn << PAGE_SHIFT))
+		return NULL;
+	return m->mem_map + ((a - base) >> PAGE_SHIFT);
+}
+
+int free_pages(unsigned long addr, unsigned int order)
+{
+	struct page *page;
+
+	if (addr == 0)
+		return 0;
+	if (no_machine(__func__))
+		return -EINVAL;
+	page = virt_to_page((const void *)addr);
+	if (!page || !IS_ALIGNED(addr, PAGE_SIZE)) {
+		pl_count(PL_EV_BAD_INPUT, 1);
+		pl_warn_ratelimited("free_pages: address %#lx is not a page of this machine", addr);
+		return -EINVAL;
+	}
+	return __free_pages(page, order);
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vmstat.c - /proc/buddyinfo, /proc/pagetypeinfo and the page-allocator
+ * part of /proc/zoneinfo, byte for byte in the formats of mm/vmstat.c, so
+ * that existing scripts parse them.
+ *
+ * pagetypeinfo comes two ways. The baseline walks each free list under
+ * zone->lock, stopping at 100000 entries and printing ">100000", dropping
+ * and retaking the lock between orders as the kernel does. With mt_counts
+ * (seed 002) the free counts come from mt_nr_free[] and the "Number of
+ * blocks type" section from nr_pageblocks_mt[], without the lock; both
+ * print the same text while every count is below the cap.
+ *
+ * Numbers are formatted by hand (seq_put_num) rather than with printf: the
+ * mt_counts read is a few hundred numbers and printf would dominate it.
+ */
+#include <string.h>
+#include "internal.h"
+
+#define PAGETYPEINFO_CAP 100000UL
+
+static void seq_write(struct pl_seq *s, const char *p, size_t n)
+{
+	if (s->count + n > s->size) {
+		s->overflow = true;
+		n = s->size - s->count;
+	}
+	memcpy(s->buf + s->count, p, n);
+	s->count += n;
+}
+
+static void seq_puts(struct pl_seq *s, const char *str) { seq_write(s, str, strlen(str)); }
+static void seq_putc(struct pl_seq *s, char c) { seq_write(s, &c, 1); }
+
+static void seq_pad(struct pl_seq *s, size_t n)
+{
+	static const char spaces[] = "                                            ";
+
+	while (n) {
+		size_t k = min(n, sizeof(spaces) - 1);
+
+		seq_write(s, spaces, k);
+		n -= k;
+	}
+}
+
+/* printf("%*s") for width > 0, printf("%-*s") for width < 0. */
+static void seq_put_str(struct pl_seq *s, const char *str, int width)
+{
+	size_t len = strlen(str), w = (size_t)(width < 0 ? -width : width);
+
+	if (width > 0 && len < w)
+		seq_pad(s, w - len);
+	seq_write(s, str, len);
+	if (width < 0 && len < w)
+		seq_pad(s, w - len);
+}
+
+/* printf("%*lu"), with an optional prefix counted inside the width. */
+static void seq_put_num(struct pl_seq *s, const char *prefix, unsigned long v, int width)
+{
+	char tmp[32];
+	int n = 0;
+
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (prefix)
+		seq_puts(s, prefix);
+	if (n < width)
+		seq_pad(s, (size_t)(width - n));
+	seq_write(s, tmp + sizeof(tmp) - n, (size_t)n);
+}
+
+static long seq_result(const struct pl_seq *s)
+{
+	return s->overflow ? -ENOSPC : (long)s->count;
+}
+
+long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size)
+{
+	struct pl_seq s = { .buf = buf, .size = size };
+	struct zone *zone;
+
+	for_each_populated_zone(zone, m) {
+		spin_lock(&zone->lock);
+		seq_puts(&s, "Node 0, zone ");
+		seq_put_str(&s, zone->name, 8);
+		seq_putc(&s, ' ');
+		for (int order = 0; order < NR_PAGE_ORDERS; order++) {
+			seq_put_num(&s, NULL, zone->free_area[order].nr_free, 6);
+			seq_putc(&s, ' ');
+		}
+		seq_putc(&s, '\n');
+		spin_unlock(&zone->lock);
+	}
+	return seq_result(&s);
+}
+
+/* The kernel's loop: count up to the cap, under zone->lock. */
+static unsigned long walk_free_list(struct list_head *head, bool *overflow)
+{
+	unsigned long freecount = 0;
+	struct list_head *curr;
+
+	*overflow = false;
+	list_for_each(curr, head) {
+		if (++freecount >= PAGETYPEINFO_CAP) {
+			*overflow = true;
+			break;
+		}
+	}
+	return freecount;
+}
+
+static void pagetypeinfo_showfree_print(struct pl_seq *s, struct zone *zone, bool mt_counts)
+{
+	for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+		seq_puts(s, "Node    0, zone ");
+		seq_put_str(s, zone->name, 8);
+		seq_puts(s, ", type ");
+		seq_put_str(s, migratetype_names[mt], 12);
+		seq_putc(s, ' ');
+		for (int order = 0; order < NR_PAGE_ORDERS; order++) {
+			struct free_area *area = &zone->free_area[order];
+			unsigned long freecount;
+			bool overflow;
+
+			if (mt_counts) {
+				freecount = READ_ONCE(area->mt_nr_free[mt]);
+				overflow = freecount >= PAGETYPEINFO_CAP;
+				if (overflow)
+					freecount = PAGETYPEINFO_CAP;
+			} else {
+				freecount = walk_free_list(&area->free_list[mt], &overflow);
+				/* The kernel drops the lock and reschedules between orders. */
+				spin_unlock(&zone->lock);
+				spin_lock(&zone->lock);
+			}
+			seq_put_num(s, overflow ? ">" : NULL, freecount, 6);
+			seq_putc(s, ' ');
+		}
+		seq_putc(s, '\n');
+	}
+}
+
+static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zone,
+					      bool mt_counts)
+{
+	unsigned long count[MIGRATE_TYPES] = { 0 };
+
+	if (mt_counts) {
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			count[mt] = READ_ONCE(zone->nr_pageblocks_mt[mt]);
+	} else {
+		for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone);
+		     pfn += pageblock_nr_pages)
+			count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
+	}
+	seq_puts(s, "Node 0, zone ");
+	seq_put_str(s, zone->name, 8);
+	seq_putc(s, ' ');
+	for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+		seq_put_num(s, NULL, count[mt], 12);
+		seq_putc(s, ' ');
+	}
+	seq_putc(s, '\n');
+}
+
+long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size)
+{
+	struct pl_seq s = { .buf = buf, .size = size };
+	bool mt_counts = m->config.design.mt_counts;
+	struct pl_this saved = pl_this;
+	struct zone *zone;
+
+	pl_this.machine = m; /* pfn_to_page() below is relative to this machine */
+	seq_puts(&s, "Page block order: ");
+	seq_put_num(&s, NULL, pageblock_order, 0);
+	seq_puts(&s, "\nPages per block:  ");
+	seq_put_num(&s, NULL, pageblock_nr_pages, 0);
+	seq_puts(&s, "\n\n");
+
+	seq_put_str(&s, "Free pages count per migrate type at order", -43);
+	seq_putc(&s, ' ');
+	for (int order = 0; order < NR_PAGE_ORDERS; order++) {
+		seq_put_num(&s, NULL, (unsigned long)order, 6);
+		seq_putc(&s, ' ');
+	}
+	seq_putc(&s, '\n');
+	for_each_populated_zone(zone, m) {
+		if (mt_counts) {
+			pagetypeinfo_showfree_print(&s, zone, true);
+			continue;
+		}
+		spin_lock(&zone->lock);
+		pagetypeinfo_showfree_print(&s, zone, false);
+		spin_unlock(&zone->lock);
+	}
+
+	seq_putc(&s, '\n');
+	seq_put_str(&s, "Number of blocks type ", -23);
+	for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+		seq_put_str(&s, migratetype_names[mt], 12);
+		seq_putc(&s, ' ');
+	}
+	seq_putc(&s, '\n');
+	for_each_populated_zone(zone, m) {
+		if (!mt_counts)
+			spin_lock(&zone->lock);
+		pagetypeinfo_showblockcount_print(&s, zone, mt_counts);
+		if (!mt_counts)
+			spin_unlock(&zone->lock);
+	}
+	pl_this = saved;
+	return seq_result(&s);
+}
+
+static void zoneinfo_line(struct pl_seq *s, const char *label, unsigned long v)
+{
+	seq_puts(s, label);
+	seq_put_num(s, NULL, v, 0);
+	seq_putc(s, '\n');
+}
+
+long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size)
+{
+	static const char *const stat_names[NR_VM_ZONE_STAT_ITEMS] = {
+		"nr_free_pages", "nr_free_pages_blocks",
+	};
+	struct pl_seq s = { .buf = buf, .size = size };
+	struct zone *zone;
+
+	for_each_zone(zone, m) {
+		seq_puts(&s, "Node 0, zone ");
+		seq_put_str(&s, zone->name, 8);
+		seq_putc(&s, '\n');
+		zoneinfo_line(&s, "  pages free     ", (unsigned long)zone_page_state(zone, NR_FREE_PAGES));
+		zoneinfo_line(&s, "        boost    ", zone->watermark_boost);
+		zoneinfo_line(&s, "        min      ", min_wmark_pages(zone));
+		zoneinfo_line(&s, "        low      ", low_wmark_pages(zone));
+		zoneinfo_line(&s, "        high     ", high_wmark_pages(zone));
+		zoneinfo_line(&s, "        promo    ", wmark_pages(zone, WMARK_PROMO));
+		zoneinfo_line(&s, "        spanned  ", zone->spanned_pages);
+		zoneinfo_line(&s, "        present  ", zone->present_pages);
+		zoneinfo_line(&s, "        managed  ", zone->managed_pages);
+		zoneinfo_line(&s, "        cma      ", 0);
+		seq_puts(&s, "        protection: (");
+		for (int i = 0; i < MAX_NR_ZONES; i++) {
+			if (i)
+				seq_puts(&s, ", ");
+			seq_put_num(&s, NULL, (unsigned long)zone->lowmem_reserve[i], 0);
+		}
+		seq_puts(&s, ")\n");
+		if (!populated_zone(zone))
+			continue;
+		for (int i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++) {
+			seq_puts(&s, "      ");
+			seq_put_str(&s, stat_names[i], -12);
+			seq_putc(&s, ' ');
+			zoneinfo_line(&s, "", (unsigned long)zone_page_state(zone, i));
+		}
+		zoneinfo_line(&s, "  node_unreclaimable:  ", 0);
+		zoneinfo_line(&s, "  start_pfn:           ", zone->zone_start_pfn);
+	}
+	return seq_result(&s);
+}
