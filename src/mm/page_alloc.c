@@ -442,10 +442,10 @@ int __free_pages(struct page *page, unsigned int order)
 
 	if (err)
 		return err;
-	if (unlikely(PageBuddy(page) || page_ref_count(page) <= 0))
-		return bad_input(__func__, page, order, "page is not allocated (double free?)");
 	if (unlikely(PageTail(page)))
 		return bad_input(__func__, page, order, "tail page of a compound page");
+	if (unlikely(PageBuddy(page) || page_ref_count(page) <= 0))
+		return bad_input(__func__, page, order, "page is not allocated (double free?)");
 	if (unlikely(page->alloc_order != order))
 		return bad_input(__func__, page, order, "order differs from the allocation's");
 
