@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * buddy_alloc_free.c - the cost of alloc_pages() + __free_pages() straight
- * from the buddy lists on one vCPU: back-to-back pairs, and batches of
- * `batch` allocations followed by their frees. Designs interleaved by rep.
+ * buddy_alloc_free.c - the cost of alloc_pages() + __free_pages() on one
+ * vCPU, through the per-CPU lists or (pcp=0) straight from the buddy lists:
+ * back-to-back pairs, and batches of `batch` allocations followed by their
+ * frees. Designs interleaved by rep.
  */
 #include <stdlib.h>
 #include "bench.h"
@@ -10,7 +11,7 @@
 #define MAX_DESIGNS 8
 
 static const char *const keys[] = { "mem", "dma32", "design", "order", "nr", "batch", "reps",
-				    "debug", "lock_stat", NULL };
+				    "debug", "lock_stat", "pcp", NULL };
 
 static double pairs(unsigned int order, unsigned long nr)
 {
@@ -44,7 +45,7 @@ static int run(struct bench *b)
 	unsigned int order = (unsigned int)param_ulong(b, "order", 0);
 	unsigned long nr = param_ulong(b, "nr", 1000000), batch = param_ulong(b, "batch", 512);
 	unsigned long reps = param_ulong(b, "reps", 3);
-	struct pl_machine *m[MAX_DESIGNS];
+	struct pl_machine *m[MAX_DESIGNS] = { NULL };
 	double best_pair[MAX_DESIGNS], best_batch[MAX_DESIGNS];
 	struct page **pages = malloc(sizeof(*pages) * (batch ? batch : 1));
 	char test[64];
@@ -74,8 +75,10 @@ static int run(struct bench *b)
 			best_batch[i] = min(best_batch[i], q);
 		}
 	}
-	fprintf(b->out, "order-%u alloc_pages + __free_pages from the buddy lists, best of %lu "
-		"(ns per block)\n", order, reps);
+	fprintf(b->out, "order-%u alloc_pages + __free_pages %s, best of %lu (ns per block)\n", order,
+		param_ulong(b, "pcp", 1) == 0 ? "straight from the buddy lists (pcp=0)"
+					  : "through the per-CPU lists",
+		reps);
 	snprintf(test, sizeof(test), "batch of %lu", batch);
 	fprintf(b->out, "%-12s %12s %16s\n", "design", "pair", test);
 	for (int i = 0; i < n; i++) {

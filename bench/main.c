@@ -56,6 +56,7 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	cfg.nr_cpus = (unsigned int)param_ulong(b, "vcpus", 1);
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
+	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
 	if (pl_design_preset(design, &cfg.design)) {
 		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
 		exit(2);

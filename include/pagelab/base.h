@@ -117,13 +117,20 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(PGFREE, "blocks freed")                                              \
 	X(PGFREE_PAGES, "pages freed")                                         \
 	X(ALLOC_FAIL, "allocations that returned NULL")                       \
-	X(BUDDY_MERGE, "buddy merges")                                         \
+	X(BUDDY_MERGE, "buddy merges in __free_one_page (under zone->lock)")  \
 	X(BUDDY_SPLIT, "halvings in expand()")                                 \
 	X(ZONE_LOCK_PAGES, "pages moved to or from the buddy under zone->lock") \
 	X(FALLBACK_CLAIM, "pageblocks claimed by a fallback allocation")       \
 	X(FALLBACK_STEAL, "blocks stolen without claiming the pageblock")     \
 	X(BAD_PAGE, "pages reported by bad_page() and leaked")                 \
-	X(BAD_INPUT, "calls rejected for bad arguments")
+	X(BAD_INPUT, "calls rejected for bad arguments")                       \
+	X(PCP_HIT, "allocations served from a PCP list without a refill")     \
+	X(PCP_MISS, "allocations that refilled a PCP list")                    \
+	X(PCP_REFILL_PAGES, "pages moved buddy -> PCP by rmqueue_bulk")       \
+	X(PCP_FREE, "frees that went onto a PCP list")                         \
+	X(PCP_DRAIN_PAGES, "pages moved PCP -> buddy by free_pcppages_bulk")  \
+	X(PCP_TRYLOCK_FAIL, "pcp->lock trylocks that fell back to the zone")  \
+	X(PCP_MERGE, "buddy merges done under pcp->lock (pcp_owner)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -120,6 +120,7 @@ enum pageflags {
  * struct page - one page frame's descriptor, at most 64 bytes.
  * @flags:        PG_* bits, zone number, section number.
  * @buddy_list:   linkage on a free list while PageBuddy (protected by zone->lock).
+ * @pcp_list:     linkage on a per-CPU list (protected by that pcp->lock).
  * @compound_head: on tail pages of a compound page: the head's address | 1.
  * @private:      buddy order while PageBuddy.
  * @_refcount:    reference count (atomic); 0 while free.
@@ -132,6 +133,7 @@ struct page {
 	unsigned long flags;
 	union {
 		struct list_head buddy_list;
+		struct list_head pcp_list;
 		struct list_head lru;
 		unsigned long compound_head;
 	};
@@ -183,11 +185,52 @@ struct free_area {
 
 struct pl_machine;
 
+/* Per-CPU page lists: orders 0..PAGE_ALLOC_COSTLY_ORDER per PCP type, plus THP. */
+#define NR_LOWORDER_PCP_LISTS	(MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1))
+#define NR_PCP_THP		2
+#define NR_PCP_LISTS		(NR_LOWORDER_PCP_LISTS + NR_PCP_THP)
+#define HPAGE_PMD_ORDER		pageblock_order
+#define PCP_BATCH_SCALE_MAX	5 /* CONFIG_PCP_BATCH_SCALE_MAX default */
+
+#define PCPF_PREV_FREE_HIGH_ORDER	0x01u
+#define PCPF_FREE_HIGH_BATCH		0x02u
+
+/**
+ * struct per_cpu_pages - one vCPU's page cache for one zone.
+ * @lock:         protects everything below; taken with trylock on the
+ *                alloc/free fast paths, with spin_lock by drains (which may
+ *                run on another CPU). Lock order: pcp->lock, then zone->lock.
+ * @count:        pages on all lists, in 4 KiB units.
+ * @high:         current auto-tuned limit, within [@high_min, @high_max].
+ * @batch:        chunk size for refills and drains.
+ * @flags:        PCPF_* bits.
+ * @alloc_factor: refill scaling, grows on allocation, halves on free.
+ * @free_count:   recent frees, halves on allocation.
+ * @lists:        free pages by order_to_pindex(); refills go to the tail,
+ *                frees to the head, drains take from the tail.
+ */
+struct per_cpu_pages {
+	struct pl_spinlock lock;
+	int count;
+	int high;
+	int high_min;
+	int high_max;
+	int batch;
+	unsigned char flags;
+	unsigned char alloc_factor;
+	short free_count;
+	struct list_head lists[NR_PCP_LISTS];
+} __cacheline_aligned;
+
+/* zone->flags bits */
+enum zone_flags { ZONE_BELOW_HIGH };
+
 /**
  * struct zone - a range of page frames with one buddy allocator.
  *
  * Fields from @lock down are written under zone->lock; the fields above it
- * are set at machine creation and read-mostly. @vm_stat is updated under the
+ * are set at machine creation and read-mostly (the pageset_* values are
+ * recomputed with the watermarks). @vm_stat is updated under the
  * lock and read without it. @pageblock_flags holds one byte per pageblock:
  * its migratetype, plus PB_migrate_isolate; written under zone->lock.
  */
@@ -203,6 +246,11 @@ struct zone {
 	const char *name;
 	enum zone_type zone_idx;
 	unsigned char *pageblock_flags;
+	struct per_cpu_pages *per_cpu_pageset;	/* [nr_cpus] */
+	int pageset_high_min;
+	int pageset_high_max;
+	int pageset_batch;
+	unsigned long flags;			/* ZONE_* bits, atomic */
 
 	struct pl_spinlock lock __cacheline_aligned;
 	struct free_area free_area[NR_PAGE_ORDERS];
@@ -271,6 +319,8 @@ extern const char *const pl_design_presets[];
  *                   event, 3 after every alloc and free).
  * @lock_stat:       time lock holds and waits (costs a clock read per edge).
  * @min_free_kbytes: 0 to compute as the kernel does.
+ * @pcp_disabled:    no per-CPU page lists: every allocation and free goes
+ *                   to the buddy under zone->lock (to measure the buddy alone).
  */
 struct pl_config {
 	unsigned long mem_bytes;
@@ -280,6 +330,7 @@ struct pl_config {
 	int debug;
 	bool lock_stat;
 	unsigned long min_free_kbytes;
+	bool pcp_disabled;
 };
 
 /** struct pl_cpu - one virtual CPU's private data. */
@@ -408,6 +459,27 @@ void get_page(struct page *page);
  * Return: 0 or -EINVAL (page not in use).
  */
 int put_page(struct page *page);
+
+/**
+ * alloc_pages_bulk() - fill the NULL slots of @page_array (up to @nr_pages)
+ * with order-0 pages, from the local PCP under one pcp->lock hold.
+ * Return: the number of populated slots (leading ones included).
+ */
+unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array);
+
+/** drain_local_pages() - empty this vCPU's PCPs (of @zone, or all if NULL). */
+void drain_local_pages(struct zone *zone);
+/**
+ * drain_all_pages() - empty every vCPU's PCPs (of @zone, or all if NULL)
+ * into the buddy. Context: takes each pcp->lock, then zone->lock.
+ */
+void drain_all_pages(struct zone *zone);
+/**
+ * pl_vmstat_tick() - this vCPU's periodic vmstat work (the kernel's
+ * refresh_cpu_vm_stats every second): decay_pcp_high() on each zone.
+ * Return: non-zero while there is more to decay.
+ */
+int pl_vmstat_tick(void);
 
 /** free_area_empty() - true if no block of this order and type is free. */
 bool free_area_empty(const struct zone *zone, const struct free_area *area, int mt);

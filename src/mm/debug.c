@@ -12,6 +12,8 @@
  *    not PageBuddy;
  *  - free_area[o].nr_free, mt_nr_free[] (mt_counts), NR_FREE_PAGES,
  *    NR_FREE_PAGES_BLOCKS, nr_pageblocks_mt[] (mt_counts);
+ *  - each PCP list: blocks of the list's order, aligned, in the zone,
+ *    _refcount 0, not PageBuddy, on no other list; pcp->count the sum;
  *  - every PageBuddy page of the zone is a listed head;
  *  - no two free buddies were left unmerged where the kernel would merge.
  */
@@ -116,6 +118,55 @@ static void check_merged(struct checker *c, struct zone *zone, unsigned long pfn
 	report(c, "free buddies %#lx and %#lx of order %u were not merged", pfn, buddy_pfn, order);
 }
 
+static void check_pcp(struct checker *c, struct zone *zone, unsigned int cpu)
+{
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+	struct pl_machine *m = c->m;
+	long count = 0;
+
+	for (unsigned int pindex = 0; pindex < NR_PCP_LISTS; pindex++) {
+		unsigned int order = pindex_to_order(pindex);
+		unsigned long n = 0;
+		struct list_head *pos;
+
+		list_for_each(pos, &pcp->lists[pindex]) {
+			struct page *page = list_entry(pos, struct page, pcp_list);
+			unsigned long pfn;
+
+			if (!pl_page_in_machine(m, page)) {
+				report(c, "cpu %u zone %s pcp list %u: page %p outside the memmap",
+				       cpu, zone->name, pindex, (void *)page);
+				break;
+			}
+			pfn = (unsigned long)(page - m->mem_map);
+			if (!IS_ALIGNED(pfn, 1UL << order) || !zone_spans_pfn(zone, pfn))
+				report(c, "cpu %u pcp pfn %#lx order %u: misaligned or outside %s",
+				       cpu, pfn, order, zone->name);
+			if (PageBuddy(page) || page_ref_count(page) != 0)
+				report(c, "cpu %u pcp pfn %#lx: PageBuddy=%d refcount=%d", cpu, pfn,
+				       PageBuddy(page), page_ref_count(page));
+			for (unsigned long i = 0; i < (1UL << order) && pfn + i < m->max_pfn; i++) {
+				if (test_and_set_seen(c, pfn + i)) {
+					report(c, "cpu %u pcp pfn %#lx is also on another list", cpu,
+					       pfn + i);
+					break;
+				}
+			}
+			count += 1L << order;
+			if (++n > m->max_pfn) {
+				report(c, "cpu %u pcp list %u loops", cpu, pindex);
+				break;
+			}
+		}
+	}
+	if (count != pcp->count)
+		report(c, "cpu %u zone %s: pcp->count %d, lists hold %ld", cpu, zone->name,
+		       pcp->count, count);
+	if (pcp->high < pcp->high_min || pcp->high > pcp->high_max)
+		report(c, "cpu %u zone %s: pcp->high %d outside [%d, %d]", cpu, zone->name,
+		       pcp->high, pcp->high_min, pcp->high_max);
+}
+
 static void check_zone(struct checker *c, struct zone *zone)
 {
 	struct pl_machine *m = c->m;
@@ -158,6 +209,8 @@ static void check_zone(struct checker *c, struct zone *zone)
 			       area->nr_free, total);
 		heads += total;
 	}
+	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
+		check_pcp(c, zone, cpu);
 	if ((unsigned long)zone->vm_stat[NR_FREE_PAGES] != free_pages)
 		report(c, "zone %s: NR_FREE_PAGES %ld, lists hold %lu", zone->name,
 		       zone->vm_stat[NR_FREE_PAGES], free_pages);
@@ -176,8 +229,8 @@ static void check_zone(struct checker *c, struct zone *zone)
 		if (!PageBuddy(page))
 			continue;
 		buddies++;
-		if (!(c->seen[pfn / 64] & (1UL << (pfn % 64))))
-			report(c, "PageBuddy pfn %#lx is on no free list", pfn);
+		if (!(c->seen[pfn / 64] & (1UL << (pfn % 64))) || page_ref_count(page))
+			report(c, "PageBuddy pfn %#lx is on no free list or has a refcount", pfn);
 		check_merged(c, zone, pfn, buddy_order(page));
 	}
 	if (buddies != heads)
@@ -200,10 +253,15 @@ int pl_check_machine(struct pl_machine *m)
 		fprintf(stderr, "pl_check: out of memory\n");
 		return 1;
 	}
+	/* Lock order as everywhere: every pcp->lock of the zone, then zone->lock. */
 	for_each_populated_zone(zone, m) {
+		for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
+			spin_lock(&zone->per_cpu_pageset[cpu].lock);
 		spin_lock(&zone->lock);
 		check_zone(&c, zone);
 		spin_unlock(&zone->lock);
+		for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
+			spin_unlock(&zone->per_cpu_pageset[cpu].lock);
 	}
 	free(c.seen);
 	if (c.errors > MAX_REPORTS)

@@ -43,11 +43,62 @@ static inline void __mod_zone_page_state(struct zone *zone, enum zone_stat_item 
 	WRITE_ONCE(zone->vm_stat[item], zone->vm_stat[item] + delta);
 }
 
+enum rmqueue_mode { RMQUEUE_NORMAL, RMQUEUE_CLAIM, RMQUEUE_STEAL };
+
+static inline bool pcp_allowed_order(unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER || order == HPAGE_PMD_ORDER;
+}
+
+/* pcp_allowed_order(), and the machine has per-CPU lists at all. */
+static inline bool pcp_use(const struct zone *zone, unsigned int order)
+{
+	return pcp_allowed_order(order) && !zone->machine->config.pcp_disabled;
+}
+
+static inline struct per_cpu_pages *this_cpu_pcp(const struct zone *zone)
+{
+	return &zone->per_cpu_pageset[pl_this.cpu->id];
+}
+
+static inline bool zone_test_flag(const struct zone *zone, enum zone_flags bit)
+{
+	return READ_ONCE(zone->flags) & (1UL << bit);
+}
+
+static inline void zone_set_flag(struct zone *zone, enum zone_flags bit)
+{
+	__atomic_fetch_or(&zone->flags, 1UL << bit, __ATOMIC_RELAXED);
+}
+
+static inline void zone_clear_flag(struct zone *zone, enum zone_flags bit)
+{
+	__atomic_fetch_and(&zone->flags, ~(1UL << bit), __ATOMIC_RELAXED);
+}
+
 /* mm/page_alloc.c */
 void set_pageblock_migratetype(struct page *page, int migratetype);
+int get_pfnblock_migratetype(const struct page *page, unsigned long pfn);
 void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
 		     unsigned int order, int migratetype, fpi_t fpi_flags);
+void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
+		   unsigned int order, fpi_t fpi_flags);
+struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
+		       unsigned int alloc_flags, enum rmqueue_mode *mode);
+bool check_new_page(struct page *page);
+void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype);
+bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+		       int highest_zoneidx, unsigned int alloc_flags);
 bool pl_page_in_machine(const struct pl_machine *m, const struct page *page);
+
+/* mm/pcp.c */
+void pl_setup_zone_pagesets(struct pl_machine *m);
+void pl_free_zone_pagesets(struct pl_machine *m);
+struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned int alloc_flags);
+void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pfn,
+			  unsigned int order, int migratetype, fpi_t fpi_flags);
+unsigned int pindex_to_order(unsigned int pindex);
 
 /* mm/machine.c */
 void pl_setup_per_zone_wmarks(struct pl_machine *m);

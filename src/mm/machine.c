@@ -227,6 +227,7 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 	init_zone(m, ZONE_DMA32, 0, dma32_pfn);
 	init_zone(m, ZONE_NORMAL, dma32_pfn, max_pfn);
 	pl_setup_per_zone_wmarks(m);
+	pl_setup_zone_pagesets(m);
 
 	/* Boot runs on CPU 0 of this machine, then restores the caller's context. */
 	struct pl_this saved = pl_this;
@@ -251,6 +252,7 @@ void pl_machine_destroy(struct pl_machine *m)
 	map_pages = (m->max_pfn + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 	for_each_zone(zone, m)
 		free(zone->pageblock_flags);
+	pl_free_zone_pagesets(m);
 	munmap(m->mem_map, map_pages * sizeof(struct page));
 	munmap(m->mem_base, m->config.mem_bytes);
 	free(m->cpus);

@@ -15,8 +15,9 @@
  *    pfn aligned to 2^o, inside its zone, pageblock migratetype mt;
  *  - with mt_counts, mt_nr_free[mt] == length of free_list[mt].
  *
- * The per-CPU page lists come in the next layer: rmqueue() and
- * __free_frozen_pages() are where they slot in, as in the kernel.
+ * The per-CPU page lists (pcp.c) sit in front: rmqueue() tries them first
+ * for pcp_allowed_order() blocks, and __free_frozen_pages() hands such
+ * blocks to them.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,8 +29,6 @@ static const int fallbacks[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1] = {
 	[MIGRATE_MOVABLE] = { MIGRATE_RECLAIMABLE, MIGRATE_UNMOVABLE },
 	[MIGRATE_RECLAIMABLE] = { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE },
 };
-
-enum rmqueue_mode { RMQUEUE_NORMAL, RMQUEUE_CLAIM, RMQUEUE_STEAL };
 
 static inline bool design_mt_counts(const struct zone *zone)
 {
@@ -43,7 +42,7 @@ static inline int pb_flags_to_mt(unsigned int flags)
 	return (flags & PB_migrate_isolate) ? MIGRATE_ISOLATE : (int)(flags & PB_migratetype_mask);
 }
 
-static int get_pfnblock_migratetype(const struct page *page, unsigned long pfn)
+int get_pfnblock_migratetype(const struct page *page, unsigned long pfn)
 {
 	const struct zone *zone = page_zone(page);
 
@@ -295,8 +294,8 @@ static void split_large_buddy(struct zone *zone, struct page *page, unsigned lon
 	}
 }
 
-static void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
-			  unsigned int order, fpi_t fpi_flags)
+void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
+		   unsigned int order, fpi_t fpi_flags)
 {
 	spin_lock(&zone->lock);
 	split_large_buddy(zone, page, pfn, order, fpi_flags);
@@ -362,12 +361,31 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 
 static void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 {
+	unsigned long pfn = page_to_pfn(page);
+	struct zone *zone = page_zone(page);
+	int migratetype;
+
 	if (!free_pages_prepare(page, order))
 		return;
-	/* The PCP layer intercepts here for pcp_allowed_order() blocks. */
-	free_one_page(page_zone(page), page, page_to_pfn(page), order, fpi_flags);
 	pl_count(PL_EV_PGFREE, 1);
 	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
+	if (!pcp_use(zone, order)) {
+		free_one_page(zone, page, pfn, order, fpi_flags);
+		return;
+	}
+	/*
+	 * Isolated pageblocks go straight back to the buddy; highatomic
+	 * pages use the movable list, as the kernel does.
+	 */
+	migratetype = get_pfnblock_migratetype(page, pfn);
+	if (unlikely(migratetype >= MIGRATE_PCPTYPES)) {
+		if (is_migrate_isolate(migratetype)) {
+			free_one_page(zone, page, pfn, order, fpi_flags);
+			return;
+		}
+		migratetype = MIGRATE_MOVABLE;
+	}
+	free_frozen_page_pcp(zone, page, pfn, order, migratetype, fpi_flags);
 }
 
 bool pl_page_in_machine(const struct pl_machine *m, const struct page *page)
@@ -741,8 +759,8 @@ static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int s
  * stolen block. @mode remembers the last step that worked, for a batch.
  * Context: zone->lock.
  */
-static struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
-			      unsigned int alloc_flags, enum rmqueue_mode *mode)
+struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
+		       unsigned int alloc_flags, enum rmqueue_mode *mode)
 {
 	struct page *page;
 
@@ -771,7 +789,7 @@ static struct page *__rmqueue(struct zone *zone, unsigned int order, int migrate
 	return NULL;
 }
 
-static bool check_new_page(struct page *page)
+bool check_new_page(struct page *page)
 {
 	if (unlikely(page_ref_count(page) != 0 || (page->flags & PAGE_FLAGS_CHECK_AT_FREE))) {
 		bad_page(page, "bad page found on a free list");
@@ -805,7 +823,12 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
 			    int migratetype)
 {
-	/* The PCP layer serves pcp_allowed_order() here first. */
+	if (likely(pcp_use(zone, order))) {
+		struct page *page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
+
+		if (likely(page))
+			return page;
+	}
 	return rmqueue_buddy(zone, order, alloc_flags, migratetype);
 }
 
@@ -845,6 +868,13 @@ static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsign
 	return false;
 }
 
+bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+		       int highest_zoneidx, unsigned int alloc_flags)
+{
+	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags,
+				   zone_page_state(z, NR_FREE_PAGES));
+}
+
 static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long mark,
 				int highest_zoneidx, unsigned int alloc_flags)
 {
@@ -855,7 +885,7 @@ static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsign
 	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages);
 }
 
-static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
+void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
 {
 	page->private = 0;
 	page->alloc_order = (unsigned char)order;
@@ -892,10 +922,22 @@ retry:
 
 		if (!populated_zone(zone))
 			continue;
+		/*
+		 * Note when the zone falls below its high watermark: the PCP
+		 * free path then trims pcp->high. Checked here, off the
+		 * hotter free path, as the kernel does.
+		 */
+		if (!zone_test_flag(zone, ZONE_BELOW_HIGH)) {
+			if (zone_watermark_fast(zone, order, high_wmark_pages(zone),
+						highest_zoneidx, alloc_flags))
+				goto try_this_zone;
+			zone_set_flag(zone, ZONE_BELOW_HIGH);
+		}
 		mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
 		if (!(alloc_flags & ALLOC_NO_WATERMARKS) &&
 		    !zone_watermark_fast(zone, order, mark, highest_zoneidx, alloc_flags))
 			continue;
+try_this_zone:
 		page = rmqueue(zone, order, alloc_flags, migratetype);
 		if (page) {
 			prep_new_page(page, order, gfp, migratetype);

@@ -261,6 +261,17 @@ long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size)
 			seq_putc(&s, ' ');
 			zoneinfo_line(&s, "", (unsigned long)zone_page_state(zone, i));
 		}
+		seq_puts(&s, "  pagesets\n");
+		for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
+			struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+			zoneinfo_line(&s, "    cpu: ", cpu);
+			zoneinfo_line(&s, "              count:    ", (unsigned long)READ_ONCE(pcp->count));
+			zoneinfo_line(&s, "              high:     ", (unsigned long)READ_ONCE(pcp->high));
+			zoneinfo_line(&s, "              batch:    ", (unsigned long)READ_ONCE(pcp->batch));
+			zoneinfo_line(&s, "              high_min: ", (unsigned long)READ_ONCE(pcp->high_min));
+			zoneinfo_line(&s, "              high_max: ", (unsigned long)READ_ONCE(pcp->high_max));
+		}
 		zoneinfo_line(&s, "  node_unreclaimable:  ", 0);
 		zoneinfo_line(&s, "  start_pfn:           ", zone->zone_start_pfn);
 	}

@@ -58,10 +58,18 @@ static inline unsigned long total_nr_free(struct pl_machine *m, unsigned int ord
 	return n;
 }
 
-/* All free memory back in MAX_PAGE_ORDER blocks, every page free. */
+/*
+ * All free memory back in MAX_PAGE_ORDER blocks, every page free, once
+ * drain_all_pages() has emptied the per-CPU lists.
+ */
 static inline void assert_fully_coalesced(struct pl_machine *m)
 {
 	unsigned long present = 0;
+
+	drain_all_pages(NULL);
+	for (int z = 0; z < MAX_NR_ZONES; z++)
+		for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
+			assert_int_equal(m->node_zones[z].per_cpu_pageset[cpu].count, 0);
 
 	for (unsigned int o = 0; o < MAX_PAGE_ORDER; o++)
 		assert_int_equal(total_nr_free(m, o), 0);

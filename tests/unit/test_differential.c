@@ -2,8 +2,8 @@
 /*
  * test_differential.c - random alloc/free sequences (orders 0..10, the three
  * allocatable migratetypes, both zones) against a reference model that is
- * just a bitmap of free pfns. After every step the free lists must describe
- * exactly the model's free set. The same sequence under v6.18 and mt-counts
+ * just a bitmap of free pfns. After every step the buddy free lists and the
+ * per-CPU lists together must describe exactly the model's free set. The same sequence under v6.18 and mt-counts
  * must hand out the same pages.
  */
 #include "helpers.h"
@@ -34,6 +34,22 @@ static void lists_to_bitmap(struct pl_machine *m)
 						list_entry(pos, struct page, buddy_list));
 
 					memset(lists_free + pfn, 1, 1UL << o);
+				}
+			}
+		}
+		for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
+			struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+			for (unsigned int i = 0; i < NR_PCP_LISTS; i++) {
+				struct list_head *pos;
+				unsigned int order = i < NR_LOWORDER_PCP_LISTS ? i / MIGRATE_PCPTYPES
+									       : HPAGE_PMD_ORDER;
+
+				list_for_each(pos, &pcp->lists[i]) {
+					unsigned long pfn = page_to_pfn(
+						list_entry(pos, struct page, pcp_list));
+
+					memset(lists_free + pfn, 1, 1UL << order);
 				}
 			}
 		}

@@ -129,6 +129,10 @@ static void test_zoneinfo_layout(void **state)
 		"        promo    ",     "        spanned  ", "        present  ",
 		"        managed  ",     "        cma      ", "        protection: (",
 		"      nr_free_pages ",  "      nr_free_pages_blocks ",
+		"  pagesets",            "    cpu: 0",
+		"              count:    ", "              high:     ",
+		"              batch:    ", "              high_min: ",
+		"              high_max: ",
 		"  node_unreclaimable:  ", "  start_pfn:           ",
 	};
 	long len = pl_show_zoneinfo(m, out, sizeof(out));

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pcp.c - per-CPU page lists (struct per_cpu_pages), after the PCP part of
+ * the kernel's mm/page_alloc.c (v6.18).
+ *
+ * Each vCPU has one per_cpu_pages per zone, with a list per (order <= 3,
+ * PCP migratetype) and two THP lists. Allocation takes the first page of
+ * its list, refilling the list from the buddy (rmqueue_bulk, one zone->lock
+ * hold for `batch` blocks) when empty. Freeing puts the page at the head of
+ * its list and, once pcp->count reaches the auto-tuned high, drains a
+ * chunk from the list tails to the buddy (free_pcppages_bulk, one
+ * zone->lock hold). batch and high are computed as zone_batchsize() and
+ * zone_highsize() do; high grows while a CPU allocates and shrinks when it
+ * frees high-order pages in a stream, when the zone is below its high
+ * watermark, or periodically in decay_pcp_high().
+ *
+ * Locking: pcp->lock protects a pcp and its lists. Fast paths only trylock
+ * it and fall back to the zone (the kernel's pcp_spin_trylock); drains
+ * take it outright and may work on another CPU's pcp. Lock order:
+ * pcp->lock, then zone->lock.
+ *
+ * Invariants (checked by debug.c): a page on lists[pindex] is a free block
+ * of order pindex_to_order(pindex) with _refcount 0, not PageBuddy, inside
+ * the zone; pcp->count is the sum of 1 << order over all lists. PCP pages
+ * are not counted in NR_FREE_PAGES, as in the kernel.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* 1 in the kernel's UP case; here every machine is SMP. */
+#define MIN_PERCPU_PAGELIST_HIGH_FRACTION 8
+
+static inline unsigned int order_to_pindex(int migratetype, unsigned int order)
+{
+	if (order > PAGE_ALLOC_COSTLY_ORDER)
+		return NR_LOWORDER_PCP_LISTS + (migratetype == MIGRATE_MOVABLE);
+	return MIGRATE_PCPTYPES * order + (unsigned int)migratetype;
+}
+
+unsigned int pindex_to_order(unsigned int pindex)
+{
+	return pindex < NR_LOWORDER_PCP_LISTS ? pindex / MIGRATE_PCPTYPES : HPAGE_PMD_ORDER;
+}
+
+static inline int clamp_int(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ---- batch and high ------------------------------------------------------ */
+
+static int rounddown_pow_of_two(int n)
+{
+	int p = 1;
+
+	while (p * 2 <= n)
+		p *= 2;
+	return p;
+}
+
+/* About a quarter of a megabyte per batch, less for small zones; 2^n - 1. */
+static int zone_batchsize(const struct zone *zone)
+{
+	int batch = (int)min(zone->managed_pages >> 10, (1UL << 20) / PAGE_SIZE) / 4;
+
+	if (batch < 1)
+		batch = 1;
+	return rounddown_pow_of_two(batch + batch / 2) - 1;
+}
+
+static int zone_highsize(const struct zone *zone, int batch, int nr_cpus, int fraction)
+{
+	unsigned long total = fraction ? zone->managed_pages / (unsigned long)fraction
+				       : low_wmark_pages(zone);
+	int high = (int)(total / (unsigned long)nr_cpus);
+
+	return max(high, batch << 2);
+}
+
+/*
+ * zone_set_pageset_high_and_batch(): high_min from the low watermark, high_max
+ * from an eighth of the zone, both split over the CPUs; auto-tuning moves
+ * pcp->high between them. (vm.percpu_pagelist_high_fraction is not modelled.)
+ */
+static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_cpus)
+{
+	int batch = max(1, zone_batchsize(zone));
+	int high_min = zone_highsize(zone, batch, (int)nr_cpus, 0);
+	int high_max = zone_highsize(zone, batch, (int)nr_cpus, MIN_PERCPU_PAGELIST_HIGH_FRACTION);
+
+	zone->pageset_batch = batch;
+	zone->pageset_high_min = high_min;
+	zone->pageset_high_max = high_max;
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		spin_lock(&pcp->lock);
+		WRITE_ONCE(pcp->batch, batch);
+		WRITE_ONCE(pcp->high_min, high_min);
+		WRITE_ONCE(pcp->high_max, high_max);
+		pcp->high = high_min;
+		spin_unlock(&pcp->lock);
+	}
+}
+
+void pl_setup_zone_pagesets(struct pl_machine *m)
+{
+	struct zone *zone;
+
+	for_each_zone(zone, m) {
+		if (!zone->per_cpu_pageset) {
+			size_t size = sizeof(struct per_cpu_pages) * m->nr_cpus;
+
+			zone->per_cpu_pageset = aligned_alloc(64, size);
+			if (!zone->per_cpu_pageset)
+				abort();
+			memset(zone->per_cpu_pageset, 0, size);
+			for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
+				struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+				pl_spin_init(&pcp->lock, m->config.lock_stat);
+				for (int i = 0; i < NR_PCP_LISTS; i++)
+					INIT_LIST_HEAD(&pcp->lists[i]);
+			}
+		}
+		if (populated_zone(zone))
+			zone_set_pageset_high_and_batch(zone, m->nr_cpus);
+	}
+}
+
+void pl_free_zone_pagesets(struct pl_machine *m)
+{
+	struct zone *zone;
+
+	for_each_zone(zone, m) {
+		free(zone->per_cpu_pageset);
+		zone->per_cpu_pageset = NULL;
+	}
+}
+
+/* ---- allocation ------------------------------------------------------------ */
+
+/* How many blocks a refill takes: grows with consecutive order-0 refills. */
+static int nr_pcp_alloc(struct per_cpu_pages *pcp, const struct zone *zone, unsigned int order)
+{
+	int base_batch = pcp->batch, high_min = pcp->high_min, high_max = pcp->high_max;
+	int high, batch;
+
+	high = pcp->high = clamp_int(pcp->high, high_min, high_max);
+	if (unlikely(high < base_batch))
+		return 1;
+	batch = order ? base_batch : base_batch << pcp->alloc_factor;
+	/* A CPU that keeps allocating earns a larger cache. */
+	if (high_min != high_max && !zone_test_flag(zone, ZONE_BELOW_HIGH))
+		high = pcp->high = min(high + batch, high_max);
+	if (!order) {
+		int max_nr_alloc = max(high - pcp->count - base_batch, base_batch);
+
+		if (batch <= max_nr_alloc && pcp->alloc_factor < PCP_BATCH_SCALE_MAX)
+			pcp->alloc_factor++;
+		batch = min(batch, max_nr_alloc);
+	}
+	if (batch > 1)
+		batch = max(batch >> order, 2);
+	return batch;
+}
+
+/*
+ * rmqueue_bulk() - take up to @count blocks of @order from the buddy in one
+ * zone->lock hold, appended to @list in the order found (keeping physical
+ * order). Return: blocks taken.
+ */
+static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct list_head *list,
+			int migratetype, unsigned int alloc_flags)
+{
+	enum rmqueue_mode rmqm = RMQUEUE_NORMAL;
+	int i;
+
+	spin_lock(&zone->lock);
+	for (i = 0; i < count; i++) {
+		struct page *page = __rmqueue(zone, order, migratetype, alloc_flags, &rmqm);
+
+		if (unlikely(!page))
+			break;
+		list_add_tail(&page->pcp_list, list);
+	}
+	spin_unlock(&zone->lock);
+	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)i << order);
+	pl_count(PL_EV_PCP_REFILL_PAGES, (unsigned long)i << order);
+	return i;
+}
+
+static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype,
+				      unsigned int alloc_flags, struct per_cpu_pages *pcp,
+				      struct list_head *list)
+{
+	struct page *page;
+
+	do {
+		if (list_empty(list)) {
+			int batch = nr_pcp_alloc(pcp, zone, order);
+			int alloced = rmqueue_bulk(zone, order, batch, list, migratetype,
+						   alloc_flags);
+
+			pcp->count += alloced << order;
+			pl_count(PL_EV_PCP_MISS, 1);
+			if (unlikely(list_empty(list)))
+				return NULL;
+		} else {
+			pl_count(PL_EV_PCP_HIT, 1);
+		}
+		page = list_first_entry(list, struct page, pcp_list);
+		list_del(&page->pcp_list);
+		pcp->count -= 1 << order;
+	} while (check_new_page(page));
+	return page;
+}
+
+struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned int alloc_flags)
+{
+	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
+	struct page *page;
+
+	if (!spin_trylock(&pcp->lock)) {
+		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
+		return NULL;
+	}
+	pcp->free_count >>= 1;
+	page = __rmqueue_pcplist(zone, order, migratetype, alloc_flags, pcp,
+				 &pcp->lists[order_to_pindex(migratetype, order)]);
+	spin_unlock(&pcp->lock);
+	return page;
+}
+
+/* ---- freeing --------------------------------------------------------------- */
+
+/*
+ * free_pcppages_bulk() - return @count pages from @pcp to the buddy in one
+ * zone->lock hold, round-robin over the non-empty lists starting with
+ * @pindex, coldest (tail) pages first. Each page's migratetype is read from
+ * its pageblock at this moment. Context: pcp->lock.
+ */
+static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages *pcp,
+			       int pindex)
+{
+	int min_pindex = 0, max_pindex = NR_PCP_LISTS - 1, moved = 0;
+
+	count = min(pcp->count, count);
+	if (count <= 0)
+		return;
+	pindex = pindex - 1;	/* the requested list is drained first */
+	spin_lock(&zone->lock);
+	while (count > 0) {
+		struct list_head *list;
+		unsigned int order;
+
+		for (;;) {
+			if (++pindex > max_pindex)
+				pindex = min_pindex;
+			list = &pcp->lists[pindex];
+			if (!list_empty(list))
+				break;
+			if (pindex == max_pindex)
+				max_pindex--;
+			if (pindex == min_pindex)
+				min_pindex++;
+		}
+		order = pindex_to_order((unsigned int)pindex);
+		do {
+			struct page *page = list_last_entry(list, struct page, pcp_list);
+			unsigned long pfn = page_to_pfn(page);
+			int mt = get_pfnblock_migratetype(page, pfn);
+
+			list_del(&page->pcp_list);
+			count -= 1 << order;
+			pcp->count -= 1 << order;
+			moved += 1 << order;
+			__free_one_page(page, pfn, zone, order, mt, FPI_NONE);
+		} while (count > 0 && !list_empty(list));
+	}
+	spin_unlock(&zone->lock);
+	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)moved);
+	pl_count(PL_EV_PCP_DRAIN_PAGES, (unsigned long)moved);
+}
+
+/* The limit above which a free drains: auto-tuned, see the file comment. */
+static int nr_pcp_high(struct per_cpu_pages *pcp, const struct zone *zone, int batch,
+		       bool free_high)
+{
+	int high_min = pcp->high_min, high_max = pcp->high_max;
+	int high = pcp->high = clamp_int(pcp->high, high_min, high_max);
+
+	if (unlikely(!high))
+		return 0;
+	if (unlikely(free_high)) {
+		pcp->high = max(high - (batch << PCP_BATCH_SCALE_MAX), high_min);
+		return 0;
+	}
+	if (high_min == high_max)
+		return high;
+	if (zone_test_flag(zone, ZONE_BELOW_HIGH)) {
+		pcp->high = max(high - max((int)pcp->free_count, batch), high_min);
+		return max(pcp->count, high_min);
+	}
+	if (pcp->count >= high && pcp->high < pcp->free_count + batch)
+		pcp->high = clamp_int(pcp->free_count + batch, high_min, high_max);
+	return high;
+}
+
+/* How much to drain: at least batch, more after a stream of frees. */
+static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, bool free_high)
+{
+	if (unlikely(free_high))
+		return min(pcp->count, batch << PCP_BATCH_SCALE_MAX);
+	if (unlikely(high < batch))
+		return 1;
+	return clamp_int(pcp->free_count, batch, high - batch);
+}
+
+/*
+ * free_frozen_page_commit() - queue a freed block on @pcp and drain if it
+ * overflows. A stream of high-order (1..3) frees without allocations sets
+ * free_high and drains harder, since such pages fragment if cached.
+ * PCPF_FREE_HIGH_BATCH is set by the kernel from the CPU's cache size
+ * (zone_pcp_update_cacheinfo); pagelab has no cache model and leaves it
+ * clear. Context: pcp->lock.
+ */
+static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
+				    struct page *page, int migratetype, unsigned int order)
+{
+	unsigned int pindex = order_to_pindex(migratetype, order);
+	int batch = pcp->batch, high;
+	bool free_high = false;
+
+	pcp->alloc_factor >>= 1;
+	list_add(&page->pcp_list, &pcp->lists[pindex]);
+	pcp->count += 1 << order;
+	pl_count(PL_EV_PCP_FREE, 1);
+
+	if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
+		free_high = pcp->free_count >= batch + pcp->high_min / 2 &&
+			    (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) &&
+			    (!(pcp->flags & PCPF_FREE_HIGH_BATCH) || pcp->count >= batch);
+		pcp->flags |= PCPF_PREV_FREE_HIGH_ORDER;
+	} else if (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) {
+		pcp->flags &= (unsigned char)~PCPF_PREV_FREE_HIGH_ORDER;
+	}
+	if (pcp->free_count < (batch << PCP_BATCH_SCALE_MAX))
+		pcp->free_count = (short)(pcp->free_count + (1 << order));
+
+	high = nr_pcp_high(pcp, zone, batch, free_high);
+	if (pcp->count >= high) {
+		free_pcppages_bulk(zone, nr_pcp_free(pcp, batch, high, free_high), pcp,
+				   (int)pindex);
+		if (zone_test_flag(zone, ZONE_BELOW_HIGH) &&
+		    zone_watermark_ok(zone, 0, high_wmark_pages(zone), MAX_NR_ZONES - 1, 0))
+			zone_clear_flag(zone, ZONE_BELOW_HIGH);
+	}
+}
+
+void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pfn,
+			  unsigned int order, int migratetype, fpi_t fpi_flags)
+{
+	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
+
+	if (!spin_trylock(&pcp->lock)) {
+		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
+		free_one_page(zone, page, pfn, order, fpi_flags);
+		return;
+	}
+	free_frozen_page_commit(zone, pcp, page, migratetype, order);
+	spin_unlock(&pcp->lock);
+}
+
+/* ---- drains and decay ------------------------------------------------------ */
+
+/* Empty one CPU's pcp for @zone, a bounded chunk per lock hold. */
+static void drain_pages_zone(unsigned int cpu, struct zone *zone)
+{
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+	int count;
+
+	do {
+		spin_lock(&pcp->lock);
+		count = pcp->count;
+		if (count) {
+			int to_drain = min(count, pcp->batch << PCP_BATCH_SCALE_MAX);
+
+			free_pcppages_bulk(zone, to_drain, pcp, 0);
+			count -= to_drain;
+		}
+		spin_unlock(&pcp->lock);
+	} while (count);
+}
+
+static void drain_pages(struct pl_machine *m, unsigned int cpu, struct zone *only)
+{
+	struct zone *zone;
+
+	for_each_populated_zone(zone, m)
+		if (!only || only == zone)
+			drain_pages_zone(cpu, zone);
+}
+
+void drain_local_pages(struct zone *zone)
+{
+	if (pl_this.machine)
+		drain_pages(pl_this.machine, pl_this.cpu->id, zone);
+}
+
+/*
+ * The kernel asks every CPU with pages to drain itself, serialised by
+ * pcpu_drain_mutex; here the caller drains each remote pcp directly under
+ * its lock, which is what those works do.
+ */
+void drain_all_pages(struct zone *zone)
+{
+	struct pl_machine *m = pl_this.machine;
+
+	if (!m) {
+		pl_warn_ratelimited("drain_all_pages: the calling thread has not entered a machine");
+		return;
+	}
+	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
+		drain_pages(m, cpu, zone);
+}
+
+/* Shrink an idle pcp's high by an eighth per tick and drain down to it. */
+static int decay_pcp_high(struct zone *zone, struct per_cpu_pages *pcp)
+{
+	int todo = 0, to_drain;
+
+	spin_lock(&pcp->lock);
+	if (pcp->high > pcp->high_min) {
+		int a = pcp->count - (pcp->batch << PCP_BATCH_SCALE_MAX);
+		int b = pcp->high - (pcp->high >> 3);
+
+		pcp->high = max(max(a, b), pcp->high_min);
+		if (pcp->high > pcp->high_min)
+			todo++;
+	}
+	to_drain = pcp->count - pcp->high;
+	if (to_drain > 0) {
+		free_pcppages_bulk(zone, to_drain, pcp, 0);
+		todo++;
+	}
+	spin_unlock(&pcp->lock);
+	return todo;
+}
+
+int pl_vmstat_tick(void)
+{
+	struct pl_machine *m = pl_this.machine;
+	struct zone *zone;
+	int todo = 0;
+
+	if (!m)
+		return 0;
+	for_each_populated_zone(zone, m)
+		todo += decay_pcp_high(zone, this_cpu_pcp(zone));
+	return todo;
+}
+
+/* ---- alloc_pages_bulk ---------------------------------------------------- */
+
+unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
+{
+	struct pl_machine *m = pl_this.machine;
+	int migratetype = gfp_migratetype(gfp);
+	unsigned long nr_populated = 0, nr_account = 0;
+	struct per_cpu_pages *pcp;
+	struct zone *zone = NULL;
+	struct list_head *list;
+	struct page *page;
+
+	if (!m) {
+		pl_warn_ratelimited("alloc_pages_bulk: the calling thread has not entered a machine");
+		return 0;
+	}
+	while (nr_populated < nr_pages && page_array[nr_populated])
+		nr_populated++;
+	if (nr_populated == nr_pages)
+		return nr_populated;
+	if (nr_pages - nr_populated == 1)
+		goto failed;
+
+	/* The first zone that has room for all of them above its low mark. */
+	for (int zi = (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL; zi >= 0; zi--) {
+		struct zone *z = &m->node_zones[zi];
+
+		if (populated_zone(z) &&
+		    zone_watermark_ok(z, 0, low_wmark_pages(z) + nr_pages,
+				      (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL, 0)) {
+			zone = z;
+			break;
+		}
+	}
+	if (!zone)
+		goto failed;
+
+	pcp = this_cpu_pcp(zone);
+	if (!spin_trylock(&pcp->lock)) {
+		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
+		goto failed;
+	}
+	list = &pcp->lists[order_to_pindex(migratetype, 0)];
+	while (nr_populated < nr_pages) {
+		if (page_array[nr_populated]) {
+			nr_populated++;
+			continue;
+		}
+		page = __rmqueue_pcplist(zone, 0, migratetype, ALLOC_WMARK_LOW, pcp, list);
+		if (unlikely(!page)) {
+			if (!nr_account) {
+				spin_unlock(&pcp->lock);
+				goto failed;
+			}
+			break;
+		}
+		nr_account++;
+		prep_new_page(page, 0, gfp, migratetype);
+		page_array[nr_populated++] = page;
+	}
+	spin_unlock(&pcp->lock);
+	pl_count(PL_EV_PGALLOC, nr_account);
+	pl_count(PL_EV_PGALLOC_PAGES, nr_account);
+	return nr_populated;
+
+failed:
+	page = alloc_pages(gfp, 0);
+	if (page)
+		page_array[nr_populated++] = page;
+	return nr_populated;
+}
