@@ -1,0 +1,191 @@
+"""Statistics for comparing designs, the way the kernel community judges them.
+
+Two verdicts, both on repeated samples of one test under two designs:
+
+* Arm Fastpath's (R)/(I): the 95% confidence intervals of the two means
+  (Student's t, n-1 degrees of freedom) do not overlap.  (R) is a
+  regression, (I) an improvement, relative to the baseline and in the
+  direction that is better for the unit (lower for times, higher for rates).
+  Fastpath prints the change as a percentage where >0 is faster and <0 is
+  slower: base/new - 1 for a time, new/base - 1 for a rate.
+
+* mmtests' compare layout: Min, Amean (Hmean when higher is better),
+  Stddev (sample, n-1), CoeffVar (stddev*100/mean), Max, BAmean-95 (the mean
+  of the best 95% of the sorted samples), each with pndiff (lower is better:
+  100 - new*100/base) or pdiff (higher is better: new*100/base - 100) against
+  the baseline; Stddev and CoeffVar always use pndiff.  The comparison row
+  (Amean/Hmean) is marked significant, with asterisks instead of
+  parentheses, when |cidiff| > 1, where cidiff = (new - base) / (sum of the
+  two CI half-widths).  We use the same t-based half-widths as Fastpath, so
+  the two verdicts agree: intervals that do not overlap are exactly
+  |cidiff| > 1.
+
+Distributions come from scipy; nothing here hand-rolls a quantile.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as _sps
+
+LOWER = "lower"
+HIGHER = "higher"
+
+# Which direction is better, per unit.  Times and cycles: lower.  Rates:
+# higher.  Counts of work (lock acquisitions, pages moved, blocks) are costs:
+# lower.  A unit not listed is treated as a cost; add it here when a suite
+# emits a rate under a new name.
+UNIT_BETTER = {
+    "ns": LOWER, "us": LOWER, "usec": LOWER, "ms": LOWER, "s": LOWER,
+    "cycles": LOWER, "instructions": LOWER,
+    "ops/s": HIGHER, "ops/sec": HIGHER, "pps": HIGHER, "MB/s": HIGHER,
+    "MiB/s": HIGHER, "GB/s": HIGHER, "Gbps": HIGHER, "Mbps": HIGHER,
+    "pages/s": HIGHER, "allocs/s": HIGHER,
+}
+
+CONFIDENCE = 0.95
+
+
+def better_for(unit: str) -> str:
+    """'lower' or 'higher': which direction is an improvement for @unit."""
+    return UNIT_BETTER.get(unit, LOWER)
+
+
+def _arr(values: Sequence[float]) -> np.ndarray:
+    a = np.asarray(values, dtype=float)
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError("need at least one sample")
+    return a
+
+
+def stddev(values: Sequence[float]) -> float:
+    """Sample standard deviation (n-1); NaN for a single sample."""
+    a = _arr(values)
+    return float(np.std(a, ddof=1)) if a.size > 1 else math.nan
+
+
+def ci_half_width(values: Sequence[float], confidence: float = CONFIDENCE) -> float:
+    """Half-width of the t confidence interval of the mean.
+
+    t_{(1+c)/2, n-1} * s / sqrt(n).  Infinite for one sample: a single
+    measurement cannot bound its own mean, so nothing is significant.
+    """
+    a = _arr(values)
+    if a.size < 2:
+        return math.inf
+    q = _sps.t.ppf((1.0 + confidence) / 2.0, a.size - 1)
+    return float(q * np.std(a, ddof=1) / math.sqrt(a.size))
+
+
+def confidence_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
+    m = float(np.mean(_arr(values)))
+    h = ci_half_width(values, confidence)
+    return m - h, m + h
+
+
+def hmean(values: Sequence[float]) -> float:
+    """Harmonic mean; NaN when a sample is not positive (as mmtests refuses)."""
+    a = _arr(values)
+    if np.any(a <= 0):
+        return math.nan
+    return float(_sps.hmean(a))
+
+
+def bamean(values: Sequence[float], percent: float = 95, better: str = LOWER) -> float:
+    """Mean of the best @percent% of the samples (mmtests' BAmean-N).
+
+    The best are the lowest when lower is better, else the highest; k =
+    floor(n * percent / 100) samples, all of them when k is 0.
+    """
+    a = np.sort(_arr(values))
+    k = int(a.size * percent // 100)
+    if k == 0:
+        return float(np.mean(a))
+    best = a[:k] if better == LOWER else a[a.size - k:]
+    return float(np.mean(best))
+
+
+def pdiff(new: float, base: float) -> float:
+    """mmtests' pdiff, higher is better: new*100/base - 100."""
+    if new == base:
+        return 0.0
+    if base == 0:
+        return math.nan
+    return new * 100.0 / base - 100.0
+
+
+def pndiff(new: float, base: float) -> float:
+    """mmtests' pndiff, lower is better: 100 - new*100/base (positive = better)."""
+    if new == base:
+        return 0.0
+    if base == 0:
+        return math.nan
+    return 100.0 - new * 100.0 / base
+
+
+def cidiff(new: float, new_ci: float, base: float, base_ci: float) -> float:
+    """mmtests' cidiff: the difference of means over the sum of CI half-widths."""
+    diff = new - base
+    total = new_ci + base_ci
+    if total == 0:
+        return 0.0 if diff == 0 else math.copysign(math.inf, diff)
+    return diff / total
+
+
+def fastpath_change(base_mean: float, new_mean: float, better: str = LOWER) -> float:
+    """Fastpath's percentage: >0 is faster/better, <0 slower/worse."""
+    if base_mean == new_mean:
+        return 0.0
+    if better == LOWER:
+        return (base_mean / new_mean - 1.0) * 100.0 if new_mean else math.inf
+    return (new_mean / base_mean - 1.0) * 100.0 if base_mean else math.inf
+
+
+def verdict(base: Sequence[float], new: Sequence[float], better: str = LOWER,
+            confidence: float = CONFIDENCE) -> str:
+    """'(R)', '(I)' or '' for @new against @base (Fastpath's rule).
+
+    Significant when the two t confidence intervals do not overlap
+    (touching intervals overlap).  Then the direction of the means and
+    @better decide between regression and improvement.
+    """
+    blo, bhi = confidence_interval(base, confidence)
+    nlo, nhi = confidence_interval(new, confidence)
+    if not (nlo > bhi or nhi < blo):
+        return ""
+    new_is_lower = float(np.mean(_arr(new))) < float(np.mean(_arr(base)))
+    return "(I)" if new_is_lower == (better == LOWER) else "(R)"
+
+
+@dataclass
+class Summary:
+    """Everything the tables print for one (test, design) sample set."""
+    n: int
+    min: float
+    max: float
+    amean: float
+    hmean: float
+    stddev: float
+    coeffvar: float
+    bamean95: float
+    ci_half: float
+    better: str
+
+    @property
+    def mean(self) -> float:
+        """The comparison statistic: Hmean when higher is better, else Amean."""
+        return self.hmean if self.better == HIGHER else self.amean
+
+
+def summarize(values: Sequence[float], better: str = LOWER) -> Summary:
+    a = _arr(values)
+    m = float(np.mean(a))
+    sd = stddev(a)
+    return Summary(
+        n=int(a.size), min=float(a.min()), max=float(a.max()), amean=m,
+        hmean=hmean(a), stddev=sd,
+        coeffvar=(0.0 if (math.isnan(sd) or m == 0) else sd * 100.0 / m),
+        bamean95=bamean(a, 95, better), ci_half=ci_half_width(a), better=better)
