@@ -130,7 +130,13 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(PCP_FREE, "frees that went onto a PCP list")                         \
 	X(PCP_DRAIN_PAGES, "pages moved PCP -> buddy by free_pcppages_bulk")  \
 	X(PCP_TRYLOCK_FAIL, "pcp->lock trylocks that fell back to the zone")  \
-	X(PCP_MERGE, "buddy merges done under pcp->lock (pcp_owner)")
+	X(PCP_MERGE, "buddy merges done under pcp->lock (pcp_owner)")        \
+	X(PCP_OWN_BLOCK, "whole pageblocks taken by a PCP refill (pcp_owner)") \
+	X(PCP_RECOVER_FRAGMENT, "fragment pageblocks recovered by a refill")   \
+	X(PCP_RELEASE_BLOCK, "owned pageblocks returned whole to the zone")    \
+	X(PCP_RELEASE_FRAGMENT, "owned pageblocks returned partially free")    \
+	X(PCP_REMOTE_FREE, "frees routed to another CPU's PCP (the owner)")   \
+	X(PCP_DEGRADE, "refills that fell back to the baseline (pcp_owner)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -115,6 +115,7 @@ enum pageflags {
 #define ZONES_MASK		0x3UL
 
 #define PGTY_buddy		0xf0u /* page_type of a free block's head page */
+#define PGTY_pcpbuddy		0xf1u /* ... of a free chunk of a PCP-owned pageblock */
 
 /**
  * struct page - one page frame's descriptor, at most 64 bytes.
@@ -144,6 +145,7 @@ struct page {
 };
 
 static inline bool PageBuddy(const struct page *page) { return page->page_type == PGTY_buddy; }
+static inline bool PagePCPBuddy(const struct page *page) { return page->page_type == PGTY_pcpbuddy; }
 static inline bool PageHead(const struct page *page) { return page->flags & (1UL << PG_head); }
 static inline bool PageTail(const struct page *page) { return READ_ONCE(page->compound_head) & 1; }
 static inline bool PageReserved(const struct page *page) { return page->flags & (1UL << PG_reserved); }
@@ -208,7 +210,21 @@ struct pl_machine;
  * @free_count:   recent frees, halves on allocation.
  * @lists:        free pages by order_to_pindex(); refills go to the tail,
  *                frees to the head, drains take from the tail.
+ *
+ * With pcp_owner (seed 003) a pcp also owns whole pageblocks and runs a
+ * small buddy allocator over their free chunks:
+ * @owned_count:  pages in @owned_free (included in @count).
+ * @owned:        the owned pageblocks (zone pageblock index and the
+ *                migratetype their chunks are filed under), @nr_owned of
+ *                @owned_cap.
+ * @owned_free:   free chunks of owned blocks per migratetype and order;
+ *                each head is PagePCPBuddy with private = order.
  */
+struct pcp_owned_block {
+	unsigned int idx;
+	int migratetype;
+};
+
 struct per_cpu_pages {
 	struct pl_spinlock lock;
 	int count;
@@ -220,7 +236,16 @@ struct per_cpu_pages {
 	unsigned char alloc_factor;
 	short free_count;
 	struct list_head lists[NR_PCP_LISTS];
+	int owned_count;
+	int nr_owned;
+	int owned_cap;
+	struct pcp_owned_block *owned;
+	struct list_head owned_free[MIGRATE_PCPTYPES][pageblock_order + 1];
 } __cacheline_aligned;
+
+/* zone->pageblock_owner values besides a CPU number */
+#define PB_OWNER_NONE		(-1)
+#define PB_OWNER_FRAGMENT	(-2) /* released partially reassembled: recover first */
 
 /* zone->flags bits */
 enum zone_flags { ZONE_BELOW_HIGH };
@@ -247,6 +272,14 @@ struct zone {
 	enum zone_type zone_idx;
 	unsigned char *pageblock_flags;
 	struct per_cpu_pages *per_cpu_pageset;	/* [nr_cpus] */
+	/*
+	 * pcp_owner: owner CPU of each pageblock (or PB_OWNER_*), written
+	 * under the owner's pcp->lock, read racily and re-checked under it;
+	 * and per migratetype a stack of fragment pageblocks (zone->lock).
+	 */
+	int *pageblock_owner;
+	unsigned int *fragment_stack[MIGRATE_PCPTYPES];
+	unsigned long nr_fragments[MIGRATE_PCPTYPES];
 	int pageset_high_min;
 	int pageset_high_max;
 	int pageset_batch;
@@ -292,10 +325,13 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @name:      the preset's name, for reports.
  * @mt_counts: seed 002, per-migratetype free block counts; pagetypeinfo
  *             reads them without zone->lock.
+ * @pcp_owner: seed 003, PCPs take whole pageblocks, own them, and frees
+ *             route back to the owner where buddies merge under pcp->lock.
  */
 struct pl_design {
 	const char *name;
 	bool mt_counts;
+	bool pcp_owner;
 };
 
 /**

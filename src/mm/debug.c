@@ -14,6 +14,9 @@
  *    NR_FREE_PAGES_BLOCKS, nr_pageblocks_mt[] (mt_counts);
  *  - each PCP list: blocks of the list's order, aligned, in the zone,
  *    _refcount 0, not PageBuddy, on no other list; pcp->count the sum;
+ *  - pcp_owner: each owned chunk PagePCPBuddy with its list's order, in a
+ *    block owned by that CPU; owned_count the sum; pageblock_owner[] and
+ *    every pcp->owned[] agree; no PagePCPBuddy page outside an owned list;
  *  - every PageBuddy page of the zone is a listed head;
  *  - no two free buddies were left unmerged where the kernel would merge.
  */
@@ -118,6 +121,55 @@ static void check_merged(struct checker *c, struct zone *zone, unsigned long pfn
 	report(c, "free buddies %#lx and %#lx of order %u were not merged", pfn, buddy_pfn, order);
 }
 
+/* pcp_owner's owned blocks of one CPU. Return: pages on its owned lists. */
+static long check_owned(struct checker *c, struct zone *zone, unsigned int cpu)
+{
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+	struct pl_machine *m = c->m;
+	long pages = 0;
+
+	/* Records naming another owner are stale (pcp_owner.c): the chunk checks
+	 * below make sure they hold nothing. */
+	if (pcp->nr_owned && !zone->pageblock_owner)
+		report(c, "cpu %u owns pageblocks of %s without pcp_owner", cpu, zone->name);
+	for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
+		for (unsigned int order = 0; order <= pageblock_order; order++) {
+			struct list_head *pos;
+
+			list_for_each(pos, &pcp->owned_free[mt][order]) {
+				struct page *page = list_entry(pos, struct page, pcp_list);
+				unsigned long pfn = (unsigned long)(page - m->mem_map), idx;
+
+				if (!pl_page_in_machine(m, page) || !zone_spans_pfn(zone, pfn)) {
+					report(c, "cpu %u owned chunk %p outside zone %s", cpu,
+					       (void *)page, zone->name);
+					break;
+				}
+				idx = pfn_to_pageblock_idx(zone, pfn);
+				if (!PagePCPBuddy(page) || page->private != order ||
+				    !IS_ALIGNED(pfn, 1UL << order) || page_ref_count(page))
+					report(c, "cpu %u owned chunk pfn %#lx order %u: type %#x "
+						  "private %lu refcount %d", cpu, pfn, order,
+					       page->page_type, page->private, page_ref_count(page));
+				if (!zone->pageblock_owner || zone->pageblock_owner[idx] != (int)cpu)
+					report(c, "cpu %u owned chunk pfn %#lx in a block it does not own",
+					       cpu, pfn);
+				for (unsigned long i = 0; i < (1UL << order); i++)
+					if (test_and_set_seen(c, pfn + i)) {
+						report(c, "owned chunk pfn %#lx is also on another list",
+						       pfn + i);
+						break;
+					}
+				pages += 1L << order;
+			}
+		}
+	}
+	if (pages != pcp->owned_count)
+		report(c, "cpu %u zone %s: owned_count %d, owned lists hold %ld", cpu, zone->name,
+		       pcp->owned_count, pages);
+	return pages;
+}
+
 static void check_pcp(struct checker *c, struct zone *zone, unsigned int cpu)
 {
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
@@ -159,12 +211,21 @@ static void check_pcp(struct checker *c, struct zone *zone, unsigned int cpu)
 			}
 		}
 	}
+	count += check_owned(c, zone, cpu);
 	if (count != pcp->count)
 		report(c, "cpu %u zone %s: pcp->count %d, lists hold %ld", cpu, zone->name,
 		       pcp->count, count);
 	if (pcp->high < pcp->high_min || pcp->high > pcp->high_max)
 		report(c, "cpu %u zone %s: pcp->high %d outside [%d, %d]", cpu, zone->name,
 		       pcp->high, pcp->high_min, pcp->high_max);
+}
+
+static bool pcp_owns(const struct per_cpu_pages *pcp, unsigned long idx)
+{
+	for (int i = 0; i < pcp->nr_owned; i++)
+		if (pcp->owned[i].idx == idx)
+			return true;
+	return false;
 }
 
 static void check_zone(struct checker *c, struct zone *zone)
@@ -226,6 +287,17 @@ static void check_zone(struct checker *c, struct zone *zone)
 			       page_zonenum(page));
 		if ((pfn & (pageblock_nr_pages - 1)) == 0)
 			pb_count[block_mt(zone, pfn)]++;
+		if (PagePCPBuddy(page) && !(c->seen[pfn / 64] & (1UL << (pfn % 64))))
+			report(c, "PagePCPBuddy pfn %#lx is on no owned list", pfn);
+		if (zone->pageblock_owner && (pfn & (pageblock_nr_pages - 1)) == 0) {
+			int owner = zone->pageblock_owner[pfn_to_pageblock_idx(zone, pfn)];
+
+			if (owner >= (int)m->nr_cpus || owner < PB_OWNER_FRAGMENT ||
+			    (owner >= 0 && !pcp_owns(&zone->per_cpu_pageset[owner],
+						     pfn_to_pageblock_idx(zone, pfn))))
+				report(c, "pageblock at pfn %#lx names owner %d, who does not own it",
+				       pfn, owner);
+		}
 		if (!PageBuddy(page))
 			continue;
 		buddies++;

@@ -83,6 +83,8 @@ void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
 		     unsigned int order, int migratetype, fpi_t fpi_flags);
 void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
 		   unsigned int order, fpi_t fpi_flags);
+void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int order,
+			     int migratetype);
 struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
 		       unsigned int alloc_flags, enum rmqueue_mode *mode);
 bool check_new_page(struct page *page);
@@ -99,6 +101,20 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
 void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pfn,
 			  unsigned int order, int migratetype, fpi_t fpi_flags);
 unsigned int pindex_to_order(unsigned int pindex);
+
+/* mm/pcp_owner.c (seed 003); all under the pcp's lock */
+struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order,
+			       int mt, unsigned int alloc_flags);
+void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
+			  unsigned long pfn, unsigned int order);
+int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count);
+void pcp_owner_setup_zone(struct zone *zone, unsigned int nr_cpus);
+void pcp_owner_free_zone(struct zone *zone, unsigned int nr_cpus);
+
+static inline bool design_pcp_owner(const struct zone *zone)
+{
+	return zone->machine->config.design.pcp_owner;
+}
 
 /* mm/machine.c */
 void pl_setup_per_zone_wmarks(struct pl_machine *m);

@@ -162,8 +162,8 @@ static inline void __del_page_from_free_list(struct page *page, struct zone *zon
 		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, -(1L << order));
 }
 
-static inline void del_page_from_free_list(struct page *page, struct zone *zone,
-					   unsigned int order, int migratetype)
+void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int order,
+			     int migratetype)
 {
 	__del_page_from_free_list(page, zone, order, migratetype);
 	account_freepages(zone, -(1L << order), migratetype);

@@ -123,6 +123,7 @@ void pl_setup_zone_pagesets(struct pl_machine *m)
 				for (int i = 0; i < NR_PCP_LISTS; i++)
 					INIT_LIST_HEAD(&pcp->lists[i]);
 			}
+			pcp_owner_setup_zone(zone, m->nr_cpus);
 		}
 		if (populated_zone(zone))
 			zone_set_pageset_high_and_batch(zone, m->nr_cpus);
@@ -134,6 +135,7 @@ void pl_free_zone_pagesets(struct pl_machine *m)
 	struct zone *zone;
 
 	for_each_zone(zone, m) {
+		pcp_owner_free_zone(zone, m->nr_cpus);
 		free(zone->per_cpu_pageset);
 		zone->per_cpu_pageset = NULL;
 	}
@@ -200,9 +202,17 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 	do {
 		if (list_empty(list)) {
 			int batch = nr_pcp_alloc(pcp, zone, order);
-			int alloced = rmqueue_bulk(zone, order, batch, list, migratetype,
-						   alloc_flags);
+			int alloced;
 
+			if (design_pcp_owner(zone)) {
+				page = pcp_owner_rmqueue(zone, pcp, order, migratetype, alloc_flags);
+				if (page) {
+					pcp->count -= 1 << order;
+					continue;
+				}
+				pl_count(PL_EV_PCP_DEGRADE, 1);
+			}
+			alloced = rmqueue_bulk(zone, order, batch, list, migratetype, alloc_flags);
 			pcp->count += alloced << order;
 			pl_count(PL_EV_PCP_MISS, 1);
 			if (unlikely(list_empty(list)))
@@ -245,14 +255,15 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
 static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages *pcp,
 			       int pindex)
 {
-	int min_pindex = 0, max_pindex = NR_PCP_LISTS - 1, moved = 0;
+	int min_pindex = 0, max_pindex = NR_PCP_LISTS - 1, moved = 0, listed;
 
 	count = min(pcp->count, count);
 	if (count <= 0)
 		return;
+	listed = pcp->count - pcp->owned_count;
 	pindex = pindex - 1;	/* the requested list is drained first */
 	spin_lock(&zone->lock);
-	while (count > 0) {
+	while (count > 0 && listed > 0) {
 		struct list_head *list;
 		unsigned int order;
 
@@ -275,10 +286,18 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 
 			list_del(&page->pcp_list);
 			count -= 1 << order;
+			listed -= 1 << order;
 			pcp->count -= 1 << order;
 			moved += 1 << order;
 			__free_one_page(page, pfn, zone, order, mt, FPI_NONE);
 		} while (count > 0 && !list_empty(list));
+	}
+	/* pcp_owner: then whole owned blocks, then partial ones. */
+	if (count > 0 && pcp->owned_count) {
+		int released = pcp_owner_release(zone, pcp, count);
+
+		pcp->count -= released;
+		moved += released;
 	}
 	spin_unlock(&zone->lock);
 	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)moved);
@@ -328,14 +347,18 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
  * clear. Context: pcp->lock.
  */
 static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
-				    struct page *page, int migratetype, unsigned int order)
+				    struct page *page, unsigned long pfn, int migratetype,
+				    unsigned int order, bool owned)
 {
 	unsigned int pindex = order_to_pindex(migratetype, order);
 	int batch = pcp->batch, high;
 	bool free_high = false;
 
 	pcp->alloc_factor >>= 1;
-	list_add(&page->pcp_list, &pcp->lists[pindex]);
+	if (owned)
+		pcp_owner_free_chunk(zone, pcp, page, pfn, order);
+	else
+		list_add(&page->pcp_list, &pcp->lists[pindex]);
 	pcp->count += 1 << order;
 	pl_count(PL_EV_PCP_FREE, 1);
 
@@ -365,12 +388,36 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 {
 	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
 
+	/*
+	 * pcp_owner (seed 003): a page of an owned block goes back to its
+	 * owner, whatever CPU frees it. The owner is read racily and checked
+	 * again under its lock, since ownership changes only under it.
+	 */
+	if (design_pcp_owner(zone)) {
+		unsigned long idx = pfn_to_pageblock_idx(zone, pfn);
+		int owner = READ_ONCE(zone->pageblock_owner[idx]);
+
+		if (owner >= 0) {
+			struct per_cpu_pages *opcp = &zone->per_cpu_pageset[owner];
+
+			spin_lock(&opcp->lock);
+			if (READ_ONCE(zone->pageblock_owner[idx]) == owner) {
+				if (opcp != pcp)
+					pl_count(PL_EV_PCP_REMOTE_FREE, 1);
+				free_frozen_page_commit(zone, opcp, page, pfn, migratetype, order,
+							true);
+				spin_unlock(&opcp->lock);
+				return;
+			}
+			spin_unlock(&opcp->lock);
+		}
+	}
 	if (!spin_trylock(&pcp->lock)) {
 		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
 		free_one_page(zone, page, pfn, order, fpi_flags);
 		return;
 	}
-	free_frozen_page_commit(zone, pcp, page, migratetype, order);
+	free_frozen_page_commit(zone, pcp, page, pfn, migratetype, order, false);
 	spin_unlock(&pcp->lock);
 }
 

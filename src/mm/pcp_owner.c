@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pcp_owner.c - seed 003 (Johannes Weiner's RFC, April 2026): per-CPU page
+ * caches that take whole pageblocks and own them. Switch: pcp_owner.
+ *
+ * A refill that finds the PCP list empty first looks for a "fragment"
+ * pageblock (one an earlier drain had to give back partially reassembled)
+ * and pulls its free chunks off the zone lists; failing that it takes a
+ * whole free pageblock of the migratetype (exact type or claimed, never
+ * stolen) with one __rmqueue() of pageblock order. Either way the block is
+ * marked as owned by this CPU and its free chunks go into the pcp's own
+ * little buddy allocator (pcp->owned_free[mt][order]); allocations split
+ * chunks there, under pcp->lock only. A free of a page in an owned block is
+ * routed to the owner's pcp (pcp.c), where it merges with free buddies
+ * before zone->lock is ever involved. When the pcp drains, fully
+ * reassembled blocks go back to the zone whole; partial ones are released
+ * with their chunks queued at the tail of the zone lists and remembered as
+ * fragments, to be recovered first by the next refill.
+ *
+ * If a whole block does not fit under pcp->high, or none can be had, the
+ * refill degrades to the baseline rmqueue_bulk() (the caller does that),
+ * whose pages are not owned. Where the RFC leaves a choice open:
+ *  - the fit test uses pcp->high as nr_pcp_alloc() has just grown it, so a
+ *    CPU that allocates steadily soon qualifies even with a small high_min;
+ *  - a whole block is taken only without stealing (ALLOC_NOFRAGMENT), so an
+ *    owned block's chunks all belong to one migratetype list;
+ *  - the owner's pcp->lock is taken with spin_lock on a routed free: a
+ *    trylock failure could not fall back to the zone without putting a
+ *    page of an owned block on the zone lists.
+ *
+ * Invariants (checked by debug.c): a PagePCPBuddy page heads a free chunk of
+ * order private in an owned block, on its owner's owned_free list;
+ * pcp->owned_count is the pages on those lists; a block whose
+ * zone->pageblock_owner[i] names a CPU is in that CPU's pcp->owned[].
+ *
+ * A free page of an owned block may still sit on the zone lists or on
+ * another PCP's lists: pages a CPU had cached before the block became owned
+ * drain to the zone later (free_pcppages_bulk holds zone->lock and cannot
+ * take the owner's pcp->lock), and allocations of orders 4..8 bypass the
+ * PCP both ways. Such pages merge when the block is released. If they
+ * reassemble the whole block in the zone while its owner holds no chunk of
+ * it, another CPU may take it: the old owner's record is then stale, holds
+ * no chunks, and is dropped when met (release_block).
+ *
+ * Locking: everything here runs under the pcp's lock; functions that touch
+ * the zone lists say so and take zone->lock inside it (pcp, then zone).
+ */
+#include <stdlib.h>
+#include "internal.h"
+
+static unsigned long block_start_pfn(const struct zone *zone, unsigned int idx)
+{
+	return zone->zone_start_pfn + ((unsigned long)idx << pageblock_order);
+}
+
+static struct pcp_owned_block *find_owned(struct per_cpu_pages *pcp, unsigned int idx)
+{
+	for (int i = 0; i < pcp->nr_owned; i++)
+		if (pcp->owned[i].idx == idx)
+			return &pcp->owned[i];
+	return NULL;
+}
+
+static void add_chunk(struct per_cpu_pages *pcp, struct page *page, unsigned int order, int mt)
+{
+	page->page_type = PGTY_pcpbuddy;
+	page->private = order;
+	list_add(&page->pcp_list, &pcp->owned_free[mt][order]);
+}
+
+static void del_chunk(struct page *page)
+{
+	list_del(&page->pcp_list);
+	page->page_type = 0;
+	page->private = 0;
+}
+
+static void take_ownership(struct zone *zone, struct per_cpu_pages *pcp, unsigned int idx, int mt)
+{
+	if (pcp->nr_owned == pcp->owned_cap) {
+		pcp->owned_cap = pcp->owned_cap ? pcp->owned_cap * 2 : 8;
+		pcp->owned = realloc(pcp->owned, sizeof(*pcp->owned) * (size_t)pcp->owned_cap);
+		if (!pcp->owned)
+			abort();
+	}
+	pcp->owned[pcp->nr_owned++] = (struct pcp_owned_block){ idx, mt };
+	WRITE_ONCE(zone->pageblock_owner[idx], (int)(pcp - zone->per_cpu_pageset));
+}
+
+/* Split the smallest owned chunk that fits. Context: pcp->lock. */
+static struct page *owned_rmqueue_smallest(struct per_cpu_pages *pcp, unsigned int order, int mt)
+{
+	for (unsigned int o = order; o <= pageblock_order; o++) {
+		struct list_head *list = &pcp->owned_free[mt][o];
+		struct page *page;
+
+		if (list_empty(list))
+			continue;
+		page = list_first_entry(list, struct page, pcp_list);
+		del_chunk(page);
+		while (o > order) {
+			o--;
+			add_chunk(pcp, page + (1UL << o), o, mt);
+		}
+		pcp->owned_count -= 1 << order;
+		return page;
+	}
+	return NULL;
+}
+
+/*
+ * Pull a fragment block's free chunks off the zone lists. Return: pages
+ * recovered (0 if the block turned out not to be worth it).
+ * Context: pcp->lock and zone->lock.
+ */
+static int recover_fragment(struct zone *zone, struct per_cpu_pages *pcp, unsigned int idx, int mt)
+{
+	unsigned long start = block_start_pfn(zone, idx), pfn;
+	int recovered = 0;
+
+	/* A chunk above pageblock order would span blocks: leave it to the whole-block path. */
+	for (pfn = start; pfn < start + pageblock_nr_pages;) {
+		struct page *page = pfn_to_page(pfn);
+
+		if (PageBuddy(page) && buddy_order(page) > pageblock_order)
+			return 0;
+		pfn += PageBuddy(page) ? 1UL << buddy_order(page) : 1;
+	}
+	take_ownership(zone, pcp, idx, mt);
+	for (pfn = start; pfn < start + pageblock_nr_pages;) {
+		struct page *page = pfn_to_page(pfn);
+		unsigned int order;
+
+		if (!PageBuddy(page)) {
+			pfn++;
+			continue;
+		}
+		order = buddy_order(page);
+		del_page_from_free_list(page, zone, order, mt);
+		add_chunk(pcp, page, order, mt);
+		recovered += 1 << order;
+		pfn += 1UL << order;
+	}
+	return recovered;
+}
+
+static int pop_fragment(struct zone *zone, int mt)
+{
+	while (zone->nr_fragments[mt]) {
+		unsigned int idx = zone->fragment_stack[mt][--zone->nr_fragments[mt]];
+		unsigned long start = block_start_pfn(zone, idx);
+
+		if (zone->pageblock_owner[idx] == PB_OWNER_FRAGMENT &&
+		    get_pfnblock_migratetype(pfn_to_page(start), start) == mt) {
+			WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_NONE);
+			return (int)idx;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Give this pcp another owned block: a fragment first, else a whole free
+ * pageblock. Return: false if neither fits or exists (degrade to baseline).
+ * Context: pcp->lock; takes zone->lock.
+ */
+static bool pcp_owner_refill(struct zone *zone, struct per_cpu_pages *pcp, int mt,
+			     unsigned int alloc_flags)
+{
+	enum rmqueue_mode mode = RMQUEUE_NORMAL;
+	int got = 0, idx;
+	struct page *page;
+
+	if (mt >= MIGRATE_PCPTYPES || pcp->count + (int)pageblock_nr_pages > pcp->high)
+		return false;
+	spin_lock(&zone->lock);
+	while (!got && (idx = pop_fragment(zone, mt)) >= 0)
+		got = recover_fragment(zone, pcp, (unsigned int)idx, mt);
+	if (got) {
+		pl_count(PL_EV_PCP_RECOVER_FRAGMENT, 1);
+	} else {
+		page = __rmqueue(zone, pageblock_order, mt, alloc_flags | ALLOC_NOFRAGMENT, &mode);
+		if (page) {
+			take_ownership(zone, pcp, (unsigned int)pfn_to_pageblock_idx(zone, page_to_pfn(page)), mt);
+			add_chunk(pcp, page, pageblock_order, mt);
+			got = (int)pageblock_nr_pages;
+			pl_count(PL_EV_PCP_OWN_BLOCK, 1);
+		}
+	}
+	spin_unlock(&zone->lock);
+	if (!got)
+		return false;
+	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)got);
+	pl_count(PL_EV_PCP_REFILL_PAGES, (unsigned long)got);
+	pcp->owned_count += got;
+	pcp->count += got;
+	return true;
+}
+
+struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order,
+			       int mt, unsigned int alloc_flags)
+{
+	struct page *page;
+
+	if (mt >= MIGRATE_PCPTYPES)
+		return NULL;
+	page = owned_rmqueue_smallest(pcp, order, mt);
+	if (page)
+		return page;
+	if (!pcp_owner_refill(zone, pcp, mt, alloc_flags))
+		return NULL;
+	return owned_rmqueue_smallest(pcp, order, mt);
+}
+
+void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
+			  unsigned long pfn, unsigned int order)
+{
+	struct pcp_owned_block *rec = find_owned(pcp, (unsigned int)pfn_to_pageblock_idx(zone, pfn));
+
+	pcp->owned_count += 1 << order;
+	while (order < pageblock_order) {
+		unsigned long buddy_pfn = pfn ^ (1UL << order), combined;
+		struct page *buddy = page + (buddy_pfn - pfn);
+
+		if (!PagePCPBuddy(buddy) || buddy->private != order)
+			break;
+		del_chunk(buddy);
+		pl_count(PL_EV_PCP_MERGE, 1);
+		combined = pfn & buddy_pfn;
+		page += combined - pfn;
+		pfn = combined;
+		order++;
+	}
+	add_chunk(pcp, page, order, rec->migratetype);
+}
+
+/*
+ * Return owned block @i to the zone. A fully reassembled block goes back
+ * whole; a partial one becomes a fragment, its chunks at the list tails.
+ * Return: pages released. Context: pcp->lock and zone->lock.
+ */
+static int release_block(struct zone *zone, struct per_cpu_pages *pcp, int i)
+{
+	unsigned int idx = pcp->owned[i].idx;
+	unsigned long start = block_start_pfn(zone, idx), pfn;
+	struct page *head = pfn_to_page(start);
+	bool whole = PagePCPBuddy(head) && head->private == pageblock_order;
+	int mt = get_pfnblock_migratetype(head, start), released = 0;
+
+	/* A stale record: the block changed hands (see the file comment). */
+	if (zone->pageblock_owner[idx] != (int)(pcp - zone->per_cpu_pageset)) {
+		pcp->owned[i] = pcp->owned[--pcp->nr_owned];
+		return 0;
+	}
+
+	for (pfn = start; pfn < start + pageblock_nr_pages;) {
+		struct page *page = pfn_to_page(pfn);
+		unsigned int order;
+
+		if (!PagePCPBuddy(page)) {
+			pfn++;
+			continue;
+		}
+		order = (unsigned int)page->private;
+		del_chunk(page);
+		__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn),
+				whole ? FPI_NONE : FPI_TO_TAIL);
+		released += 1 << order;
+		pfn += 1UL << order;
+	}
+	if (whole || mt >= MIGRATE_PCPTYPES) {
+		WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_NONE);
+	} else {
+		WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_FRAGMENT);
+		if (zone->nr_fragments[mt] < zone->spanned_pages >> pageblock_order)
+			zone->fragment_stack[mt][zone->nr_fragments[mt]++] = idx;
+	}
+	pl_count(whole ? PL_EV_PCP_RELEASE_BLOCK : PL_EV_PCP_RELEASE_FRAGMENT, 1);
+	pcp->owned[i] = pcp->owned[--pcp->nr_owned];
+	pcp->owned_count -= released;
+	return released;
+}
+
+int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count)
+{
+	int released = 0;
+
+	/* Whole blocks first: they cost one merge-free insert each. */
+	for (int i = pcp->nr_owned - 1; i >= 0 && released < count; i--) {
+		struct page *head = pfn_to_page(block_start_pfn(zone, pcp->owned[i].idx));
+
+		if (PagePCPBuddy(head) && head->private == pageblock_order)
+			released += release_block(zone, pcp, i);
+	}
+	/* Then the oldest partial blocks. */
+	while (released < count && pcp->nr_owned)
+		released += release_block(zone, pcp, 0);
+	return released;
+}
+
+void pcp_owner_setup_zone(struct zone *zone, unsigned int nr_cpus)
+{
+	unsigned long nr_blocks = zone->spanned_pages >> pageblock_order;
+
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+			for (unsigned int o = 0; o <= pageblock_order; o++)
+				INIT_LIST_HEAD(&pcp->owned_free[mt][o]);
+	}
+	if (!zone->machine->config.design.pcp_owner || zone->pageblock_owner || !nr_blocks)
+		return;
+	zone->pageblock_owner = malloc(sizeof(int) * nr_blocks);
+	for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+		zone->fragment_stack[mt] = malloc(sizeof(unsigned int) * nr_blocks);
+	if (!zone->pageblock_owner || !zone->fragment_stack[0] || !zone->fragment_stack[1] ||
+	    !zone->fragment_stack[2])
+		abort();
+	for (unsigned long i = 0; i < nr_blocks; i++)
+		zone->pageblock_owner[i] = PB_OWNER_NONE;
+}
+
+void pcp_owner_free_zone(struct zone *zone, unsigned int nr_cpus)
+{
+	for (unsigned int cpu = 0; zone->per_cpu_pageset && cpu < nr_cpus; cpu++)
+		free(zone->per_cpu_pageset[cpu].owned);
+	free(zone->pageblock_owner);
+	zone->pageblock_owner = NULL;
+	for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
+		free(zone->fragment_stack[mt]);
+		zone->fragment_stack[mt] = NULL;
+	}
+}
