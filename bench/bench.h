@@ -44,6 +44,10 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 
 extern const struct bench_suite suite_pagetypeinfo;
 extern const struct bench_suite suite_buddy_alloc_free;
+extern const struct bench_suite suite_alloc_many_free_few;
+extern const struct bench_suite suite_exit_avalanche;
+extern const struct bench_suite suite_kbuild;
+extern const struct bench_suite suite_pagealloc_micro;
 
 /* workloads.c */
 struct churn_result {

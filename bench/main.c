@@ -12,6 +12,10 @@
 static const struct bench_suite *const suites[] = {
 	&suite_pagetypeinfo,
 	&suite_buddy_alloc_free,
+	&suite_alloc_many_free_few,
+	&suite_exit_avalanche,
+	&suite_kbuild,
+	&suite_pagealloc_micro,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)

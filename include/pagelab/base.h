@@ -178,6 +178,34 @@ void pl_warn_last(char *buf, size_t len);
 /** pl_warn_set_quiet() - stop printing (tests of bad input); still counted. */
 void pl_warn_set_quiet(bool quiet);
 
+/* ---- many vCPUs on few threads (vcpu.c) ------------------------------------ */
+
+#define PL_MAX_VCPU_THREADS 64
+
+/**
+ * struct pl_vcpu_run - a workload to run on @nr_vcpus vCPUs over @nr_threads
+ * threads, interleaved deterministically on each thread.
+ * @slice: steps a vCPU runs per turn.
+ * @enter: called on the thread before each turn of vCPU @vcpu (typically
+ *         pl_enter(machine, vcpu)).
+ * @step:  one operation of vCPU @vcpu; false when that vCPU is finished.
+ */
+struct pl_vcpu_run {
+	unsigned int nr_vcpus;
+	unsigned int nr_threads;
+	unsigned long slice;
+	void (*enter)(void *ctx, unsigned int vcpu);
+	bool (*step)(void *ctx, unsigned int vcpu);
+	void *ctx;
+};
+
+/**
+ * pl_run_vcpus() - run @r to completion. With one thread the order of
+ * steps is a pure function of the workload: same seed, same result.
+ * Return: 0, or -EINVAL for an empty or inconsistent @r.
+ */
+int pl_run_vcpus(const struct pl_vcpu_run *r);
+
 /* ---- seeded PRNG (xoshiro256**, seeded through splitmix64) --------------- */
 
 struct pl_rng {

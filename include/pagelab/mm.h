@@ -550,6 +550,17 @@ long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);
 /** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. */
 long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size);
 
+/**
+ * pl_unusable_free_index() - the kernel's unusable free space index of
+ * @zone for @order (debugfs extfrag/unusable_index), in thousandths: the
+ * share of free memory in blocks too small for an order-@order request.
+ * 1000 when nothing is free. PCP pages are not counted: drain first.
+ * Context: takes zone->lock.
+ */
+unsigned int pl_unusable_free_index(struct zone *zone, unsigned int order);
+/** pl_free_pageblocks() - pageblocks of @zone wholly free in the buddy (zone->lock). */
+unsigned long pl_free_pageblocks(struct zone *zone);
+
 /* ---- debug checker (mm/debug.c) ------------------------------------------- */
 
 /**

@@ -205,10 +205,13 @@ struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, uns
 	if (mt >= MIGRATE_PCPTYPES)
 		return NULL;
 	page = owned_rmqueue_smallest(pcp, order, mt);
-	if (page)
+	if (page) {
+		pl_count(PL_EV_PCP_HIT, 1);
 		return page;
+	}
 	if (!pcp_owner_refill(zone, pcp, mt, alloc_flags))
 		return NULL;
+	pl_count(PL_EV_PCP_MISS, 1);
 	return owned_rmqueue_smallest(pcp, order, mt);
 }
 

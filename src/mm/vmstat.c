@@ -217,6 +217,35 @@ long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size)
 	return seq_result(&s);
 }
 
+unsigned int pl_unusable_free_index(struct zone *zone, unsigned int order)
+{
+	unsigned long free_pages = 0, suitable = 0;
+
+	spin_lock(&zone->lock);
+	for (unsigned int o = 0; o < NR_PAGE_ORDERS; o++) {
+		unsigned long nr = zone->free_area[o].nr_free;
+
+		free_pages += nr << o;
+		if (o >= order)
+			suitable += nr << (o - order);
+	}
+	spin_unlock(&zone->lock);
+	if (!free_pages)
+		return 1000;
+	return (unsigned int)((free_pages - (suitable << order)) * 1000 / free_pages);
+}
+
+unsigned long pl_free_pageblocks(struct zone *zone)
+{
+	unsigned long blocks = 0;
+
+	spin_lock(&zone->lock);
+	for (unsigned int o = pageblock_order; o < NR_PAGE_ORDERS; o++)
+		blocks += zone->free_area[o].nr_free << (o - pageblock_order);
+	spin_unlock(&zone->lock);
+	return blocks;
+}
+
 static void zoneinfo_line(struct pl_seq *s, const char *label, unsigned long v)
 {
 	seq_puts(s, label);

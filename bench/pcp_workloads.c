@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pcp_workloads.c - seed 003's workloads on many vCPUs:
+ *
+ *  alloc_many_free_few  jemalloc/tcmalloc: most vCPUs fault pages in and
+ *                       hand them to a shared cache; a few purger vCPUs
+ *                       (one in eight) give them back in batches.
+ *  exit_avalanche       vCPU 0 builds a process of exit_pages pages and
+ *                       frees it all at once, over and over, while the
+ *                       other vCPUs churn small working sets.
+ *  kbuild               every vCPU allocates order-0..3 blocks of all three
+ *                       types with random lifetimes (most short, some long);
+ *                       whoever runs when a lifetime ends frees the block.
+ *
+ * Each runs for `ops` page operations (allocated + freed pages) on every
+ * vCPU count of `vcpus` and every design of `design`, on `threads` threads
+ * (1: deterministic interleaving, see src/base/vcpu.c). Reported per run:
+ * throughput, zone->lock acquisitions per million page operations, pages
+ * moved per acquisition, lock hold time (lock_stat), PCP hit rate, frees of
+ * pages another vCPU allocated, merges under zone->lock and under
+ * pcp->lock, and fragmentation at the end (after drain_all_pages, with the
+ * workload's live blocks still allocated): wholly free pageblocks and the
+ * unusable free space index for pageblock order.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+#define MAX_RUNS 8
+
+struct blk {
+	struct page *page;
+	unsigned char order;
+	unsigned short cpu;	/* who allocated it */
+};
+
+struct blkvec {
+	struct blk *v;
+	unsigned long n, cap;
+};
+
+static void vec_push(struct blkvec *q, struct blk b)
+{
+	if (q->n == q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 64;
+		q->v = realloc(q->v, q->cap * sizeof(*q->v));
+		if (!q->v)
+			abort();
+	}
+	q->v[q->n++] = b;
+}
+
+enum wl_kind { WL_AMFF, WL_EXIT, WL_KBUILD };
+
+struct wl {
+	enum wl_kind kind;
+	struct pl_machine *m;
+	unsigned int nr_vcpus, nr_purgers, purge_batch;
+	unsigned long target, exit_pages;
+	pthread_mutex_t lock;		/* protects everything below with threads > 1 */
+	unsigned long ops, cross_frees, tick;
+	struct pl_rng *rng;		/* [nr_vcpus], each vCPU's own */
+	struct blkvec shared;		/* alloc_many_free_few's cache (FIFO via head) */
+	unsigned long shared_head;
+	struct blkvec *own;		/* [nr_vcpus]: exit/kbuild working sets */
+	struct blkvec *wheel;		/* kbuild: blocks by expiry tick */
+	unsigned long wheel_size;
+	bool exiting;			/* exit_avalanche: vCPU 0 is freeing */
+};
+
+static void wl_free(struct wl *w, struct blk b, unsigned int vcpu)
+{
+	if (__free_pages(b.page, b.order))
+		abort();
+	w->ops += 1UL << b.order;
+	w->cross_frees += b.cpu != vcpu;
+}
+
+static bool wl_alloc(struct wl *w, unsigned int vcpu, gfp_t gfp, unsigned int order, struct blk *out)
+{
+	struct page *page = alloc_pages(gfp | __GFP_NOWARN, order);
+
+	if (!page)
+		return false;
+	w->ops += 1UL << order;
+	*out = (struct blk){ page, (unsigned char)order, (unsigned short)vcpu };
+	return true;
+}
+
+static bool step_amff(struct wl *w, unsigned int vcpu)
+{
+	struct blk b;
+
+	if (vcpu < w->nr_vcpus - w->nr_purgers) {
+		if (w->ops >= w->target)
+			return false;
+		/* Bounded cache: an allocator waits while the purgers catch up. */
+		if (w->shared.n - w->shared_head < (1UL << 16) &&
+		    wl_alloc(w, vcpu, GFP_HIGHUSER_MOVABLE, 0, &b))
+			vec_push(&w->shared, b);
+		return true;
+	}
+	/* A purger returns its share of what the allocators produced. */
+	for (unsigned int i = 0; i < w->purge_batch; i++) {
+		if (w->shared_head == w->shared.n)
+			return w->ops < w->target;
+		wl_free(w, w->shared.v[w->shared_head++], vcpu);
+	}
+	if (w->shared_head == w->shared.n) {
+		w->shared.n = w->shared_head = 0;
+	}
+	return true;
+}
+
+static bool step_exit(struct wl *w, unsigned int vcpu)
+{
+	struct blkvec *own = &w->own[vcpu];
+	struct blk b;
+
+	if (w->ops >= w->target) {
+		while (own->n)
+			wl_free(w, own->v[--own->n], vcpu);
+		return false;
+	}
+	if (vcpu == 0) {
+		if (own->n < w->exit_pages) {
+			if (wl_alloc(w, vcpu, GFP_HIGHUSER_MOVABLE, 0, &b))
+				vec_push(own, b);
+		} else {
+			/* exit: the whole address space goes in one go */
+			while (own->n)
+				wl_free(w, own->v[--own->n], vcpu);
+		}
+		return true;
+	}
+	if (own->n >= 64) {
+		wl_free(w, own->v[0], vcpu);
+		memmove(own->v, own->v + 1, --own->n * sizeof(*own->v));
+	}
+	if (wl_alloc(w, vcpu, GFP_HIGHUSER_MOVABLE, 0, &b))
+		vec_push(own, b);
+	return true;
+}
+
+static bool step_kbuild(struct wl *w, unsigned int vcpu)
+{
+	struct pl_rng *rng = &w->rng[vcpu];
+	struct blkvec *due;
+	unsigned long life;
+	uint64_t r = pl_rng_below(rng, 100), t = pl_rng_below(rng, 100);
+	unsigned int order = r < 70 ? 0 : r < 85 ? 1 : r < 95 ? 2 : 3;
+	gfp_t gfp = t < 60 ? GFP_HIGHUSER_MOVABLE : t < 90 ? GFP_KERNEL : GFP_KERNEL | __GFP_RECLAIMABLE;
+	struct blk b;
+
+	if (w->ops >= w->target)
+		return false;
+	w->tick++;
+	due = &w->wheel[w->tick % w->wheel_size];
+	while (due->n)
+		wl_free(w, due->v[--due->n], vcpu);
+	life = pl_rng_below(rng, 100) < 80 ? 1 + pl_rng_below(rng, 256)
+					   : 256 + pl_rng_below(rng, w->wheel_size - 256);
+	if (wl_alloc(w, vcpu, gfp, order, &b))
+		vec_push(&w->wheel[(w->tick + life) % w->wheel_size], b);
+	return true;
+}
+
+static void wl_enter(void *ctx, unsigned int vcpu)
+{
+	struct wl *w = ctx;
+
+	pl_enter(w->m, vcpu);
+}
+
+static bool wl_step(void *ctx, unsigned int vcpu)
+{
+	struct wl *w = ctx;
+	bool more;
+
+	pthread_mutex_lock(&w->lock);
+	switch (w->kind) {
+	case WL_AMFF:
+		more = step_amff(w, vcpu);
+		break;
+	case WL_EXIT:
+		more = step_exit(w, vcpu);
+		break;
+	default:
+		more = step_kbuild(w, vcpu);
+		break;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return more;
+}
+
+struct wl_result {
+	double mops, zlock_per_mop, pages_per_zlock, hold_ns_per_op, pcp_hit_pct;
+	unsigned long cross_frees, merge_zone, merge_pcp, free_blocks, remote_frees;
+	unsigned int unusable9;
+};
+
+static void zone_lock_totals(struct pl_machine *m, struct pl_lock_stat *out)
+{
+	struct zone *zone;
+
+	memset(out, 0, sizeof(*out));
+	for_each_populated_zone(zone, m) {
+		struct pl_lock_stat z;
+
+		pl_lock_stat_read(&zone->lock, &z);
+		out->acquisitions += z.acquisitions;
+		out->hold_ns += z.hold_ns;
+	}
+}
+
+static void set_param(struct bench *b, const char *key, const char *val)
+{
+	for (int i = 0; i < b->nr_params; i++) {
+		if (!strcmp(b->keys[i], key)) {
+			b->vals[i] = val;
+			return;
+		}
+	}
+	b->keys[b->nr_params] = key;
+	b->vals[b->nr_params++] = val;
+}
+
+static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsigned int nr_vcpus,
+		    struct wl_result *res)
+{
+	struct bench vb = *b;
+	char vc[16];
+	struct pl_machine *m;
+	struct wl w = { .kind = kind, .nr_vcpus = nr_vcpus };
+	struct pl_vcpu_run run;
+	unsigned long ev[NR_PL_VM_EVENTS], page_ops;
+	struct pl_lock_stat ls;
+	uint64_t seed = param_ulong(b, "seed", 1), t0, ns;
+	struct zone *zone;
+
+	/* The machine gets this run's vCPU count; lock_stat is on unless asked off. */
+	snprintf(vc, sizeof(vc), "%u", nr_vcpus);
+	set_param(&vb, "vcpus", vc);
+	set_param(&vb, "lock_stat", param_str(b, "lock_stat", "1"));
+	m = bench_machine(&vb, design);
+	w.m = m;
+	w.target = param_ulong(b, "ops", 2000000);
+	w.exit_pages = param_ulong(b, "exit_pages", 32768);
+	w.nr_purgers = nr_vcpus >= 8 ? nr_vcpus / 8 : 1;
+	w.purge_batch = (nr_vcpus - w.nr_purgers + w.nr_purgers - 1) / w.nr_purgers;
+	if (!w.purge_batch)
+		w.purge_batch = 1;
+	w.wheel_size = 4096;
+	pthread_mutex_init(&w.lock, NULL);
+	w.rng = calloc(nr_vcpus, sizeof(*w.rng));
+	w.own = calloc(nr_vcpus, sizeof(*w.own));
+	w.wheel = calloc(w.wheel_size, sizeof(*w.wheel));
+	for (unsigned int v = 0; v < nr_vcpus; v++)
+		pl_rng_seed(&w.rng[v], seed * 1000003 + v);
+
+	run = (struct pl_vcpu_run){
+		.nr_vcpus = nr_vcpus,
+		.nr_threads = (unsigned int)min(param_ulong(b, "threads", 1), nr_vcpus),
+		.slice = param_ulong(b, "slice", 32),
+		.enter = wl_enter,
+		.step = wl_step,
+		.ctx = &w,
+	};
+	t0 = pl_now_ns();
+	if (pl_run_vcpus(&run)) {
+		fprintf(stderr, "pagelab-bench: bad threads/slice\n");
+		exit(2);
+	}
+	ns = pl_now_ns() - t0;
+
+	pl_enter(m, 0);
+	pl_events_sum(m, ev);
+	zone_lock_totals(m, &ls);
+	page_ops = ev[PL_EV_PGALLOC_PAGES] + ev[PL_EV_PGFREE_PAGES];
+	res->mops = (double)page_ops / ((double)ns / 1e9) / 1e6;
+	res->zlock_per_mop = (double)ls.acquisitions * 1e6 / (double)page_ops;
+	res->pages_per_zlock = ls.acquisitions ? (double)ev[PL_EV_ZONE_LOCK_PAGES] / (double)ls.acquisitions : 0;
+	res->hold_ns_per_op = (double)ls.hold_ns / (double)page_ops;
+	res->pcp_hit_pct = 100.0 * (double)ev[PL_EV_PCP_HIT] /
+			   (double)max(1UL, ev[PL_EV_PCP_HIT] + ev[PL_EV_PCP_MISS] + ev[PL_EV_PCP_DEGRADE]);
+	res->cross_frees = w.cross_frees;
+	res->remote_frees = ev[PL_EV_PCP_REMOTE_FREE];
+	res->merge_zone = ev[PL_EV_BUDDY_MERGE];
+	res->merge_pcp = ev[PL_EV_PCP_MERGE];
+
+	/* Fragmentation with the live set still allocated. */
+	drain_all_pages(NULL);
+	zone = &m->node_zones[ZONE_NORMAL];
+	if (!populated_zone(zone))
+		zone = &m->node_zones[ZONE_DMA32];
+	res->free_blocks = pl_free_pageblocks(zone);
+	res->unusable9 = pl_unusable_free_index(zone, pageblock_order);
+
+	bench_emit(b, "throughput", design, (int)nr_vcpus, res->mops, "Mops/s", m);
+
+	for (unsigned long i = 0; i < w.wheel_size; i++) {
+		while (w.wheel[i].n)
+			wl_free(&w, w.wheel[i].v[--w.wheel[i].n], 0);
+		free(w.wheel[i].v);
+	}
+	for (unsigned int v = 0; v < nr_vcpus; v++) {
+		while (w.own[v].n)
+			wl_free(&w, w.own[v].v[--w.own[v].n], 0);
+		free(w.own[v].v);
+	}
+	while (w.shared_head < w.shared.n)
+		wl_free(&w, w.shared.v[w.shared_head++], 0);
+	free(w.shared.v);
+	free(w.own);
+	free(w.wheel);
+	free(w.rng);
+	if (pl_check_machine(m)) {
+		fprintf(stderr, "pagelab-bench: the checker found the machine inconsistent\n");
+		exit(1);
+	}
+	pl_machine_destroy(m);
+}
+
+static int parse_list(const char *s, unsigned int *out, int max)
+{
+	char buf[128], *tok;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ","))
+		out[n++] = (unsigned int)strtoul(tok, NULL, 10);
+	return n;
+}
+
+static int run_kind(struct bench *b, enum wl_kind kind)
+{
+	const char *designs[MAX_RUNS];
+	unsigned int vcpus[MAX_RUNS];
+	int nd = bench_designs(b, "v6.18,pcp-owner", designs, MAX_RUNS);
+	int nv = parse_list(param_str(b, "vcpus", "8,32,128"), vcpus, MAX_RUNS);
+	FILE *f = b->out;
+
+	fprintf(f, "%s: %lu page operations per run, %lu thread(s), lock_stat %s\n", b->suite,
+		param_ulong(b, "ops", 2000000), param_ulong(b, "threads", 1),
+		param_ulong(b, "lock_stat", 1) ? "on" : "off");
+	fprintf(f, "%5s %-10s %8s %10s %8s %8s %6s %9s %9s %9s %9s %7s %6s\n", "vcpus", "design",
+		"Mops/s", "zlock/Mop", "pg/zlock", "hold/op", "hit%", "xcpu-free", "routed",
+		"merge-z", "merge-pcp", "freepb", "unus9");
+	for (int v = 0; v < nv; v++) {
+		if (!vcpus[v]) {
+			fprintf(stderr, "pagelab-bench: vcpus must be at least 1\n");
+			return 2;
+		}
+		for (int d = 0; d < nd; d++) {
+			struct wl_result r;
+
+			run_one(b, kind, designs[d], vcpus[v], &r);
+			fprintf(f, "%5u %-10s %8.2f %10.0f %8.1f %6.1fns %6.1f %9lu %9lu %9lu %9lu %7lu %6.3f\n",
+				vcpus[v], designs[d], r.mops, r.zlock_per_mop, r.pages_per_zlock,
+				r.hold_ns_per_op, r.pcp_hit_pct, r.cross_frees, r.remote_frees,
+				r.merge_zone, r.merge_pcp, r.free_blocks, r.unusable9 / 1000.0);
+			fflush(f);
+		}
+	}
+	return 0;
+}
+
+static int run_amff(struct bench *b) { return run_kind(b, WL_AMFF); }
+static int run_exit(struct bench *b) { return run_kind(b, WL_EXIT); }
+static int run_kbuild(struct bench *b) { return run_kind(b, WL_KBUILD); }
+
+static const char *const keys[] = { "mem", "dma32", "design", "vcpus", "ops", "threads", "slice",
+				    "seed", "exit_pages", "lock_stat", "debug", NULL };
+
+const struct bench_suite suite_alloc_many_free_few = {
+	.name = "alloc_many_free_few",
+	.summary = "seed 003: allocate on many vCPUs, free from a few purgers",
+	.keys = keys,
+	.run = run_amff,
+};
+
+const struct bench_suite suite_exit_avalanche = {
+	.name = "exit_avalanche",
+	.summary = "seed 003: one vCPU frees a whole process at once while others churn",
+	.keys = keys,
+	.run = run_exit,
+};
+
+const struct bench_suite suite_kbuild = {
+	.name = "kbuild",
+	.summary = "seed 003: order-0..3 blocks with random lifetimes across vCPUs",
+	.keys = keys,
+	.run = run_kbuild,
+};

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vcpu.c - run many virtual CPUs on few threads.
+ *
+ * Thread t runs the vCPUs v with v % nr_threads == t, round robin: a vCPU
+ * gets a turn of up to `slice` steps, then the next one. With one thread
+ * the interleaving depends only on the workload, so a 256-CPU run is the
+ * same sequence of allocator calls, the same counters, every time. With
+ * more threads the vCPUs of different threads run truly in parallel.
+ *
+ * Invariant: a vCPU is only ever run by its one thread, so per-vCPU state
+ * (the workload's and the allocator's per-CPU data) needs no locking
+ * beyond what the allocator already does for remote access.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include "pagelab/base.h"
+
+struct vcpu_thread {
+	const struct pl_vcpu_run *run;
+	unsigned int id;
+};
+
+static void *vcpu_thread_fn(void *arg)
+{
+	struct vcpu_thread *t = arg;
+	const struct pl_vcpu_run *r = t->run;
+	unsigned int mine = 0, live;
+	bool *done;
+
+	for (unsigned int v = t->id; v < r->nr_vcpus; v += r->nr_threads)
+		mine++;
+	done = calloc(mine ? mine : 1, sizeof(*done));
+	if (!done)
+		abort();
+	live = mine;
+	while (live) {
+		unsigned int i = 0;
+
+		for (unsigned int v = t->id; v < r->nr_vcpus; v += r->nr_threads, i++) {
+			if (done[i])
+				continue;
+			if (r->enter)
+				r->enter(r->ctx, v);
+			for (unsigned long s = 0; s < r->slice; s++) {
+				if (!r->step(r->ctx, v)) {
+					done[i] = true;
+					live--;
+					break;
+				}
+			}
+		}
+	}
+	free(done);
+	return NULL;
+}
+
+int pl_run_vcpus(const struct pl_vcpu_run *r)
+{
+	struct vcpu_thread threads[PL_MAX_VCPU_THREADS];
+	pthread_t tids[PL_MAX_VCPU_THREADS];
+
+	if (!r->nr_vcpus || !r->nr_threads || r->nr_threads > PL_MAX_VCPU_THREADS ||
+	    r->nr_threads > r->nr_vcpus || !r->slice || !r->step)
+		return -EINVAL;
+	for (unsigned int t = 0; t < r->nr_threads; t++) {
+		threads[t] = (struct vcpu_thread){ r, t };
+		if (t && pthread_create(&tids[t], NULL, vcpu_thread_fn, &threads[t]))
+			abort();
+	}
+	vcpu_thread_fn(&threads[0]);
+	for (unsigned int t = 1; t < r->nr_threads; t++)
+		pthread_join(tids[t], NULL);
+	return 0;
+}
