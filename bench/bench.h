@@ -48,6 +48,10 @@ extern const struct bench_suite suite_alloc_many_free_few;
 extern const struct bench_suite suite_exit_avalanche;
 extern const struct bench_suite suite_kbuild;
 extern const struct bench_suite suite_pagealloc_micro;
+extern const struct bench_suite suite_show;
+
+/* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
+void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);
 
 /* workloads.c */
 struct churn_result {

@@ -16,6 +16,7 @@ static const struct bench_suite *const suites[] = {
 	&suite_exit_avalanche,
 	&suite_kbuild,
 	&suite_pagealloc_micro,
+	&suite_show,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)
@@ -103,6 +104,22 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out)
+{
+	struct zone *zone;
+
+	*out = (struct pl_lock_stat){ 0 };
+	for_each_populated_zone(zone, m) {
+		struct pl_lock_stat z;
+
+		pl_lock_stat_read(&zone->lock, &z);
+		out->acquisitions += z.acquisitions;
+		out->contentions += z.contentions;
+		out->wait_ns += z.wait_ns;
+		out->hold_ns += z.hold_ns;
+	}
+}
+
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
 		double value, const char *unit, struct pl_machine *m)
 {
@@ -127,21 +144,12 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 	}
 	printf("}, \"counters\": {");
 	if (m) {
-		struct pl_lock_stat ls = { 0 };
-		struct zone *zone;
+		struct pl_lock_stat ls;
 
 		pl_events_sum(m, ev);
 		for (int i = 0; i < NR_PL_VM_EVENTS; i++)
 			printf("%s\"%s\": %lu", i ? ", " : "", pl_vm_event_names[i], ev[i]);
-		for_each_populated_zone(zone, m) {
-			struct pl_lock_stat z;
-
-			pl_lock_stat_read(&zone->lock, &z);
-			ls.acquisitions += z.acquisitions;
-			ls.contentions += z.contentions;
-			ls.wait_ns += z.wait_ns;
-			ls.hold_ns += z.hold_ns;
-		}
+		bench_zone_lock_stat(m, &ls);
 		printf(", \"zone_lock_acquisitions\": %llu, \"zone_lock_contentions\": %llu, "
 		       "\"zone_lock_wait_ns\": %llu, \"zone_lock_hold_ns\": %llu",
 		       (unsigned long long)ls.acquisitions, (unsigned long long)ls.contentions,

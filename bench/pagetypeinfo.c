@@ -45,6 +45,12 @@ static void measure(struct pl_machine **m, int n, unsigned long reads, char **bu
 		avg[i] = (double)total[i] / (double)reads / 1000.0;
 }
 
+static double per_read(const struct pl_lock_stat *before, const struct pl_lock_stat *after,
+		       unsigned long reads)
+{
+	return (double)(after->acquisitions - before->acquisitions) / (double)reads;
+}
+
 static void print_row(FILE *f, const char *label, const double *avg, int n)
 {
 	char cell[32];
@@ -75,6 +81,8 @@ static int run(struct bench *b)
 	struct churn_state *st[MAX_DESIGNS];
 	struct churn_result res[MAX_DESIGNS];
 	double fresh[MAX_DESIGNS], frag[MAX_DESIGNS];
+	/* zone->lock acquisitions around each read phase: what the reads cost the lock */
+	struct pl_lock_stat lk[4][MAX_DESIGNS];
 	char *bufs[MAX_DESIGNS];
 	long len[MAX_DESIGNS];
 	bool identical = true;
@@ -88,13 +96,20 @@ static int run(struct bench *b)
 		m[i] = bench_machine(b, names[i]);
 		bufs[i] = malloc(BUF_SIZE);
 	}
+	for (int i = 0; i < n; i++)
+		bench_zone_lock_stat(m[i], &lk[0][i]);
 	measure(m, n, reads, bufs, fresh);
 	for (int i = 0; i < n; i++) {
+		bench_zone_lock_stat(m[i], &lk[1][i]);
 		pl_enter(m[i], 0);
 		st[i] = churn_run(m[i], seed, param_ulong(b, "rounds", m[i]->max_pfn / 8), &res[i]);
 		pl_leave();
 	}
+	for (int i = 0; i < n; i++)
+		bench_zone_lock_stat(m[i], &lk[2][i]);
 	measure(m, n, reads, bufs, frag);
+	for (int i = 0; i < n; i++)
+		bench_zone_lock_stat(m[i], &lk[3][i]);
 	for (int i = 0; i < n; i++)
 		len[i] = pl_show_pagetypeinfo(m[i], bufs[i], BUF_SIZE);
 	for (int i = 1; i < n; i++)
@@ -117,10 +132,20 @@ static int run(struct bench *b)
 			names[i], fresh[0] / fresh[i], frag[0] / frag[i]);
 	fprintf(f, "after the churn: %lu free blocks, %lu live blocks; reports %s across designs\n",
 		res[0].free_blocks, res[0].live_blocks, identical ? "identical" : "DIFFER");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s: %.1f zone->lock acquisitions per read just after boot, %.1f after the churn\n",
+			names[i], per_read(&lk[0][i], &lk[1][i], reads),
+			per_read(&lk[2][i], &lk[3][i], reads));
 
 	for (int i = 0; i < n; i++) {
 		bench_emit(b, "read-fresh", names[i], 0, fresh[i], "us", m[i]);
 		bench_emit(b, "read-fragmented", names[i], 0, frag[i], "us", m[i]);
+		bench_emit(b, "zone-lock-per-read-fresh", names[i], 0,
+			   per_read(&lk[0][i], &lk[1][i], reads), "acquisitions", m[i]);
+		bench_emit(b, "zone-lock-per-read-fragmented", names[i], 0,
+			   per_read(&lk[2][i], &lk[3][i], reads), "acquisitions", m[i]);
+		bench_emit(b, "free-blocks-after-churn", names[i], 0, (double)res[i].free_blocks,
+			   "blocks", m[i]);
 		pl_enter(m[i], 0);
 		churn_release(st[i]);
 		pl_leave();

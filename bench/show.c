@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * show.c - the kernel's /proc reports of a machine after a chosen workload:
+ * `pagelab-bench show what=buddyinfo,pagetypeinfo,zoneinfo workload=fresh|churn`.
+ *
+ * fresh: the machine just after boot. churn: after the kernel-build-like
+ * churn of workloads.c (seed=, rounds= as in the pagetypeinfo suite), with
+ * the survivors still allocated. The reports go to stdout byte for byte as
+ * the kernel prints them (with a `==> /proc/NAME <==` line between them when
+ * more than one is asked for); with --json they go to stderr and stdout gets
+ * one record with the machine's counters and free pages.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+static const char *const keys[] = { "what", "workload", "mem", "dma32", "design", "seed",
+				    "rounds", "vcpus", "debug", "lock_stat", NULL };
+
+struct report {
+	const char *name;
+	long (*show)(struct pl_machine *m, char *buf, size_t size);
+};
+
+static const struct report reports[] = {
+	{ "buddyinfo", pl_show_buddyinfo },
+	{ "pagetypeinfo", pl_show_pagetypeinfo },
+	{ "zoneinfo", pl_show_zoneinfo },
+};
+
+static const struct report *find_report(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(reports); i++)
+		if (!strcmp(reports[i].name, name))
+			return &reports[i];
+	return NULL;
+}
+
+/* Print one report, growing the buffer until it fits. */
+static int print_report(FILE *f, const struct report *r, struct pl_machine *m)
+{
+	size_t size = 64 << 10;
+
+	for (;;) {
+		char *buf = malloc(size);
+		long len;
+
+		if (!buf)
+			return -ENOMEM;
+		len = r->show(m, buf, size);
+		if (len >= 0) {
+			fwrite(buf, 1, (size_t)len, f);
+			free(buf);
+			return 0;
+		}
+		free(buf);
+		if (len != -ENOSPC || size >= (64UL << 20))
+			return (int)len;
+		size *= 2;
+	}
+}
+
+static int run(struct bench *b)
+{
+	const struct report *want[ARRAY_SIZE(reports)];
+	const char *workload = param_str(b, "workload", "fresh");
+	const char *design = param_str(b, "design", "v6.18");
+	char list[128];
+	int nr = 0, ret = 0;
+	struct churn_state *st = NULL;
+	struct churn_result res;
+	struct pl_machine *m;
+
+	snprintf(list, sizeof(list), "%s", param_str(b, "what", "buddyinfo"));
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		const struct report *r = find_report(tok);
+
+		if (!r) {
+			fprintf(stderr, "pagelab-bench: show: unknown report '%s' "
+				"(buddyinfo, pagetypeinfo, zoneinfo)\n", tok);
+			return 2;
+		}
+		if (nr < (int)ARRAY_SIZE(want))
+			want[nr++] = r;
+	}
+	if (!nr) {
+		fprintf(stderr, "pagelab-bench: show: what= names no report\n");
+		return 2;
+	}
+	if (strcmp(workload, "fresh") && strcmp(workload, "churn")) {
+		fprintf(stderr, "pagelab-bench: show: unknown workload '%s' (fresh, churn)\n",
+			workload);
+		return 2;
+	}
+	if (strchr(design, ',')) {
+		fprintf(stderr, "pagelab-bench: show: one design at a time\n");
+		return 2;
+	}
+
+	m = bench_machine(b, design);
+	if (!strcmp(workload, "churn")) {
+		pl_enter(m, 0);
+		st = churn_run(m, param_ulong(b, "seed", 1),
+			       param_ulong(b, "rounds", m->max_pfn / 8), &res);
+		pl_leave();
+	}
+	for (int i = 0; i < nr && !ret; i++) {
+		if (nr > 1)
+			fprintf(b->out, "%s==> /proc/%s <==\n", i ? "\n" : "", want[i]->name);
+		ret = print_report(b->out, want[i], m);
+	}
+	if (ret)
+		fprintf(stderr, "pagelab-bench: show: report failed (%d)\n", ret);
+	fflush(b->out);
+	bench_emit(b, workload, design, 0, (double)pl_nr_free_pages(m), "pages", m);
+	if (st) {
+		pl_enter(m, 0);
+		churn_release(st);
+		pl_leave();
+	}
+	pl_machine_destroy(m);
+	return ret ? 1 : 0;
+}
+
+const struct bench_suite suite_show = {
+	.name = "show",
+	.summary = "/proc/buddyinfo, pagetypeinfo, zoneinfo after a workload (fresh, churn)",
+	.keys = keys,
+	.run = run,
+};
