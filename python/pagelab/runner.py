@@ -1,16 +1,31 @@
-"""Run pagelab-bench and collect its JSON lines.
+"""Run pagelab-bench, collect its JSON lines, and save them with machine info.
 
 Designs are run interleaved (A B A B ...), one process per (rep, design), so
-that drift on the host falls on every design alike.
+that drift on the host falls on every design alike.  Suites that take a
+design list themselves (pagetypeinfo) can instead run all designs in one
+process per rep (``together=True``); the order is then reversed on odd reps.
+
+A results file is one JSON document: {"format", "created", "command",
+"machine": {cpu, cores, kernel, compiler, commit, ...}, "measurements": [...]}.
+load_results() also reads the older JSON-lines files.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
+import platform
+import re
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+import sys
+import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Iterable
+
+FORMAT = "pagelab-results/1"
+REPO = Path(__file__).resolve().parents[2]
 
 
 class BenchError(RuntimeError):
@@ -22,7 +37,7 @@ def bench_binary() -> str:
     env = os.environ.get("PAGELAB_BENCH")
     if env:
         return env
-    here = Path(__file__).resolve().parents[2] / "build" / "pagelab-bench"
+    here = REPO / "build" / "pagelab-bench"
     if here.exists():
         return str(here)
     found = shutil.which("pagelab-bench")
@@ -42,31 +57,191 @@ class Measurement:
     params: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
 
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _one_line_error(stderr: str, default: str) -> str:
+    lines = [x for x in stderr.strip().splitlines() if x.strip()]
+    msg = lines[-1] if lines else default
+    return msg.removeprefix("pagelab-bench: ")
+
+
+def list_suites() -> list[str]:
+    """The suites this pagelab-bench knows (from its --help)."""
+    proc = subprocess.run([bench_binary(), "--help"], capture_output=True, text=True)
+    return re.findall(r"^  (\S+) ", proc.stdout, flags=re.M)
+
+
+def run_raw(suite: str, params: dict[str, str], json_out: bool = True) -> str:
+    """One pagelab-bench process; its stdout. Raises BenchError on refusal."""
+    args = [bench_binary(), suite] + [f"{k}={v}" for k, v in params.items()]
+    if json_out:
+        args.append("--json")
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode == 2:
+        raise BenchError(_one_line_error(proc.stderr, "bad request"))
+    if proc.returncode != 0:
+        raise BenchError(f"{suite} failed (exit {proc.returncode}): "
+                         f"{_one_line_error(proc.stderr, 'no message')}")
+    return proc.stdout
+
 
 def run_once(suite: str, params: dict[str, str], design: str | None = None) -> list[Measurement]:
     """One pagelab-bench process; returns its measurements."""
-    args = [bench_binary(), suite] + [f"{k}={v}" for k, v in params.items()]
+    p = dict(params)
     if design is not None:
-        args.append(f"design={design}")
-    args.append("--json")
-    proc = subprocess.run(args, capture_output=True, text=True)
-    if proc.returncode == 2:
-        raise BenchError(proc.stderr.strip().splitlines()[-1] if proc.stderr else "bad request")
-    if proc.returncode != 0:
-        raise BenchError(f"pagelab-bench {suite} failed ({proc.returncode}): {proc.stderr.strip()}")
+        p["design"] = design
     out = []
-    for line in proc.stdout.splitlines():
-        rec = json.loads(line)
-        out.append(Measurement(**rec))
+    for line in run_raw(suite, p).splitlines():
+        if line.strip():
+            out.append(Measurement(**json.loads(line)))
     return out
 
 
-def run_interleaved(suite: str, params: dict[str, str], designs: list[str], reps: int) -> list[Measurement]:
-    """Run every design @reps times in the order A B A B ...; rep numbers are ours."""
+class Progress:
+    """A one-line progress bar on stderr, drawn only on a terminal.
+
+    Set PAGELAB_PROGRESS=1 to force it (or 0 to silence it).
+    """
+
+    def __init__(self, total: int, label: str = "", stream=None, enabled: bool | None = None):
+        self.total, self.label, self.done = max(total, 1), label, 0
+        self.stream = stream or sys.stderr
+        force = os.environ.get("PAGELAB_PROGRESS")
+        if enabled is None:
+            enabled = force == "1" or (force != "0" and self.stream.isatty())
+        self.enabled = enabled
+        self.t0 = time.monotonic()
+
+    def step(self, what: str = "") -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 24
+        fill = width * self.done // self.total
+        elapsed = time.monotonic() - self.t0
+        eta = elapsed / self.done * (self.total - self.done)
+        self.stream.write(f"\r{self.label} [{'#' * fill}{'.' * (width - fill)}] "
+                          f"{self.done}/{self.total} {what[:30]:<30} {elapsed:5.0f}s, ~{eta:4.0f}s left")
+        if self.done >= self.total:
+            self.stream.write("\r" + " " * 100 + "\r")
+        self.stream.flush()
+
+
+def run_interleaved(suite: str, params: dict[str, str], designs: list[str], reps: int,
+                    together: bool = False, label: str | None = None) -> list[Measurement]:
+    """Run every design @reps times in the order A B A B ...; rep numbers are ours.
+
+    With @together, each rep is one process given the whole design list
+    (A,B on even reps, B,A on odd ones).
+    """
     results: list[Measurement] = []
+    steps = reps if together else reps * len(designs)
+    bar = Progress(steps, label or suite)
     for rep in range(reps):
-        for design in designs:
-            for m in run_once(suite, params, design):
+        if together:
+            order = designs if rep % 2 == 0 else designs[::-1]
+            batches = [",".join(order)]
+        else:
+            batches = list(designs)
+        for d in batches:
+            for m in run_once(suite, params, d):
                 m.rep = rep
                 results.append(m)
+            bar.step(f"rep {rep + 1}/{reps} {d}")
     return results
+
+
+def _first_line(cmd: list[str]) -> str | None:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.splitlines()[0].strip() if out.strip() else None
+
+
+def _compiler() -> str | None:
+    cache = REPO / "build" / "CMakeCache.txt"
+    cc = "cc"
+    if cache.exists():
+        m = re.search(r"^CMAKE_C_COMPILER:\w+=(.+)$", cache.read_text(errors="replace"), re.M)
+        if m:
+            cc = m.group(1).strip()
+    return _first_line([cc, "--version"])
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_info() -> dict:
+    """What the numbers were measured on."""
+    commit = _first_line(["git", "-C", str(REPO), "rev-parse", "HEAD"])
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip() if commit else ""
+    try:
+        mem_kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+    except (OSError, AttributeError):
+        mem_kb = None
+    return {
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_mib": mem_kb // 1024 if mem_kb else None,
+        "kernel": f"{platform.system()} {platform.release()}",
+        "compiler": _compiler(),
+        "commit": (commit + ("-dirty" if dirty else "")) if commit else None,
+        "python": platform.python_version(),
+        "bench": bench_binary(),
+    }
+
+
+def save_results(path: str | Path, measurements: Iterable[Measurement], command: list[str] | None = None,
+                 extra: dict | None = None, info: dict | None = None) -> Path:
+    """Write one results document (measurements + machine info + @extra)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "format": FORMAT,
+        "created": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "command": command or sys.argv,
+        "machine": info or machine_info(),
+        "measurements": [m.to_dict() for m in measurements],
+    }
+    if extra:
+        doc.update(extra)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def load_results(path: str | Path) -> dict:
+    """Read a results document (or a JSON-lines file); measurements as objects."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise BenchError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        doc = json.loads(text)
+        if not isinstance(doc, dict) or "measurements" not in doc:
+            raise ValueError
+    except ValueError:
+        try:
+            recs = [json.loads(x) for x in text.splitlines() if x.strip()]
+        except ValueError:
+            raise BenchError(f"{path}: not a pagelab results file") from None
+        doc = {"format": "jsonl", "machine": {}, "measurements": recs}
+    try:
+        doc["measurements"] = [Measurement(**m) for m in doc["measurements"]]
+    except TypeError:
+        raise BenchError(f"{path}: not a pagelab results file") from None
+    doc["path"] = str(path)
+    return doc

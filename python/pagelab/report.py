@@ -1,0 +1,214 @@
+"""`pagelab report`: an HTML page (out/report.html) of saved results, with plots.
+
+Plots (matplotlib, Agg, PNGs embedded so the one file opens anywhere):
+
+* bars per test with 95% confidence whiskers, one bar per design, for every
+  results file (seed runs and `pagelab bench` runs);
+* read latency against fragmentation (free blocks after the churn) from seed
+  002's machine-size sweep;
+* zone->lock acquisitions against vCPUs, from any results whose params vary
+  `vcpus` (none of today's suites do; the page says so);
+* /proc/buddyinfo over the churn as a heatmap (seed 002's timeline).
+
+A plot the data does not allow is replaced by a line saying what it needs.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from . import compare, stats  # noqa: E402
+from .reproduce import render_saved  # noqa: E402
+from .runner import BenchError, Measurement, load_results  # noqa: E402
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _img(b64: str, alt: str) -> str:
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
+
+
+def bars_figure(measurements: list[Measurement], title: str):
+    """One panel per test: a bar per design, whiskers = 95% CI half-width."""
+    groups = compare.group(measurements)
+    if not groups:
+        return None
+    ncol = min(3, len(groups))
+    nrow = math.ceil(len(groups) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.2 * nrow), squeeze=False)
+    for ax, g in zip(axes.flat, groups):
+        designs = list(g.samples)
+        means = [stats.summarize(v).amean for v in g.samples.values()]
+        errs = [0.0 if len(v) < 2 else stats.ci_half_width(v) for v in g.samples.values()]
+        ax.bar(designs, means, yerr=errs, capsize=6, color=[f"C{i}" for i in range(len(designs))])
+        positive = [m for m in means if m > 0]
+        if len(positive) == len(means) and positive and max(positive) / min(positive) > 100:
+            ax.set_yscale("log")
+        ax.set_title(g.test, fontsize=9)
+        ax.set_ylabel(g.unit)
+        ax.tick_params(axis="x", labelsize=8)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.axis("off")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def fragmentation_figure(points: list[Measurement]):
+    """Read latency after the churn against free blocks, per design."""
+    by = defaultdict(dict)   # design -> mem -> {test: value}
+    for m in points:
+        by[m.design].setdefault(m.params.get("mem", "?"), {})[m.test] = m.value
+    series = {}
+    for d, mems in by.items():
+        xy = sorted((v["free-blocks-after-churn"], v["read-fragmented"])
+                    for v in mems.values() if "free-blocks-after-churn" in v and "read-fragmented" in v)
+        if len(xy) >= 2:
+            series[d] = xy
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for d, xy in series.items():
+        ax.plot([p[0] for p in xy], [p[1] for p in xy], "o-", label=d)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("free blocks after the churn (fragmentation)")
+    ax.set_ylabel("/proc/pagetypeinfo read (us)")
+    ax.set_title("read latency against fragmentation", fontsize=10)
+    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    return fig
+
+
+def vcpu_figure(measurements: list[Measurement]):
+    """zone->lock acquisitions against vCPUs, per (test, design); None if no variation."""
+    series = defaultdict(list)
+    for m in measurements:
+        v = m.params.get("vcpus")
+        if v is not None and "zone_lock_acquisitions" in m.counters:
+            series[(m.suite, m.test, m.design)].append((int(v), m.counters["zone_lock_acquisitions"]))
+    series = {k: sorted(v) for k, v in series.items() if len({x for x, _ in v}) >= 2}
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for (suite, test, design), xy in series.items():
+        xs = sorted({x for x, _ in xy})
+        ys = [np.mean([y for x2, y in xy if x2 == x]) for x in xs]
+        ax.plot(xs, ys, "o-", label=f"{test} {design}")
+    ax.set_xlabel("vCPUs")
+    ax.set_ylabel("zone->lock acquisitions")
+    ax.set_title("zone->lock acquisitions against vCPUs", fontsize=10)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def buddyinfo_figure(timeline: dict):
+    """Free blocks per order (summed over zones) at each snapshot, log colour."""
+    snaps = timeline.get("snapshots") or []
+    if not snaps:
+        return None
+    rows = [np.sum(np.array(list(s["zones"].values())), axis=0) for s in snaps]
+    data = np.log10(1 + np.array(rows, dtype=float))
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.6))
+    im = ax.imshow(data, aspect="auto", cmap="viridis")
+    ax.set_xticks(range(data.shape[1]))
+    ax.set_xlabel("order")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([s["label"] for s in snaps], fontsize=8)
+    for i, r in enumerate(rows):
+        for j, v in enumerate(r):
+            ax.text(j, i, str(int(v)), ha="center", va="center", fontsize=6,
+                    color="white" if data[i, j] < data.max() * 0.6 else "black")
+    fig.colorbar(im, ax=ax, label="log10(1 + free blocks)")
+    ax.set_title(f"/proc/buddyinfo over the churn ({timeline.get('mem', '?')} machine)", fontsize=10)
+    return fig
+
+
+def _machine_table(info: dict) -> str:
+    rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+                   for k, v in info.items())
+    return f"<table>{rows}</table>"
+
+
+CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}
+pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}
+table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:2px 8px;text-align:left}
+img{max-width:100%;margin:.5em 0}.note{color:#777;font-style:italic}"""
+
+
+def build_html(docs: list[dict]) -> str:
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>pagelab report</title>"
+             f"<style>{CSS}</style></head><body><h1>pagelab report</h1>"]
+    if docs:
+        parts.append("<h2>Machine</h2>" + _machine_table(docs[0].get("machine", {})))
+    all_ms: list[Measurement] = []
+    sweep: list[Measurement] = []
+    timeline = None
+    for doc in docs:
+        name = f"seed {doc['seed']}" if doc.get("seed") else Path(doc["path"]).name
+        parts.append(f"<h2>{html.escape(name)}</h2>")
+        parts.append(f"<p class='note'>{html.escape(doc['path'])}, {html.escape(doc.get('created', ''))}"
+                     f"{', mode ' + html.escape(doc['mode']) if doc.get('mode') else ''}</p>")
+        text = render_saved(doc) if doc.get("seed") else None
+        if text is None:
+            try:
+                text = compare.compare_text(doc["measurements"])
+            except ValueError:
+                text = "(no measurements)"
+        parts.append(f"<pre>{html.escape(text)}</pre>")
+        fig = bars_figure(doc["measurements"], f"{name}: mean per design, 95% CI whiskers")
+        if fig is not None:
+            parts.append(_img(_png(fig), f"{name} bars"))
+        all_ms += doc["measurements"]
+        sweep += [Measurement(**m) for m in doc.get("sweep", [])]
+        if doc.get("sweep"):
+            sweep += [m for m in doc["measurements"] if m.rep == 0]
+        timeline = doc.get("timeline") or timeline
+    parts.append("<h2>Read latency against fragmentation</h2>")
+    fig = fragmentation_figure(sweep)
+    parts.append(_img(_png(fig), "latency vs fragmentation") if fig else
+                 "<p class='note'>needs seed 002's sweep (pagelab reproduce 002)</p>")
+    parts.append("<h2>zone->lock acquisitions against vCPUs</h2>")
+    fig = vcpu_figure(all_ms)
+    parts.append(_img(_png(fig), "zone lock vs vcpus") if fig else
+                 "<p class='note'>needs results whose vcpus= varies; no suite takes vcpus yet "
+                 "(the multi-CPU workloads of issue 3)</p>")
+    parts.append("<h2>/proc/buddyinfo over time</h2>")
+    fig = buddyinfo_figure(timeline or {})
+    parts.append(_img(_png(fig), "buddyinfo heatmap") if fig else
+                 "<p class='note'>needs seed 002's buddyinfo timeline (pagelab reproduce 002)</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def default_inputs(out_dir: Path) -> list[Path]:
+    """Seed results first (in seed order), then other results files."""
+    files = sorted(out_dir.glob("seed-*.json")) + sorted(
+        p for p in out_dir.glob("*.json") if not p.name.startswith("seed-"))
+    return files
+
+
+def write_report(inputs: list[Path], out: Path) -> Path:
+    docs = []
+    for p in inputs:
+        docs.append(load_results(p))
+    if not docs:
+        raise BenchError("no results to report (run `pagelab reproduce` or `pagelab bench` first)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(build_html(docs))
+    return out

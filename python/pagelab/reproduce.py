@@ -1,0 +1,247 @@
+"""`pagelab reproduce SEED`: each seed's experiment beside its published numbers.
+
+A seed is one entry of SEEDS: what it is, which pagelab-bench suites it
+needs, the issue that brings them, and (once they exist) a run function and
+a render function.  A seed whose run function or suites are missing prints
+"not yet available: needs ..." and is skipped, which is not an error.
+
+Every run saves out/seed-NNN.json (measurements, machine info, the figures'
+data) and prints the seed's table in the seed's own layout, the seed's
+published numbers beside ours, each change as Fastpath prints it (>0 is
+better than the baseline) with (R)/(I) where our 95% confidence intervals
+do not overlap, then the counters that explain the numbers.
+
+Modes: quick (make run: seconds per seed), default, full (the seed's own
+repetition counts; long).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import stats, tables
+from .runner import BenchError, list_suites, machine_info, run_interleaved, save_results
+from .show import buddyinfo_timeline
+
+MODES = ("quick", "default", "full")
+
+
+# --------------------------------------------------------------- seed texts
+
+def seeds_dir() -> Path | None:
+    """$PAGELAB_SEEDS, or the shared seeds directory next to the repo."""
+    for cand in (os.environ.get("PAGELAB_SEEDS"),
+                 Path(__file__).resolve().parents[3] / "shared" / "seeds",
+                 "/work/shared/seeds"):
+        if cand and Path(cand).is_dir():
+            return Path(cand)
+    return None
+
+
+def seed_text(seed: str) -> str | None:
+    d = seeds_dir()
+    if d is None:
+        return None
+    files = sorted(d.glob(f"{seed}_*.txt"))
+    return files[0].read_text() if files else None
+
+
+# ------------------------------------------------------------------ helpers
+
+def parse_size(text: str) -> int:
+    """'16G' -> bytes (K/M/G are powers of 1024, as pagelab-bench reads them)."""
+    t = text.strip()
+    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(t[-1:].lower(), 1)
+    try:
+        return int(t[:-1] if mult > 1 else t, 0) * mult
+    except ValueError:
+        raise BenchError(f"'{text}' is not a size") from None
+
+
+def fmt_size(n: int) -> str:
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
+def fmt_latency(us: float) -> str:
+    """The seed's notation: '700.9 us', '28.7 ms'."""
+    return f"{us / 1000:.1f} ms" if us >= 1000 else f"{us:.1f} us"
+
+
+def fmt_change(pct: float, mark: str = "") -> str:
+    return f"{mark} {pct:.2f}%".strip()
+
+
+def _values(ms, test, design) -> list[float]:
+    return [m.value for m in ms if m.test == test and m.design == design]
+
+
+# ----------------------------------------------------------------- seed 002
+
+PAGETYPEINFO_002 = {
+    "setup": "12th Gen Intel(R) Core(TM) i7-12700, 16G, turbo off",
+    "reads": 10000,
+    "columns": (("no-patch", "v6.18"), ("with-patch", "mt-counts")),
+    # (row label, our test, published us per column)
+    "rows": (("Just after boot", "read-fresh", (700.9, 268.6)),
+             ("After building kernel", "read-fragmented", (28700.0, 269.8))),
+}
+
+SEED_002_MODES = {          # reads per process, processes (each boots and churns)
+    "quick": {"reads": 30, "reps": 5, "sweep_reads": 10, "snapshots": 4},
+    "default": {"reads": 200, "reps": 5, "sweep_reads": 50, "snapshots": 8},
+    "full": {"reads": 10000, "reps": 3, "sweep_reads": 200, "snapshots": 16},
+}
+
+
+def run_002(mode: str, machine: dict[str, str]) -> dict:
+    cfg = SEED_002_MODES[mode]
+    designs = [c[1] for c in PAGETYPEINFO_002["columns"]]
+    params = dict(machine, reads=str(cfg["reads"]))
+    ms = run_interleaved("pagetypeinfo", params, designs, cfg["reps"], together=True,
+                         label="seed 002")
+    # Latency against fragmentation: smaller machines of the same shape leave
+    # proportionally fewer free blocks after the same churn.
+    mem = parse_size(machine.get("mem", "16G"))
+    dma32 = parse_size(machine.get("dma32", "4G"))
+    sweep = []
+    for div in (16, 8, 4):
+        size = max(4 << 20, (mem // div) >> 21 << 21)
+        p = {"mem": fmt_size(size), "dma32": fmt_size(min(dma32, size)),
+             "reads": str(cfg["sweep_reads"])}
+        sweep += run_interleaved("pagetypeinfo", p, designs, 1, together=True,
+                                 label=f"sweep {p['mem']}")
+    # Buddyinfo over the churn, on the smallest machine of the sweep.
+    small = max(4 << 20, (mem // 16) >> 21 << 21)
+    total_rounds = (small >> 12) // 8
+    k = cfg["snapshots"]
+    timeline = buddyinfo_timeline({"mem": fmt_size(small), "dma32": fmt_size(min(dma32, small))},
+                                  [total_rounds * i // k for i in range(k + 1)])
+    return {"measurements": ms, "sweep": [m.to_dict() for m in sweep],
+            "timeline": {"mem": fmt_size(small), "snapshots": timeline},
+            "settings": dict(cfg, **machine)}
+
+
+def render_002(doc: dict) -> str:
+    ms = doc["measurements"]
+    settings = doc.get("settings", {})
+    pub = PAGETYPEINFO_002
+    (seed_base, base), (seed_new, new) = pub["columns"]
+    reps = len(_values(ms, "read-fresh", base))
+    head = [["", seed_base, base, seed_new, new], ["", "(seed)", "(ours)", "(seed)", "(ours)"]]
+    rows = []
+    for label, test, (p_base, p_new) in pub["rows"]:
+        b, n = _values(ms, test, base), _values(ms, test, new)
+        bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
+        rows.append([label, fmt_latency(p_base), fmt_latency(bm),
+                     f"{fmt_latency(p_new)} {fmt_change(stats.fastpath_change(p_base, p_new))}",
+                     f"{fmt_latency(nm)} "
+                     f"{fmt_change(stats.fastpath_change(bm, nm), stats.verdict(b, n, stats.LOWER))}"])
+    info = doc.get("machine", {})
+    mem = settings.get("mem", "16G")
+    out = [f"1. Average latency over {settings.get('reads', '?')} /proc/pagetypeinfo accesses, "
+           f"{reps} runs (seed: {pub['reads']:,} accesses)",
+           tables.box(head, rows),
+           f"seed: {pub['setup']}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} cores, "
+           f"a {mem} pagelab machine",
+           "change vs no-patch: >0 is faster; (I)/(R): our 95% confidence intervals do not "
+           "overlap (Fastpath)", ""]
+    # Our means with their confidence intervals, then the counters.
+    lines = [["", base, new]]
+    for label, test, _ in pub["rows"]:
+        cells = [f"read latency, {label.lower()}"]
+        for d in (base, new):
+            s = stats.summarize(_values(ms, test, d))
+            ci = "" if s.n < 2 else f" ± {fmt_latency(s.ci_half)}"
+            cells.append(fmt_latency(s.amean) + ci)
+        lines.append(cells)
+    for label, test, fmt in (("zone->lock acquisitions per read, just after boot",
+                              "zone-lock-per-read-fresh", "{:.1f}"),
+                             ("zone->lock acquisitions per read, after the churn",
+                              "zone-lock-per-read-fragmented", "{:.1f}"),
+                             ("free blocks after the churn", "free-blocks-after-churn", "{:.0f}")):
+        if _values(ms, test, base):
+            lines.append([label] + [fmt.format(stats.summarize(_values(ms, test, d)).amean)
+                                    for d in (base, new)])
+    w = [max(len(r[i]) for r in lines) for i in range(3)]
+    out.append(f"ours, mean ± 95% CI over {reps} runs, and the counters that explain them:")
+    out += [f"  {r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:>{w[2]}}".rstrip() for r in lines]
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ registry
+
+@dataclass
+class SeedSpec:
+    id: str
+    title: str
+    needs: str                       # what brings it, while it is missing
+    suites: tuple[str, ...] = ()
+    run: Callable[[str, dict], dict] | None = None
+    render: Callable[[dict], str] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+SEEDS = {s.id: s for s in (
+    SeedSpec("000", "vfree frees contiguous pfn runs as high-order blocks (vfree_batch)",
+             "issue 5 (vmalloc, the test_vmalloc suite) and issue 4 (free_contig_batch)",
+             ("test_vmalloc",)),
+    SeedSpec("001", "__free_contig_range(): order-0 runs freed as aligned chunks (free_contig_batch)",
+             "issue 4 (contiguous ranges, the page_alloc_high_order suite)",
+             ("page_alloc_high_order",)),
+    SeedSpec("002", "per-migratetype free-block counts; /proc/pagetypeinfo without walking "
+             "free lists (mt_counts)", "issue 2", ("pagetypeinfo",), run_002, render_002),
+    SeedSpec("003", "PCP pageblock ownership (pcp_owner)",
+             "issue 3 (seed 003's pcp_owner design and its workloads)", ("pcp_owner",)),
+    SeedSpec("004", "vmalloc on a maple tree, per-CPU bump allocator (maple)",
+             "issue 6 (maple tree, vmalloc on it)", ("test_vmalloc",)),
+)}
+
+
+def availability(spec: SeedSpec, suites: list[str]) -> str | None:
+    """None when the seed can run, else why not (one line)."""
+    if spec.run is None:
+        return f"not yet available: needs {spec.needs}"
+    missing = [s for s in spec.suites if s not in suites]
+    if missing:
+        return f"not yet available: pagelab-bench has no {', '.join(missing)} suite (needs {spec.needs})"
+    return None
+
+
+def reproduce(seed_ids: list[str], mode: str, machine: dict[str, str], out_dir: Path,
+              echo=print) -> list[Path]:
+    """Run the seeds, print their tables, save their results; return the files."""
+    suites = list_suites()
+    saved = []
+    info = machine_info()
+    for sid in seed_ids:
+        spec = SEEDS[sid]
+        why = availability(spec, suites)
+        if why:
+            echo(f"seed {sid}: {why}")
+            continue
+        echo(f"seed {sid}: {spec.title} [{mode}]")
+        res = spec.run(mode, machine)
+        extra = {k: v for k, v in res.items() if k != "measurements"}
+        extra.update(seed=sid, mode=mode)
+        doc = {"measurements": res["measurements"], "machine": info, **extra}
+        text = spec.render(doc)
+        extra["table"] = text
+        path = save_results(out_dir / f"seed-{sid}.json", res["measurements"], extra=extra, info=info)
+        echo(text)
+        echo(f"saved {path}")
+        echo("")
+        saved.append(path)
+    return saved
+
+
+def render_saved(doc: dict) -> str | None:
+    """Re-render a saved seed document (the report uses this)."""
+    spec = SEEDS.get(doc.get("seed", ""))
+    if spec is None or spec.render is None:
+        return None
+    return spec.render(doc)

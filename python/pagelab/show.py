@@ -1,0 +1,63 @@
+"""`pagelab show REPORT`: a machine's /proc report after a chosen workload.
+
+Runs the C `show` suite (bench/show.c), which prints the kernel's report
+text byte for byte, and parses /proc/buddyinfo for the plots.  Reports that
+need later issues (vmallocinfo: vmalloc, lockstat) are named here so that
+asking for them says what is missing rather than "unknown".
+"""
+from __future__ import annotations
+
+import re
+
+from .runner import BenchError, run_raw
+
+REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo")
+LATER = {
+    "vmallocinfo": "not yet available: needs issue 5 (vmalloc)",
+    "lockstat": "not yet available: needs a lock_stat report from the C side",
+}
+WORKLOADS = ("fresh", "churn")
+
+
+def show_text(what: str, workload: str = "fresh", params: dict[str, str] | None = None) -> str:
+    """The report text (several reports: comma-separated @what)."""
+    for w in what.split(","):
+        if w in LATER:
+            raise BenchError(f"{w}: {LATER[w]}")
+        if w not in REPORTS:
+            raise BenchError(f"unknown report '{w}' ({', '.join(REPORTS + tuple(LATER))})")
+    if workload not in WORKLOADS:
+        raise BenchError(f"unknown workload '{workload}' ({', '.join(WORKLOADS)})")
+    p = dict(params or {})
+    p.update(what=what, workload=workload)
+    return run_raw("show", p, json_out=False)
+
+
+_BUDDY = re.compile(r"^Node (\d+), zone\s+(\S+)((?:\s+\d+)+)\s*$")
+
+
+def parse_buddyinfo(text: str) -> dict[str, list[int]]:
+    """{"0/DMA32": [free blocks at order 0..MAX_PAGE_ORDER], ...}"""
+    out = {}
+    for line in text.splitlines():
+        m = _BUDDY.match(line)
+        if m:
+            out[f"{m.group(1)}/{m.group(2)}"] = [int(x) for x in m.group(3).split()]
+    if not out:
+        raise ValueError("no buddyinfo lines")
+    return out
+
+
+def buddyinfo_timeline(params: dict[str, str], rounds: list[int]) -> list[dict]:
+    """Buddyinfo just after boot and after the churn stopped at each of @rounds.
+
+    The churn is deterministic for a seed, so stopping it after r rounds is
+    the state the longer run passed through at step r.
+    """
+    snaps = [{"label": "boot", "rounds": None,
+              "zones": parse_buddyinfo(show_text("buddyinfo", "fresh", params))}]
+    for r in rounds:
+        p = dict(params, rounds=str(r))
+        snaps.append({"label": f"churn {r}", "rounds": r,
+                      "zones": parse_buddyinfo(show_text("buddyinfo", "churn", p))})
+    return snaps

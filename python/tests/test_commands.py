@@ -1,0 +1,139 @@
+"""Each command end to end on a tiny machine (mem=64M dma32=16M), and its errors."""
+import json
+
+import pytest
+
+from pagelab import compare, reproduce
+from pagelab.cli import main
+from pagelab.runner import Measurement, Progress, load_results, save_results
+from pagelab.show import parse_buddyinfo
+
+TINY = ["mem=64M", "dma32=16M"]
+
+
+def _err_line(capsys):
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_reproduce_002_quick_tiny(tmp_path, capsys):
+    assert main(["reproduce", "002", "--quick", *TINY, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    # The seed's layout, its numbers beside ours, and the counters.
+    assert "|    Just after boot    | 700.9 us |" in out
+    assert "| After building kernel |  28.7 ms |" in out
+    assert "268.6 us 160.95%" in out
+    assert "zone->lock acquisitions per read, after the churn" in out
+    doc = json.loads((tmp_path / "seed-002.json").read_text())
+    assert doc["seed"] == "002" and doc["mode"] == "quick" and doc["machine"]["commit"]
+    reps = {m["rep"] for m in doc["measurements"] if m["test"] == "read-fresh"}
+    assert reps == set(range(reproduce.SEED_002_MODES["quick"]["reps"]))
+    assert len(doc["timeline"]["snapshots"]) == reproduce.SEED_002_MODES["quick"]["snapshots"] + 2
+    html = (tmp_path / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 3     # bars, fragmentation, buddyinfo
+    assert "against vCPUs" in html and "needs results whose vcpus= varies" in html
+
+
+def test_reproduce_unavailable_seeds_are_skipped(tmp_path, capsys):
+    assert main(["reproduce", "000", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out == ["seed 000: not yet available: needs issue 5 (vmalloc, the test_vmalloc suite) "
+                   "and issue 4 (free_contig_batch)"]
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_reproduce_errors(capsys):
+    assert main(["reproduce", "009"]) == 2
+    assert "unknown seed '009'" in _err_line(capsys)
+    assert main(["reproduce", "002", "reads=5"]) == 2
+    assert "unknown parameter 'reads'" in _err_line(capsys)
+    assert main(["reproduce", "002", "--quick", "--full"]) == 2
+    assert "not allowed with" in _err_line(capsys)
+
+
+def test_compare_command(tmp_path, capsys):
+    ms = [Measurement("s", "t", d, r, v, "us") for r, (a, b) in enumerate([(10, 20), (12, 21), (14, 22)])
+          for d, v in (("base", a), ("new", b))]
+    path = save_results(tmp_path / "r.json", ms, command=["test"])
+    assert main(["compare", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Amean     t (us)       12.00 (   0.00%)       21.00 * -75.00%*" in out
+    assert "| t (us)      | (R) -42.86% |" in out
+    assert main(["compare", str(path), "--baseline", "new"]) == 0
+    assert "(I) 75.00%" in capsys.readouterr().out
+    assert main(["compare", str(path), "--baseline", "nope"]) == 2
+    assert "baseline 'nope'" in _err_line(capsys)
+    assert main(["compare", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in _err_line(capsys)
+
+
+def test_report_command(tmp_path, capsys):
+    ms = [Measurement("s", "t", d, r, v, "ns", params={"vcpus": str(c)},
+                      counters={"zone_lock_acquisitions": 10 * c})
+          for r, c in enumerate((1, 2, 4)) for d, v in (("a", 5.0 + r), ("b", 7.0 + r))]
+    path = save_results(tmp_path / "bench.json", ms, command=["test"])
+    out = tmp_path / "report.html"
+    assert main(["report", str(path), "-o", str(out)]) == 0
+    html = out.read_text()
+    assert html.count("data:image/png;base64,") == 2     # bars, zone->lock vs vCPUs
+    assert "Amean" in html
+    assert main(["report", str(tmp_path / "none.json"), "-o", str(out)]) == 2
+    assert "cannot read" in _err_line(capsys)
+
+
+def test_show_command(capsys):
+    assert main(["show", "buddyinfo", *TINY, "--workload", "churn"]) == 0
+    zones = parse_buddyinfo(capsys.readouterr().out)
+    assert set(zones) == {"0/DMA32", "0/Normal"} and all(len(v) == 11 for v in zones.values())
+    assert sum(zones["0/Normal"][:4]) > 0              # the churn left small blocks
+    assert main(["show", "pagetypeinfo", *TINY]) == 0
+    assert "Page block order: 9" in capsys.readouterr().out
+    assert main(["show", "zoneinfo", *TINY, "--design", "mt-counts"]) == 0
+    assert "zone   Normal" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["show", "nope"], "unknown report 'nope'"),
+    (["show", "vmallocinfo"], "needs issue 5"),
+    (["show", "buddyinfo", "--workload", "boot"], "unknown workload 'boot'"),
+    (["show", "buddyinfo", "bogus=1"], "unknown parameter 'bogus'"),
+    (["show", "buddyinfo", "--design", "nope"], "unknown design 'nope'"),
+    (["bench", "pagetypeinfo", "--design", "nope", *TINY], "unknown design 'nope'"),
+    (["bench", "pagetypeinfo", "reads=many"], "not a number"),
+    (["bench", "pagetypeinfo", "design=v6.18"], "with --design"),
+    (["nosuchcommand"], "invalid choice"),
+])
+def test_one_line_errors(argv, msg, capsys):
+    assert main(argv) == 2
+    assert msg in _err_line(capsys)
+
+
+def test_load_results_reads_json_lines(tmp_path):
+    p = tmp_path / "old.jsonl"
+    p.write_text(json.dumps(Measurement("s", "t", "d", 0, 1.0, "us").to_dict()) + "\n")
+    doc = load_results(p)
+    assert doc["measurements"][0].test == "t"
+    (tmp_path / "junk.json").write_text("hello")
+    with pytest.raises(Exception, match="not a pagelab results file"):
+        load_results(tmp_path / "junk.json")
+
+
+def test_progress_bar_draws_on_request(capsys):
+    import io
+    buf = io.StringIO()
+    bar = Progress(2, "x", stream=buf, enabled=True)
+    bar.step("one")
+    assert "[############............] 1/2 one" in buf.getvalue()
+    quiet = io.StringIO()
+    Progress(2, "x", stream=quiet).step()                # not a terminal: silent
+    assert quiet.getvalue() == ""
+
+
+def test_compare_groups_by_unit_direction():
+    ms = [Measurement("s", "rate", d, r, v, "ops/s") for r, (a, b) in enumerate([(10, 20), (12, 21), (14, 22)])
+          for d, v in (("base", a), ("new", b))]
+    rows = compare.fastpath_rows(compare.group(ms), ["base", "new"])
+    assert rows == [["rate (ops/s)", "(I) 75.00%"]]
+    mm = compare.mmtests_rows(compare.group(ms), ["base", "new"])
+    assert [r[0] for r in mm] == ["Min", "Hmean", "Stddev", "CoeffVar", "Max", "BAmean-95"]
