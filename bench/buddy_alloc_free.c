@@ -1,41 +1,85 @@
 // SPDX-License-Identifier: MIT
 /*
- * buddy_alloc_free.c - the cost of alloc_pages() + __free_pages() on one
- * vCPU, through the per-CPU lists or (pcp=0) straight from the buddy lists:
- * back-to-back pairs, and batches of `batch` allocations followed by their
- * frees. Designs interleaved by rep.
+ * buddy_alloc_free.c - the cost of alloc_pages() + __free_pages(), through
+ * the per-CPU lists or (pcp=0) straight from the buddy lists: back-to-back
+ * pairs, and batches of `batch` allocations followed by their frees. With
+ * threads=T, T real threads run the same loop at once, each as its own
+ * vCPU of one machine; the figure is then ns per block per thread, and the
+ * aggregate rate shows how the design scales from 1 to T threads. Designs
+ * are interleaved by rep; the best rep is printed, every rep is in the JSON.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include "bench.h"
 
 #define MAX_DESIGNS 8
+#define MAX_THREADS 16
 
 static const char *const keys[] = { "mem", "dma32", "design", "order", "nr", "batch", "reps",
-				    "debug", "lock_stat", "pcp", NULL };
+				    "threads", "vcpus", "debug", "lock_stat", "pcp", NULL };
 
-static double pairs(unsigned int order, unsigned long nr)
+struct worker {
+	struct pl_machine *m;
+	pthread_barrier_t *start;
+	unsigned int cpu, order;
+	unsigned long nr, batch;
+	double pair_ns, batch_ns;
+};
+
+static void *worker_fn(void *arg)
 {
-	uint64_t t0 = pl_now_ns();
+	struct worker *w = arg;
+	struct page **pages = malloc(sizeof(*pages) * w->batch);
+	unsigned long done = 0;
+	uint64_t t0;
 
-	for (unsigned long i = 0; i < nr; i++)
-		__free_pages(alloc_pages(GFP_KERNEL, order), order);
-	return (double)(pl_now_ns() - t0) / (double)nr;
+	pl_enter(w->m, w->cpu);
+	pthread_barrier_wait(w->start);
+	t0 = pl_now_ns();
+	for (unsigned long i = 0; i < w->nr; i++)
+		__free_pages(alloc_pages(GFP_KERNEL, w->order), w->order);
+	w->pair_ns = (double)(pl_now_ns() - t0) / (double)w->nr;
+
+	pthread_barrier_wait(w->start);
+	t0 = pl_now_ns();
+	while (done < w->nr) {
+		for (unsigned long i = 0; i < w->batch; i++)
+			pages[i] = alloc_pages(GFP_KERNEL, w->order);
+		for (unsigned long i = 0; i < w->batch; i++)
+			__free_pages(pages[i], w->order);
+		done += w->batch;
+	}
+	w->batch_ns = (double)(pl_now_ns() - t0) / (double)done;
+	pl_leave();
+	free(pages);
+	return NULL;
 }
 
-static double batches(unsigned int order, unsigned long nr, unsigned long batch,
-		      struct page **pages)
+/* One rep on @m with @threads threads; the per-thread means of both loops. */
+static void one_rep(struct pl_machine *m, unsigned int threads, unsigned int order,
+		    unsigned long nr, unsigned long batch, double *pair, double *bat)
 {
-	unsigned long done = 0;
-	uint64_t t0 = pl_now_ns();
+	struct worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	pthread_barrier_t start;
 
-	while (done < nr) {
-		for (unsigned long i = 0; i < batch; i++)
-			pages[i] = alloc_pages(GFP_KERNEL, order);
-		for (unsigned long i = 0; i < batch; i++)
-			__free_pages(pages[i], order);
-		done += batch;
+	pthread_barrier_init(&start, NULL, threads);
+	for (unsigned int t = 0; t < threads; t++) {
+		w[t] = (struct worker){ m, &start, t, order, nr, batch, 0, 0 };
+		if (t)
+			pthread_create(&tid[t], NULL, worker_fn, &w[t]);
 	}
-	return (double)(pl_now_ns() - t0) / (double)done;
+	worker_fn(&w[0]);
+	*pair = w[0].pair_ns;
+	*bat = w[0].batch_ns;
+	for (unsigned int t = 1; t < threads; t++) {
+		pthread_join(tid[t], NULL);
+		*pair += w[t].pair_ns;
+		*bat += w[t].batch_ns;
+	}
+	*pair /= threads;
+	*bat /= threads;
+	pthread_barrier_destroy(&start);
 }
 
 static int run(struct bench *b)
@@ -43,55 +87,65 @@ static int run(struct bench *b)
 	const char *names[MAX_DESIGNS];
 	int n = bench_designs(b, "v6.18", names, MAX_DESIGNS);
 	unsigned int order = (unsigned int)param_ulong(b, "order", 0);
+	unsigned int threads = (unsigned int)param_ulong(b, "threads", 1);
 	unsigned long nr = param_ulong(b, "nr", 1000000), batch = param_ulong(b, "batch", 512);
 	unsigned long reps = param_ulong(b, "reps", 3);
 	struct pl_machine *m[MAX_DESIGNS] = { NULL };
 	double best_pair[MAX_DESIGNS], best_batch[MAX_DESIGNS];
-	struct page **pages = malloc(sizeof(*pages) * (batch ? batch : 1));
 	char test[64];
 
-	if (order > MAX_PAGE_ORDER || !batch || !nr) {
-		fprintf(stderr, "pagelab-bench: need order <= %d, batch >= 1, nr >= 1\n",
-			MAX_PAGE_ORDER);
+	if (order > MAX_PAGE_ORDER || !batch || !nr || !threads || threads > MAX_THREADS) {
+		fprintf(stderr, "pagelab-bench: need order <= %d, batch >= 1, nr >= 1, "
+			"1 <= threads <= %d\n", MAX_PAGE_ORDER, MAX_THREADS);
+		return 2;
+	}
+	if (param_ulong(b, "vcpus", threads) < threads) {
+		fprintf(stderr, "pagelab-bench: threads=%u needs vcpus >= %u\n", threads, threads);
 		return 2;
 	}
 	for (int i = 0; i < n; i++) {
-		m[i] = bench_machine(b, names[i]);
+		struct bench mb = *b;
+		char vc[16];
+
+		snprintf(vc, sizeof(vc), "%u", threads);
+		if (!param_str(b, "vcpus", NULL)) {
+			mb.keys[mb.nr_params] = "vcpus";
+			mb.vals[mb.nr_params++] = vc;
+		}
+		m[i] = bench_machine(&mb, names[i]);
 		best_pair[i] = best_batch[i] = 1e18;
 	}
 	for (unsigned long r = 0; r < reps; r++) {
 		for (int i = 0; i < n; i++) {
 			double p, q;
 
-			pl_enter(m[i], 0);
-			p = pairs(order, nr);
-			q = batches(order, nr, batch, pages);
-			pl_leave();
-			snprintf(test, sizeof(test), "pair-odr%u", order);
+			one_rep(m[i], threads, order, nr, batch, &p, &q);
+			snprintf(test, sizeof(test), "pair-odr%u-t%u", order, threads);
 			bench_emit(b, test, names[i], (int)r, p, "ns", m[i]);
-			snprintf(test, sizeof(test), "batch-odr%u-%lu", order, batch);
+			snprintf(test, sizeof(test), "batch-odr%u-%lu-t%u", order, batch, threads);
 			bench_emit(b, test, names[i], (int)r, q, "ns", m[i]);
 			best_pair[i] = min(best_pair[i], p);
 			best_batch[i] = min(best_batch[i], q);
 		}
 	}
-	fprintf(b->out, "order-%u alloc_pages + __free_pages %s, best of %lu (ns per block)\n", order,
+	fprintf(b->out, "order-%u alloc_pages + __free_pages %s, %u thread(s), best of %lu "
+		"(ns per block per thread; Mops/s all threads)\n", order,
 		param_ulong(b, "pcp", 1) == 0 ? "straight from the buddy lists (pcp=0)"
-					  : "through the per-CPU lists",
-		reps);
+					      : "through the per-CPU lists",
+		threads, reps);
 	snprintf(test, sizeof(test), "batch of %lu", batch);
-	fprintf(b->out, "%-12s %12s %16s\n", "design", "pair", test);
+	fprintf(b->out, "%-12s %10s %10s %14s %10s\n", "design", "pair", "Mops/s", test, "Mops/s");
 	for (int i = 0; i < n; i++) {
-		fprintf(b->out, "%-12s %12.1f %16.1f\n", names[i], best_pair[i], best_batch[i]);
+		fprintf(b->out, "%-12s %10.1f %10.1f %14.1f %10.1f\n", names[i], best_pair[i],
+			threads * 1e3 / best_pair[i], best_batch[i], threads * 1e3 / best_batch[i]);
 		pl_machine_destroy(m[i]);
 	}
-	free(pages);
 	return 0;
 }
 
 const struct bench_suite suite_buddy_alloc_free = {
 	.name = "buddy_alloc_free",
-	.summary = "order-N alloc_pages + __free_pages straight from the buddy lists",
+	.summary = "order-N alloc_pages + __free_pages, PCP or buddy only, 1..T threads",
 	.keys = keys,
 	.run = run,
 };
