@@ -34,9 +34,10 @@ test-py: build
 
 test: test-c test-asan test-py
 
-# The main job: seed 002's pagetypeinfo experiment on the default machine.
+# The main job: every available seed's table on the default machine, quick,
+# and the HTML report in out/report.html.
 run: build
-	$(BUILD)/pagelab-bench pagetypeinfo reads=1000
+	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pagelab reproduce all --quick
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

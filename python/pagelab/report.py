@@ -25,6 +25,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import compare, stats  # noqa: E402
@@ -43,6 +44,12 @@ def _img(b64: str, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
 
 
+def _plain_log_ticks(axis) -> None:
+    """Label log axes 0.5, 1, 10, 100 rather than 5x10^-1."""
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def bars_figure(measurements: list[Measurement], title: str):
     """One panel per test: a bar per design, whiskers = 95% CI half-width."""
     groups = compare.group(measurements)
@@ -59,6 +66,7 @@ def bars_figure(measurements: list[Measurement], title: str):
         positive = [m for m in means if m > 0]
         if len(positive) == len(means) and positive and max(positive) / min(positive) > 100:
             ax.set_yscale("log")
+            _plain_log_ticks(ax.yaxis)
         ax.set_title(g.test, fontsize=9)
         ax.set_ylabel(g.unit)
         ax.tick_params(axis="x", labelsize=8)
@@ -87,6 +95,8 @@ def fragmentation_figure(points: list[Measurement]):
         ax.plot([p[0] for p in xy], [p[1] for p in xy], "o-", label=d)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    _plain_log_ticks(ax.xaxis)
+    _plain_log_ticks(ax.yaxis)
     ax.set_xlabel("free blocks after the churn (fragmentation)")
     ax.set_ylabel("/proc/pagetypeinfo read (us)")
     ax.set_title("read latency against fragmentation", fontsize=10)
@@ -135,7 +145,8 @@ def buddyinfo_figure(timeline: dict):
             ax.text(j, i, str(int(v)), ha="center", va="center", fontsize=6,
                     color="white" if data[i, j] < data.max() * 0.6 else "black")
     fig.colorbar(im, ax=ax, label="log10(1 + free blocks)")
-    ax.set_title(f"/proc/buddyinfo over the churn ({timeline.get('mem', '?')} machine)", fontsize=10)
+    ax.set_title(f"/proc/buddyinfo just after boot and after N rounds of the churn "
+                 f"({timeline.get('mem', '?')} machine)", fontsize=10)
     return fig
 
 
@@ -175,7 +186,7 @@ def build_html(docs: list[dict]) -> str:
         if fig is not None:
             parts.append(_img(_png(fig), f"{name} bars"))
         all_ms += doc["measurements"]
-        sweep += [Measurement(**m) for m in doc.get("sweep", [])]
+        sweep += [Measurement.from_dict(m) for m in doc.get("sweep", [])]
         if doc.get("sweep"):
             sweep += [m for m in doc["measurements"] if m.rep == 0]
         timeline = doc.get("timeline") or timeline

@@ -60,6 +60,12 @@ class Measurement:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, rec: dict) -> "Measurement":
+        """From a JSON record; keys a newer pagelab-bench adds are ignored."""
+        known = {k: rec[k] for k in cls.__dataclass_fields__ if k in rec}
+        return cls(**known)
+
 
 def _one_line_error(stderr: str, default: str) -> str:
     lines = [x for x in stderr.strip().splitlines() if x.strip()]
@@ -95,7 +101,7 @@ def run_once(suite: str, params: dict[str, str], design: str | None = None) -> l
     out = []
     for line in run_raw(suite, p).splitlines():
         if line.strip():
-            out.append(Measurement(**json.loads(line)))
+            out.append(Measurement.from_dict(json.loads(line)))
     return out
 
 
@@ -240,8 +246,8 @@ def load_results(path: str | Path) -> dict:
             raise BenchError(f"{path}: not a pagelab results file") from None
         doc = {"format": "jsonl", "machine": {}, "measurements": recs}
     try:
-        doc["measurements"] = [Measurement(**m) for m in doc["measurements"]]
-    except TypeError:
+        doc["measurements"] = [Measurement.from_dict(m) for m in doc["measurements"]]
+    except (TypeError, KeyError):
         raise BenchError(f"{path}: not a pagelab results file") from None
     doc["path"] = str(path)
     return doc

@@ -50,8 +50,13 @@ CONFIDENCE = 0.95
 
 
 def better_for(unit: str) -> str:
-    """'lower' or 'higher': which direction is an improvement for @unit."""
-    return UNIT_BETTER.get(unit, LOWER)
+    """'lower' or 'higher': which direction is an improvement for @unit.
+
+    Any rate ("Mops/s", "pages/sec") is higher-is-better.
+    """
+    if unit in UNIT_BETTER:
+        return UNIT_BETTER[unit]
+    return HIGHER if unit.endswith(("/s", "/sec")) else LOWER
 
 
 def _arr(values: Sequence[float]) -> np.ndarray:

@@ -39,6 +39,7 @@ def test_verdict_direction_per_unit():
     assert stats.verdict(BASE, NEW, stats.better_for("ops/s")) == "(I)"
     assert stats.verdict(NEW, BASE, stats.better_for("us")) == "(I)"
     assert stats.better_for("ns") == stats.LOWER and stats.better_for("MB/s") == stats.HIGHER
+    assert stats.better_for("Mops/s") == stats.HIGHER and stats.better_for("blocks") == stats.LOWER
 
 
 def test_overlapping_intervals_are_not_significant():
