@@ -92,7 +92,7 @@ static int run(struct bench *b)
 	unsigned long reps = param_ulong(b, "reps", 3);
 	struct pl_machine *m[MAX_DESIGNS] = { NULL };
 	double best_pair[MAX_DESIGNS], best_batch[MAX_DESIGNS];
-	char test[64];
+	char test[64], tsuffix[16];
 
 	if (order > MAX_PAGE_ORDER || !batch || !nr || !threads || threads > MAX_THREADS) {
 		fprintf(stderr, "pagelab-bench: need order <= %d, batch >= 1, nr >= 1, "
@@ -120,9 +120,11 @@ static int run(struct bench *b)
 			double p, q;
 
 			one_rep(m[i], threads, order, nr, batch, &p, &q);
-			snprintf(test, sizeof(test), "pair-odr%u-t%u", order, threads);
+			/* Names carry the thread count only when there is more than one. */
+			snprintf(tsuffix, sizeof(tsuffix), threads > 1 ? "-t%u" : "", threads);
+			snprintf(test, sizeof(test), "pair-odr%u%s", order, tsuffix);
 			bench_emit(b, test, names[i], (int)r, p, "ns", m[i]);
-			snprintf(test, sizeof(test), "batch-odr%u-%lu-t%u", order, batch, threads);
+			snprintf(test, sizeof(test), "batch-odr%u-%lu%s", order, batch, tsuffix);
 			bench_emit(b, test, names[i], (int)r, q, "ns", m[i]);
 			best_pair[i] = min(best_pair[i], p);
 			best_batch[i] = min(best_batch[i], q);
