@@ -196,7 +196,8 @@ SEEDS = {s.id: s for s in (
     SeedSpec("002", "per-migratetype free-block counts; /proc/pagetypeinfo without walking "
              "free lists (mt_counts)", "issue 2", ("pagetypeinfo",), run_002, render_002),
     SeedSpec("003", "PCP pageblock ownership (pcp_owner)",
-             "issue 3 (seed 003's pcp_owner design and its workloads)", ("pcp_owner",)),
+             "a reproducer over issue 3's alloc_many_free_few/kbuild suites (the seed "
+             "publishes claims, not a table)", ("alloc_many_free_few", "kbuild")),
     SeedSpec("004", "vmalloc on a maple tree, per-CPU bump allocator (maple)",
              "issue 6 (maple tree, vmalloc on it)", ("test_vmalloc",)),
 )}
