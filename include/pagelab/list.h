@@ -3,6 +3,10 @@
  * list.h - intrusive circular doubly linked list, with the kernel's names and
  * semantics (list_add adds at the head, list_add_tail at the tail, an empty
  * list points at itself).
+ *
+ * As in the kernel, every store to a ->next pointer is a WRITE_ONCE so that
+ * list_empty() may be called without the list's lock (the page allocator's
+ * watermark check does).
  */
 #ifndef PAGELAB_LIST_H
 #define PAGELAB_LIST_H
@@ -16,7 +20,7 @@ struct list_head {
 
 static inline void INIT_LIST_HEAD(struct list_head *list)
 {
-	list->next = list;
+	WRITE_ONCE(list->next, list);
 	list->prev = list;
 }
 
@@ -26,7 +30,7 @@ static inline void __list_link(struct list_head *entry, struct list_head *prev,
 	next->prev = entry;
 	entry->next = next;
 	entry->prev = prev;
-	prev->next = entry;
+	WRITE_ONCE(prev->next, entry);
 }
 
 static inline void list_add(struct list_head *entry, struct list_head *head)
@@ -39,25 +43,28 @@ static inline void list_add_tail(struct list_head *entry, struct list_head *head
 	__list_link(entry, head->prev, head);
 }
 
-static inline void list_del(struct list_head *entry)
+static inline void __list_del_entry(struct list_head *entry)
 {
 	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	WRITE_ONCE(entry->prev->next, entry->next);
+}
+
+static inline void list_del(struct list_head *entry)
+{
+	__list_del_entry(entry);
 	entry->next = NULL;
 	entry->prev = NULL;
 }
 
 static inline void list_move(struct list_head *entry, struct list_head *head)
 {
-	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	__list_del_entry(entry);
 	list_add(entry, head);
 }
 
 static inline void list_move_tail(struct list_head *entry, struct list_head *head)
 {
-	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	__list_del_entry(entry);
 	list_add_tail(entry, head);
 }
 

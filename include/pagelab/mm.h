@@ -144,22 +144,41 @@ struct page {
 	unsigned char alloc_order;
 };
 
-static inline bool PageBuddy(const struct page *page) { return page->page_type == PGTY_buddy; }
-static inline bool PagePCPBuddy(const struct page *page) { return page->page_type == PGTY_pcpbuddy; }
-static inline bool PageHead(const struct page *page) { return page->flags & (1UL << PG_head); }
+/*
+ * page->flags, page_type and private of a page are read by a CPU merging
+ * with its buddy while the page's owner may be changing them, as in the
+ * kernel: reads and writes are once-accesses. Flags of an allocated page
+ * are written only by its owner, so set/clear need no atomic RMW.
+ */
+static inline bool PageBuddy(const struct page *page) { return READ_ONCE(page->page_type) == PGTY_buddy; }
+static inline bool PagePCPBuddy(const struct page *page)
+{
+	return READ_ONCE(page->page_type) == PGTY_pcpbuddy;
+}
+static inline unsigned long page_flags(const struct page *page) { return READ_ONCE(page->flags); }
+static inline bool PageHead(const struct page *page) { return page_flags(page) & (1UL << PG_head); }
 static inline bool PageTail(const struct page *page) { return READ_ONCE(page->compound_head) & 1; }
-static inline bool PageReserved(const struct page *page) { return page->flags & (1UL << PG_reserved); }
-static inline bool PageHWPoison(const struct page *page) { return page->flags & (1UL << PG_hwpoison); }
-static inline void SetPageFlag(struct page *page, int bit) { page->flags |= 1UL << bit; }
-static inline void ClearPageFlag(struct page *page, int bit) { page->flags &= ~(1UL << bit); }
-static inline unsigned int buddy_order(const struct page *page) { return (unsigned int)page->private; }
+static inline bool PageReserved(const struct page *page) { return page_flags(page) & (1UL << PG_reserved); }
+static inline bool PageHWPoison(const struct page *page) { return page_flags(page) & (1UL << PG_hwpoison); }
+static inline void SetPageFlag(struct page *page, int bit)
+{
+	WRITE_ONCE(page->flags, page->flags | (1UL << bit));
+}
+static inline void ClearPageFlag(struct page *page, int bit)
+{
+	WRITE_ONCE(page->flags, page->flags & ~(1UL << bit));
+}
+static inline unsigned int buddy_order(const struct page *page)
+{
+	return (unsigned int)READ_ONCE(page->private);
+}
 static inline int page_zonenum(const struct page *page)
 {
-	return (int)((page->flags >> ZONES_PGSHIFT) & ZONES_MASK);
+	return (int)((page_flags(page) >> ZONES_PGSHIFT) & ZONES_MASK);
 }
 static inline unsigned long page_to_section(const struct page *page)
 {
-	return (page->flags >> SECTIONS_PGSHIFT) & SECTIONS_MASK;
+	return (page_flags(page) >> SECTIONS_PGSHIFT) & SECTIONS_MASK;
 }
 static inline int page_ref_count(const struct page *page)
 {

@@ -99,8 +99,8 @@ static void change_pageblock_range(struct page *page, unsigned int order, int mi
 
 static inline void set_buddy_order(struct page *page, unsigned int order)
 {
-	page->private = order;
-	page->page_type = PGTY_buddy;
+	WRITE_ONCE(page->private, order);
+	WRITE_ONCE(page->page_type, PGTY_buddy);
 }
 
 static inline void account_freepages(struct zone *zone, long nr_pages, int migratetype)
@@ -154,8 +154,8 @@ static inline void __del_page_from_free_list(struct page *page, struct zone *zon
 	struct free_area *area = &zone->free_area[order];
 
 	list_del(&page->buddy_list);
-	page->page_type = 0;
-	page->private = 0;
+	WRITE_ONCE(page->page_type, 0);
+	WRITE_ONCE(page->private, 0);
 	WRITE_ONCE(area->nr_free, area->nr_free - 1);
 	mt_nr_free_add(zone, area, migratetype, -1);
 	if (order >= pageblock_order && !is_migrate_isolate(migratetype))
@@ -354,7 +354,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 		for (unsigned long i = 1; compound && i < (1UL << order); i++)
 			page[i].compound_head = 0;
 	}
-	page->flags &= ~((1UL << PG_head) | (1UL << PG_movable));
+	WRITE_ONCE(page->flags, page->flags & ~((1UL << PG_head) | (1UL << PG_movable)));
 	page->alloc_order = 0;
 	return true;
 }
@@ -887,7 +887,7 @@ static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsign
 
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
 {
-	page->private = 0;
+	WRITE_ONCE(page->private, 0);
 	page->alloc_order = (unsigned char)order;
 	if (migratetype == MIGRATE_MOVABLE)
 		SetPageFlag(page, PG_movable);

@@ -63,16 +63,16 @@ static struct pcp_owned_block *find_owned(struct per_cpu_pages *pcp, unsigned in
 
 static void add_chunk(struct per_cpu_pages *pcp, struct page *page, unsigned int order, int mt)
 {
-	page->page_type = PGTY_pcpbuddy;
-	page->private = order;
+	WRITE_ONCE(page->page_type, PGTY_pcpbuddy);
+	WRITE_ONCE(page->private, order);
 	list_add(&page->pcp_list, &pcp->owned_free[mt][order]);
 }
 
 static void del_chunk(struct page *page)
 {
 	list_del(&page->pcp_list);
-	page->page_type = 0;
-	page->private = 0;
+	WRITE_ONCE(page->page_type, 0);
+	WRITE_ONCE(page->private, 0);
 }
 
 static void take_ownership(struct zone *zone, struct per_cpu_pages *pcp, unsigned int idx, int mt)
@@ -225,7 +225,7 @@ void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct p
 		unsigned long buddy_pfn = pfn ^ (1UL << order), combined;
 		struct page *buddy = page + (buddy_pfn - pfn);
 
-		if (!PagePCPBuddy(buddy) || buddy->private != order)
+		if (!PagePCPBuddy(buddy) || READ_ONCE(buddy->private) != order)
 			break;
 		del_chunk(buddy);
 		pl_count(PL_EV_PCP_MERGE, 1);
