@@ -200,20 +200,6 @@ struct wl_result {
 	unsigned int unusable9;
 };
 
-static void zone_lock_totals(struct pl_machine *m, struct pl_lock_stat *out)
-{
-	struct zone *zone;
-
-	memset(out, 0, sizeof(*out));
-	for_each_populated_zone(zone, m) {
-		struct pl_lock_stat z;
-
-		pl_lock_stat_read(&zone->lock, &z);
-		out->acquisitions += z.acquisitions;
-		out->hold_ns += z.hold_ns;
-	}
-}
-
 static void set_param(struct bench *b, const char *key, const char *val)
 {
 	for (int i = 0; i < b->nr_params; i++) {
@@ -276,7 +262,7 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 
 	pl_enter(m, 0);
 	pl_events_sum(m, ev);
-	zone_lock_totals(m, &ls);
+	bench_zone_lock_stat(m, &ls);
 	page_ops = ev[PL_EV_PGALLOC_PAGES] + ev[PL_EV_PGFREE_PAGES];
 	res->mops = (double)page_ops / ((double)ns / 1e9) / 1e6;
 	res->zlock_per_mop = (double)ls.acquisitions * 1e6 / (double)page_ops;
@@ -297,7 +283,22 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 	res->free_blocks = pl_free_pageblocks(zone);
 	res->unusable9 = pl_unusable_free_index(zone, pageblock_order);
 
-	bench_emit(b, "throughput", design, (int)nr_vcpus, res->mops, "Mops/s", m);
+	/* One record per figure, the vCPU count in the name and in params. */
+	{
+		static const char *const names[] = { "throughput", "zone-lock-per-Mop",
+						     "pages-per-zone-lock", "free-pageblocks",
+						     "unusable-index-9" };
+		static const char *const units[] = { "Mops/s", "count", "pages", "pageblocks",
+						     "index" };
+		double vals[] = { res->mops, res->zlock_per_mop, res->pages_per_zlock,
+				  (double)res->free_blocks, res->unusable9 / 1000.0 };
+		char test[64];
+
+		for (size_t i = 0; i < ARRAY_SIZE(vals); i++) {
+			snprintf(test, sizeof(test), "%s-v%u", names[i], nr_vcpus);
+			bench_emit(&vb, test, design, 0, vals[i], units[i], m);
+		}
+	}
 
 	for (unsigned long i = 0; i < w.wheel_size; i++) {
 		while (w.wheel[i].n)
