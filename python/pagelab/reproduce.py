@@ -173,6 +173,70 @@ def render_002(doc: dict) -> str:
     return "\n".join(out)
 
 
+# ----------------------------------------------------------------- seed 003
+
+# The RFC publishes claims, not a table: each row puts our figure beside one.
+CLAIMS_003 = {
+    "setup": "32-way, 32G test machine",
+    "rows": (  # (label, suite, test stem, better, seed's claim)
+        ("alloc many/free few: throughput", "alloc_many_free_few", "throughput", stats.HIGHER,
+         "+1% throughput"),
+        ("alloc many/free few: zone->lock per Mop", "alloc_many_free_few",
+         "zone-lock-per-Mop", stats.LOWER, "fewer zone->lock trips"),
+        ("exit avalanche: zone->lock per Mop", "exit_avalanche", "zone-lock-per-Mop",
+         stats.LOWER, "coarser transactions"),
+        ("kbuild: throughput", "kbuild", "throughput", stats.HIGHER, "-3..4% %sys"),
+        ("kbuild: zone->lock per Mop", "kbuild", "zone-lock-per-Mop", stats.LOWER, ""),
+        ("kbuild: unusable index, order 9", "kbuild", "unusable-index-9", stats.LOWER,
+         "no worse fragmentation"),
+    ),
+}
+
+SEED_003_MODES = {
+    "quick": {"vcpus": "32", "ops": "300000", "reps": 3},
+    "default": {"vcpus": "8,32,128", "ops": "2000000", "reps": 3},
+    "full": {"vcpus": "8,32,128", "ops": "10000000", "reps": 5},
+}
+
+
+def run_003(mode: str, machine: dict[str, str]) -> dict:
+    cfg = SEED_003_MODES[mode]
+    designs = ["v6.18", "pcp-owner"]
+    ms = []
+    for suite in dict.fromkeys(r[1] for r in CLAIMS_003["rows"]):
+        params = dict(machine, vcpus=cfg["vcpus"], ops=cfg["ops"])
+        ms += run_interleaved(suite, params, designs, cfg["reps"], together=True,
+                              label=f"seed 003 {suite}")
+    return {"measurements": ms, "settings": dict(cfg, **machine)}
+
+
+def render_003(doc: dict) -> str:
+    ms = doc["measurements"]
+    settings = doc.get("settings", {})
+    base, new = "v6.18", "pcp-owner"
+    head = [["", "seed", base, new], ["", "(claim)", "(ours)", "(ours)"]]
+    rows = []
+    for vcpus in settings.get("vcpus", "32").split(","):
+        for label, suite, stem, better, claim in CLAIMS_003["rows"]:
+            test = f"{stem}-v{vcpus}"
+            b = [m.value for m in ms if m.suite == suite and m.test == test and m.design == base]
+            n = [m.value for m in ms if m.suite == suite and m.test == test and m.design == new]
+            if not b or not n:
+                continue
+            bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
+            rows.append([f"{label}, {vcpus} vCPUs", claim, f"{bm:.3g}",
+                         f"{nm:.3g} {fmt_change(stats.fastpath_change(bm, nm, better), stats.verdict(b, n, better))}"])
+    reps = settings.get("reps", "?")
+    return "\n".join([
+        f"PCP pageblock ownership, {settings.get('ops', '?')} page operations per run, "
+        f"{reps} runs, vCPUs interleaved on one thread",
+        tables.box(head, rows),
+        f"seed: {CLAIMS_003['setup']} (claims from the RFC text); ours: a "
+        f"{settings.get('mem', '16G')} pagelab machine",
+        "change vs v6.18: >0 is better; (I)/(R): our 95% confidence intervals do not overlap",
+    ])
+
+
 # ------------------------------------------------------------------ registry
 
 @dataclass
@@ -195,9 +259,8 @@ SEEDS = {s.id: s for s in (
              ("page_alloc_high_order",)),
     SeedSpec("002", "per-migratetype free-block counts; /proc/pagetypeinfo without walking "
              "free lists (mt_counts)", "issue 2", ("pagetypeinfo",), run_002, render_002),
-    SeedSpec("003", "PCP pageblock ownership (pcp_owner)",
-             "a reproducer over issue 3's alloc_many_free_few/kbuild suites (the seed "
-             "publishes claims, not a table)", ("alloc_many_free_few", "kbuild")),
+    SeedSpec("003", "PCP pageblock ownership (pcp_owner)", "issue 3",
+             ("alloc_many_free_few", "exit_avalanche", "kbuild"), run_003, render_003),
     SeedSpec("004", "vmalloc on a maple tree, per-CPU bump allocator (maple)",
              "issue 6 (maple tree, vmalloc on it)", ("test_vmalloc",)),
 )}

@@ -35,6 +35,22 @@ def test_reproduce_002_quick_tiny(tmp_path, capsys):
     assert "against vCPUs" in html and "needs results whose vcpus= varies" in html
 
 
+def test_reproduce_003_quick_small(tmp_path, capsys):
+    # 256M: big enough for 32 vCPUs, small enough to run in a second or two.
+    assert main(["reproduce", "003", "--quick", "mem=256M", "dma32=64M", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for label in ("alloc many/free few: throughput, 32 vCPUs",
+                  "exit avalanche: zone->lock per Mop, 32 vCPUs",
+                  "kbuild: unusable index, order 9, 32 vCPUs"):
+        assert label in out
+    assert "+1% throughput" in out and "(claim)" in out
+    doc = json.loads((tmp_path / "seed-003.json").read_text())
+    suites = {m["suite"] for m in doc["measurements"]}
+    assert suites == {"alloc_many_free_few", "exit_avalanche", "kbuild"}
+    assert {m["design"] for m in doc["measurements"]} == {"v6.18", "pcp-owner"}
+    assert all(m["params"]["vcpus"] == "32" for m in doc["measurements"])
+
+
 def test_reproduce_unavailable_seeds_are_skipped(tmp_path, capsys):
     assert main(["reproduce", "000", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
