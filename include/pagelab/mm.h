@@ -400,6 +400,7 @@ struct pl_cpu {
  * @mem_map:  struct page for every pfn in [0, max_pfn).
  * @mem_base: page frame memory; page_address(pfn) = mem_base + pfn * PAGE_SIZE.
  * @cpus:     nr_cpus vCPUs.
+ * @fault_inject: fault injection sites (fail_page_alloc.c), NULL until set.
  */
 struct pl_machine {
 	struct pl_config config;
@@ -411,6 +412,7 @@ struct pl_machine {
 	unsigned int nr_cpus;
 	unsigned long min_free_kbytes;
 	int debug;
+	struct pl_fault_inject *fault_inject;
 };
 
 #define for_each_zone(z, m) \

@@ -9,6 +9,7 @@
 #include "base.h"
 #include "list.h"
 #include "mm.h"
+#include "fault_inject.h"
 
 #define PAGELAB_VERSION "0.1.0"
 

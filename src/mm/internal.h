@@ -122,6 +122,10 @@ void pl_setup_per_zone_wmarks(struct pl_machine *m);
 /* mm/debug.c */
 void __pl_debug_check(struct pl_machine *m, const char *where);
 
+/* mm/fail_page_alloc.c */
+bool should_fail_alloc_page(gfp_t gfp, unsigned int order);
+void pl_fault_inject_free(struct pl_machine *m);
+
 /* Run the checker when the machine's debug level is at least @level. */
 static inline void pl_debug_check(struct pl_machine *m, int level, const char *where)
 {

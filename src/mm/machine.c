@@ -257,6 +257,7 @@ void pl_machine_destroy(struct pl_machine *m)
 	for_each_zone(zone, m)
 		free(zone->pageblock_flags);
 	pl_free_zone_pagesets(m);
+	pl_fault_inject_free(m);
 	munmap(m->mem_map, map_pages * sizeof(struct page));
 	munmap(m->mem_base, m->config.mem_bytes);
 	free(m->cpus);

@@ -990,6 +990,8 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 			pl_warn_ratelimited("alloc_pages: order %u above MAX_PAGE_ORDER", order);
 		return NULL;
 	}
+	if (unlikely(should_fail_alloc_page(gfp, order)))
+		return NULL;
 
 	page = get_page_from_freelist(m, gfp, order,
 				      ALLOC_WMARK_LOW | alloc_flags_nofragment(m, highest_zoneidx),
