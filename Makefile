@@ -3,10 +3,11 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 VENV       ?= .venv
 GEN        := -G Ninja
 
-.PHONY: all deps build build-asan test test-c test-asan test-py run clean
+.PHONY: all deps build build-asan build-tsan test test-c test-asan test-tsan test-py run clean
 
 all: build
 
@@ -22,6 +23,11 @@ build-asan: deps
 		-DPAGELAB_SANITIZE=address,undefined >/dev/null
 	@cmake --build $(ASAN_BUILD)
 
+build-tsan: deps
+	@cmake -S . -B $(TSAN_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=Debug \
+		-DPAGELAB_SANITIZE=thread >/dev/null
+	@cmake --build $(TSAN_BUILD)
+
 test-c: build
 	ctest --test-dir $(BUILD) --output-on-failure
 
@@ -32,7 +38,14 @@ test-asan: build-asan
 test-py: build
 	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pytest -q python/tests
 
-test: test-c test-asan test-py
+# The tests with real threads (CTest label "concurrency") under ThreadSanitizer,
+# without ASLR where allowed (gcc 12's TSan rejects some high-entropy layouts).
+test-tsan: build-tsan
+	norand=$$(setarch $$(uname -m) -R true 2>/dev/null && echo "setarch $$(uname -m) -R"); \
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		$$norand ctest --test-dir $(TSAN_BUILD) -L concurrency --output-on-failure
+
+test: test-c test-asan test-tsan test-py
 
 # The main job: every available seed's table on the default machine, quick,
 # and the HTML report in out/report.html.
@@ -40,4 +53,4 @@ run: build
 	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pagelab reproduce all --quick
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

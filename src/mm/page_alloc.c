@@ -639,8 +639,12 @@ static bool prep_move_freepages_block(struct zone *zone, struct page *page,
 			pfn += nr;
 			continue;
 		}
-		/* Movable allocations stand for the kernel's LRU pages. */
-		if (p->flags & (1UL << PG_movable))
+		/*
+		 * Movable allocations stand for the kernel's LRU pages. An
+		 * allocated page's flags change under its owner, not this
+		 * lock: a racy read, as the kernel's PageLRU() test here.
+		 */
+		if (page_flags(p) & (1UL << PG_movable))
 			(*num_movable)++;
 		pfn++;
 	}
