@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * page_alloc_high_order.c - seed 001's benchmark loop,
+ * page_alloc_high_order_test():
+ *
+ *	for (i = 0; i < test_loop_count; i++) {
+ *		page = alloc_pages(GFP_KERNEL, order);
+ *		split_page(page, order);
+ *		free_contig_range(page_to_pfn(page), 1UL << order);
+ *	}
+ *
+ * at each order of `order=` (default 3, 9 - the seed's HPAGE_PMD_ORDER -
+ * and 10), 100,000 iterations as the seed, single-threaded on vCPU 0. The
+ * designs run interleaved (A B A B ...) in one process, each run on a fresh
+ * machine so that its counters in the JSON are that run's alone. Figures:
+ * time per iteration (the seed's "Execution time" / loop count) and per
+ * page; the table shows the best rep and the counters per iteration.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+#define MAX_DESIGNS 8
+#define MAX_ORDERS 11
+
+static const char *const keys[] = { "mem", "dma32", "design", "order", "test_loop_count",
+				    "reps", "vcpus", "debug", "lock_stat", "pcp", NULL };
+
+struct run {
+	double ns;			/* whole loop */
+	unsigned long ev[NR_PL_VM_EVENTS];
+	unsigned long zone_lock;	/* zone->lock acquisitions */
+};
+
+/* Parse "3,9,10" into orders. Return: how many, or -1 on junk. */
+static int parse_orders(const char *s, unsigned int *orders)
+{
+	char buf[128], *end;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		unsigned long o = strtoul(tok, &end, 10);
+
+		if (*end || end == tok || o > MAX_PAGE_ORDER || n == MAX_ORDERS)
+			return -1;
+		orders[n++] = (unsigned int)o;
+	}
+	return n;
+}
+
+static void one_run(struct pl_machine *m, unsigned int order, unsigned long loops,
+		    struct run *r)
+{
+	unsigned long nr = 1UL << order;
+	struct pl_lock_stat ls;
+	uint64_t t0;
+
+	pl_enter(m, 0);
+	t0 = pl_now_ns();
+	for (unsigned long i = 0; i < loops; i++) {
+		struct page *page = alloc_pages(GFP_KERNEL, order);
+
+		if (!page || split_page(page, order) ||
+		    free_contig_range(page_to_pfn(page), nr) != 0) {
+			fprintf(stderr, "pagelab-bench: page_alloc_high_order: order-%u iteration "
+				"%lu failed\n", order, i);
+			exit(1);
+		}
+	}
+	r->ns = (double)(pl_now_ns() - t0);
+	pl_events_sum(m, r->ev);
+	bench_zone_lock_stat(m, &ls);
+	r->zone_lock = ls.acquisitions;
+	pl_leave();
+}
+
+static int run(struct bench *b)
+{
+	const char *names[MAX_DESIGNS];
+	int n = bench_designs(b, "v6.18,contig-batch", names, MAX_DESIGNS);
+	unsigned long loops = param_ulong(b, "test_loop_count", 100000);
+	unsigned long reps = param_ulong(b, "reps", 3);
+	unsigned int orders[MAX_ORDERS];
+	int nr_orders = parse_orders(param_str(b, "order", "3,9,10"), orders);
+	static struct run best[MAX_ORDERS][MAX_DESIGNS];
+	char test[64];
+
+	if (nr_orders <= 0 || !loops || !reps) {
+		fprintf(stderr, "pagelab-bench: page_alloc_high_order: need order=N[,N...] with "
+			"N <= %d, test_loop_count >= 1, reps >= 1\n", MAX_PAGE_ORDER);
+		return 2;
+	}
+	for (int o = 0; o < nr_orders; o++)
+		for (int d = 0; d < n; d++)
+			best[o][d].ns = 1e300;
+
+	for (unsigned long rep = 0; rep < reps; rep++) {
+		for (int o = 0; o < nr_orders; o++) {
+			for (int d = 0; d < n; d++) {
+				struct pl_machine *m = bench_machine(b, names[d]);
+				double nr = (double)(1UL << orders[o]);
+				struct run r;
+
+				one_run(m, orders[o], loops, &r);
+				snprintf(test, sizeof(test), "odr%u-per-iteration", orders[o]);
+				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / 1e3,
+					   "us", m);
+				snprintf(test, sizeof(test), "odr%u-per-page", orders[o]);
+				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / nr,
+					   "ns", m);
+				if (r.ns < best[o][d].ns)
+					best[o][d] = r;
+				pl_machine_destroy(m);
+			}
+		}
+	}
+
+	fprintf(b->out, "page_alloc_high_order: %lu x (alloc_pages(GFP_KERNEL, order), split_page, "
+		"free_contig_range), 1 thread, best of %lu\n", loops, reps);
+	fprintf(b->out, "%5s %-14s %10s %9s %10s %8s %11s %11s %11s %11s\n", "order", "design",
+		"us/iter", "ns/page", "total(s)", "speedup", "zlock/iter", "frees/iter",
+		"merges/iter", "drained/it");
+	for (int o = 0; o < nr_orders; o++) {
+		for (int d = 0; d < n; d++) {
+			const struct run *r = &best[o][d];
+			double l = (double)loops;
+
+			fprintf(b->out, "%5u %-14s %10.3f %9.2f %10.3f %7.2fx %11.2f %11.2f %11.2f "
+				"%11.1f\n", orders[o], names[d], r->ns / l / 1e3,
+				r->ns / l / (double)(1UL << orders[o]), r->ns / 1e9,
+				best[o][0].ns / r->ns, (double)r->zone_lock / l,
+				(double)r->ev[PL_EV_PGFREE] / l,
+				(double)r->ev[PL_EV_BUDDY_MERGE] / l,
+				(double)r->ev[PL_EV_PCP_DRAIN_PAGES] / l);
+		}
+	}
+	return 0;
+}
+
+const struct bench_suite suite_page_alloc_high_order = {
+	.name = "page_alloc_high_order",
+	.summary = "seed 001: alloc order N, split_page, free_contig_range, per design",
+	.keys = keys,
+	.run = run,
+};
