@@ -136,7 +136,14 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(PCP_RELEASE_BLOCK, "owned pageblocks returned whole to the zone")    \
 	X(PCP_RELEASE_FRAGMENT, "owned pageblocks returned partially free")    \
 	X(PCP_REMOTE_FREE, "frees routed to another CPU's PCP (the owner)")   \
-	X(PCP_DEGRADE, "refills that fell back to the baseline (pcp_owner)")
+	X(PCP_DEGRADE, "refills that fell back to the baseline (pcp_owner)")  \
+	X(VMALLOC, "vmalloc areas allocated")                                  \
+	X(VFREE, "vmalloc areas freed by vfree")                               \
+	X(VMAP_POOL_HIT, "vmap areas taken from a vmap node's pool")           \
+	X(VMAP_PURGE, "lazy purges (__purge_vmap_area_lazy with work)")        \
+	X(VMAP_PURGE_AREAS, "lazily freed vmap areas purged")                  \
+	X(VMAP_PGTABLE_ALLOC, "page-table pages allocated for vmalloc")       \
+	X(TLB_FLUSH, "kernel TLB flushes (flush_tlb_kernel_range)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -346,11 +346,17 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  *             reads them without zone->lock.
  * @pcp_owner: seed 003, PCPs take whole pageblocks, own them, and frees
  *             route back to the owner where buddies merge under pcp->lock.
+ * @vmap_index: how vmalloc indexes its free/busy/lazy areas (enum vmap_index).
  */
+enum vmap_index {
+	VMAP_INDEX_RBTREE,	/* the augmented rbtree of 6.18 */
+};
+
 struct pl_design {
 	const char *name;
 	bool mt_counts;
 	bool pcp_owner;
+	enum vmap_index vmap_index;
 };
 
 /**
@@ -376,6 +382,8 @@ extern const char *const pl_design_presets[];
  * @min_free_kbytes: 0 to compute as the kernel does.
  * @pcp_disabled:    no per-CPU page lists: every allocation and free goes
  *                   to the buddy under zone->lock (to measure the buddy alone).
+ * @tlb_flush_ns_per_cpu: what one kernel TLB flush costs per vCPU, spent
+ *                   in a calibrated busy loop (default 1000; 0: free).
  */
 struct pl_config {
 	unsigned long mem_bytes;
@@ -386,6 +394,7 @@ struct pl_config {
 	bool lock_stat;
 	unsigned long min_free_kbytes;
 	bool pcp_disabled;
+	unsigned long tlb_flush_ns_per_cpu;
 };
 
 /** struct pl_cpu - one virtual CPU's private data. */
@@ -413,6 +422,7 @@ struct pl_machine {
 	unsigned long min_free_kbytes;
 	int debug;
 	struct pl_fault_inject *fault_inject;
+	struct vmap_space *vmap;	/* the vmalloc space (src/vmalloc) */
 };
 
 #define for_each_zone(z, m) \
@@ -586,8 +596,8 @@ unsigned long pl_free_pageblocks(struct zone *zone);
 
 /**
  * pl_check_machine() - walk every free list and pageblock and recount every
- * counter; print each inconsistency found on stderr.
- * Context: takes each zone->lock in turn.
+ * counter, then run pl_check_vmalloc(); print each inconsistency on stderr.
+ * Context: takes each zone->lock in turn; no vmalloc call may be running.
  * Return: the number of inconsistencies (0 = clean).
  */
 int pl_check_machine(struct pl_machine *m);

@@ -10,6 +10,7 @@
 #include "list.h"
 #include "mm.h"
 #include "fault_inject.h"
+#include "vmalloc.h"
 
 #define PAGELAB_VERSION "0.1.0"
 

@@ -119,6 +119,10 @@ static inline bool design_pcp_owner(const struct zone *zone)
 /* mm/machine.c */
 void pl_setup_per_zone_wmarks(struct pl_machine *m);
 
+/* vmalloc/vmap_area.c: the vmalloc space, made and unmade with the machine */
+struct vmap_space *vmap_space_create(struct pl_machine *m);
+void vmap_space_destroy(struct vmap_space *vs);
+
 /* mm/debug.c */
 void __pl_debug_check(struct pl_machine *m, const char *where);
 

@@ -63,6 +63,7 @@ void pl_config_default(struct pl_config *cfg)
 	cfg->mem_bytes = 16UL << 30;
 	cfg->dma32_bytes = 4UL << 30;
 	cfg->nr_cpus = 1;
+	cfg->tlb_flush_ns_per_cpu = 1000;
 	pl_design_preset("v6.18", &cfg->design);
 }
 
@@ -238,7 +239,12 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 
 	pl_enter(m, 0);
 	free_all_bootmem(m);
+	m->vmap = vmap_space_create(m);	/* vmalloc_init() */
 	pl_this = saved;
+	if (!m->vmap) {
+		pl_machine_destroy(m);
+		return NULL;
+	}
 	return m;
 }
 
@@ -257,6 +263,7 @@ void pl_machine_destroy(struct pl_machine *m)
 	for_each_zone(zone, m)
 		free(zone->pageblock_flags);
 	pl_free_zone_pagesets(m);
+	vmap_space_destroy(m->vmap);
 	pl_fault_inject_free(m);
 	munmap(m->mem_map, map_pages * sizeof(struct page));
 	munmap(m->mem_base, m->config.mem_bytes);

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vmalloc_debug.c - /proc/vmallocinfo and the vmalloc checker.
+ *
+ * /proc/vmallocinfo (mm/vmalloc.c's s_show): the vmap nodes in index
+ * order, each node's busy areas in address order (so the whole is sorted
+ * only with one node), one line per area:
+ *   0x<start>-0x<end> <size %7ld> <caller> pages=<n> vmalloc N0=<n>
+ * vm_map_ram areas as "vm_map_ram", then every lazily freed area as
+ * "unpurged vm_area". Addresses print as 16 hex digits (%pK for root);
+ * the caller as %pS does without kallsyms: 0x + 16 hex digits.
+ *
+ * pl_check_vmalloc() trusts no counter: it collects every area of every
+ * index, list and pool, sorts them and checks they tile [VMALLOC_START,
+ * VMALLOC_END); it recounts vmap_lazy_nr, nr_vmalloc_pages, the pool
+ * lengths and the vmap_area/vm_struct objects in use; it walks the page
+ * tables of each busy area (each page mapped to the right frame, the guard
+ * page not) and counts every mapping in the tables against the busy areas.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vmap_area.h"
+
+/* ---- /proc/vmallocinfo ---------------------------------------------------- */
+
+static __printf(2, 3) void seq_printf(struct pl_seq *s, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = s->size - s->count;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(s->buf + s->count, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room) {
+		s->overflow = true;
+		s->count = s->size;
+		return;
+	}
+	s->count += (size_t)n;
+}
+
+static void show_vm_area(struct pl_seq *s, struct vmap_area *va)
+{
+	struct vm_struct *v = va->vm;
+
+	if (!v) {
+		if (va->flags & VMAP_RAM)
+			seq_printf(s, "0x%016lx-0x%016lx %7ld vm_map_ram\n", va->va_start, va->va_end,
+				   (long)va_size(va));
+		return;
+	}
+	if (__atomic_load_n(&v->flags, __ATOMIC_ACQUIRE) & VM_UNINITIALIZED)
+		return;
+	seq_printf(s, "0x%016lx-0x%016lx %7ld", v->addr, v->addr + v->size, (long)v->size);
+	if (v->caller)
+		seq_printf(s, " 0x%016lx", (unsigned long)v->caller);
+	if (v->nr_pages)
+		seq_printf(s, " pages=%u", v->nr_pages);
+	if (v->phys_addr)
+		seq_printf(s, " phys=0x%016lx", v->phys_addr);
+	if (v->flags & VM_IOREMAP)
+		seq_printf(s, " ioremap");
+	if (v->flags & VM_SPARSE)
+		seq_printf(s, " sparse");
+	if (v->flags & VM_ALLOC)
+		seq_printf(s, " vmalloc");
+	if (v->flags & VM_MAP)
+		seq_printf(s, " vmap");
+	if (v->flags & VM_USERMAP)
+		seq_printf(s, " user");
+	if (v->flags & VM_DMA_COHERENT)
+		seq_printf(s, " dma-coherent");
+	if (is_vmalloc_addr(v->pages))
+		seq_printf(s, " vpages");
+	if (v->nr_pages)	/* show_numa_info(): one memory node */
+		seq_printf(s, " N0=%u", v->nr_pages);
+	seq_printf(s, "\n");
+}
+
+long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size)
+{
+	struct pl_seq s = { .buf = buf, .size = size };
+	struct vmap_space *vs = m->vmap;
+	struct list_head *pos;
+
+	if (!vs)
+		return 0;
+	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
+		struct vmap_node *vn = &vs->vmap_nodes[i];
+
+		spin_lock(&vn->busy.lock);
+		list_for_each(pos, &vn->busy.head)
+			show_vm_area(&s, list_entry(pos, struct vmap_area, list));
+		spin_unlock(&vn->busy.lock);
+	}
+	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {	/* show_purge_info() */
+		struct vmap_node *vn = &vs->vmap_nodes[i];
+
+		spin_lock(&vn->lazy.lock);
+		list_for_each(pos, &vn->lazy.head) {
+			struct vmap_area *va = list_entry(pos, struct vmap_area, list);
+
+			seq_printf(&s, "0x%016lx-0x%016lx %7ld unpurged vm_area\n", va->va_start,
+				   va->va_end, (long)va_size(va));
+		}
+		spin_unlock(&vn->lazy.lock);
+	}
+	if (s.overflow)
+		return -ENOSPC;
+	return (long)s.count;
+}
+
+/* ---- the checker ------------------------------------------------------------ */
+
+#define MAX_REPORTS 20
+
+enum va_state { VA_FREE, VA_BUSY, VA_LAZY, VA_POOLED };
+static const char *const state_names[] = { "free", "busy", "lazy", "pooled" };
+
+struct va_ref {
+	unsigned long start, end;
+	enum va_state state;
+};
+
+struct vchecker {
+	int errors;
+	struct va_ref *refs;
+	size_t nr, cap;
+	bool oom;
+};
+
+static __printf(2, 3) void vreport(struct vchecker *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->errors++ >= MAX_REPORTS)
+		return;
+	fprintf(stderr, "pl_check_vmalloc: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void report_cb(void *ctx, const char *msg)
+{
+	struct vchecker *c = ctx;
+
+	if (c->errors < MAX_REPORTS)
+		fprintf(stderr, "pl_check_vmalloc: %s\n", msg);
+	/* the index's check returns its own count; this only prints */
+}
+
+static void add_ref(struct vchecker *c, struct vmap_area *va, enum va_state state)
+{
+	if (c->nr == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		struct va_ref *r = realloc(c->refs, cap * sizeof(*r));
+
+		if (!r) {
+			c->oom = true;
+			return;
+		}
+		c->refs = r;
+		c->cap = cap;
+	}
+	c->refs[c->nr++] = (struct va_ref){ va->va_start, va->va_end, state };
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct va_ref *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* One busy area with a vm_struct: its fields and its mappings. Return: pages mapped. */
+static unsigned long check_busy_vm(struct vchecker *c, struct vmap_space *vs, struct vmap_area *va)
+{
+	struct vm_struct *vm = va->vm;
+	unsigned long mapped = get_vm_area_size(vm) >> PAGE_SHIFT;
+
+	if (vm->addr != va->va_start || vm->size != va_size(va)) {
+		vreport(c, "busy area [%#lx, %#lx): vm_struct says addr %#lx size %#lx", va->va_start,
+			va->va_end, vm->addr, vm->size);
+		return 0;
+	}
+	if (vm->flags & VM_UNINITIALIZED)
+		return 0;	/* being set up */
+	for (unsigned long i = 0; i < mapped; i++) {
+		unsigned long a = vm->addr + (i << PAGE_SHIFT);
+		void *host = vmalloc_host_addr(vs, a);
+
+		if (!host) {
+			vreport(c, "busy area %#lx: page %lu is not mapped", vm->addr, i);
+			return mapped;
+		}
+		if (vm->pages && i < vm->nr_pages &&
+		    host != page_address(vm->pages[i])) {
+			vreport(c, "busy area %#lx: page %lu maps pfn %#lx, pages[] has pfn %#lx",
+				vm->addr, i, vmalloc_to_pfn((void *)a), page_to_pfn(vm->pages[i]));
+			return mapped;
+		}
+		if (vm->pages && i < vm->nr_pages && !vm->page_order &&
+		    page_ref_count(vm->pages[i]) <= 0)
+			vreport(c, "busy area %#lx: page %lu (pfn %#lx) is free", vm->addr, i,
+				page_to_pfn(vm->pages[i]));
+	}
+	if (!(vm->flags & VM_NO_GUARD) && vmalloc_host_addr(vs, va->va_end - PAGE_SIZE))
+		vreport(c, "busy area %#lx: its guard page is mapped", vm->addr);
+	return mapped;
+}
+
+static void lock_all(struct vmap_space *vs)
+{
+	spin_lock(&vs->free.lock);
+	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
+		spin_lock(&vs->vmap_nodes[i].busy.lock);
+		spin_lock(&vs->vmap_nodes[i].lazy.lock);
+		spin_lock(&vs->vmap_nodes[i].pool_lock);
+	}
+}
+
+static void unlock_all(struct vmap_space *vs)
+{
+	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
+		spin_unlock(&vs->vmap_nodes[i].pool_lock);
+		spin_unlock(&vs->vmap_nodes[i].lazy.lock);
+		spin_unlock(&vs->vmap_nodes[i].busy.lock);
+	}
+	spin_unlock(&vs->free.lock);
+}
+
+static void check_space(struct vchecker *c, struct vmap_space *vs)
+{
+	unsigned long lazy_pages = 0, vmalloc_pages = 0, mapped = 0, nr_vm = 0, spares = 0;
+	struct list_head *pos;
+	unsigned long expect;
+
+	c->errors += vs->ops->check_free(&vs->free, report_cb, c);
+	list_for_each(pos, &vs->free.head)
+		add_ref(c, list_entry(pos, struct vmap_area, list), VA_FREE);
+
+	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
+		struct vmap_node *vn = &vs->vmap_nodes[i];
+
+		c->errors += vs->ops->check_set(&vn->busy, report_cb, c);
+		c->errors += vs->ops->check_set(&vn->lazy, report_cb, c);
+		list_for_each(pos, &vn->busy.head) {
+			struct vmap_area *va = list_entry(pos, struct vmap_area, list);
+
+			add_ref(c, va, VA_BUSY);
+			if (addr_to_node_id(vs, va->va_start) != i)
+				vreport(c, "busy area %#lx in node %u, belongs to node %u", va->va_start,
+					i, addr_to_node_id(vs, va->va_start));
+			if (!va->vm)
+				continue;
+			nr_vm++;
+			mapped += check_busy_vm(c, vs, va);
+			if ((va->vm->flags & VM_ALLOC) && !(va->vm->flags & VM_MAP_PUT_PAGES))
+				vmalloc_pages += va->vm->nr_pages;
+		}
+		list_for_each(pos, &vn->lazy.head) {
+			struct vmap_area *va = list_entry(pos, struct vmap_area, list);
+			unsigned int id = decode_vn_id(vs, va->flags);
+			unsigned int want = id < vs->nr_vmap_nodes ? id : addr_to_node_id(vs, va->va_start);
+
+			add_ref(c, va, VA_LAZY);
+			lazy_pages += va_size(va) >> PAGE_SHIFT;
+			if (want != i)
+				vreport(c, "lazy area %#lx in node %u, belongs to node %u", va->va_start,
+					i, want);
+		}
+		for (int p = 0; p < MAX_VA_SIZE_PAGES; p++) {
+			unsigned long n = 0;
+
+			list_for_each(pos, &vn->pool[p].head) {
+				struct vmap_area *va = list_entry(pos, struct vmap_area, list);
+
+				add_ref(c, va, VA_POOLED);
+				if (va_size(va) != (unsigned long)(p + 1) * PAGE_SIZE)
+					vreport(c, "node %u pool %d holds area [%#lx, %#lx)", i, p,
+						va->va_start, va->va_end);
+				n++;
+			}
+			if (n != vn->pool[p].len)
+				vreport(c, "node %u pool %d: len %lu, holds %lu", i, p,
+					vn->pool[p].len, n);
+		}
+	}
+	if (c->oom) {
+		vreport(c, "out of memory");
+		return;
+	}
+
+	/* The partition of [VMALLOC_START, VMALLOC_END). */
+	qsort(c->refs, c->nr, sizeof(*c->refs), cmp_ref);
+	expect = VMALLOC_START;
+	for (size_t k = 0; k < c->nr; k++) {
+		struct va_ref *r = &c->refs[k];
+
+		if (r->start > expect)
+			vreport(c, "hole [%#lx, %#lx) before %s area [%#lx, %#lx)", expect, r->start,
+				state_names[r->state], r->start, r->end);
+		else if (r->start < expect)
+			vreport(c, "%s area [%#lx, %#lx) overlaps the area before it (ending %#lx)",
+				state_names[r->state], r->start, r->end, expect);
+		if (r->end <= r->start || !IS_ALIGNED(r->start, PAGE_SIZE) ||
+		    !IS_ALIGNED(r->end, PAGE_SIZE))
+			vreport(c, "%s area [%#lx, %#lx) empty or not page aligned",
+				state_names[r->state], r->start, r->end);
+		if (r->end > expect)
+			expect = r->end;
+	}
+	if (expect != VMALLOC_END)
+		vreport(c, "the areas end at %#lx, the space at %#lx", expect, VMALLOC_END);
+
+	/* Counters. */
+	if ((unsigned long)__atomic_load_n(&vs->vmap_lazy_nr, __ATOMIC_RELAXED) != lazy_pages)
+		vreport(c, "vmap_lazy_nr %ld, lazy areas hold %lu pages",
+			__atomic_load_n(&vs->vmap_lazy_nr, __ATOMIC_RELAXED), lazy_pages);
+	if ((unsigned long)__atomic_load_n(&vs->nr_vmalloc_pages, __ATOMIC_RELAXED) != vmalloc_pages)
+		vreport(c, "nr_vmalloc_pages %ld, busy areas hold %lu",
+			__atomic_load_n(&vs->nr_vmalloc_pages, __ATOMIC_RELAXED), vmalloc_pages);
+	for (unsigned int cpu = 0; cpu < vs->m->nr_cpus; cpu++)
+		spares += vs->ne_fit_preload[cpu] != NULL;
+	if ((unsigned long)pl_objcache_in_use(vs->vmap_area_cachep) != c->nr + spares)
+		vreport(c, "%ld vmap_area objects in use, %zu areas + %lu preloaded spares",
+			pl_objcache_in_use(vs->vmap_area_cachep), c->nr, spares);
+	if ((unsigned long)pl_objcache_in_use(vs->vm_struct_cachep) != nr_vm)
+		vreport(c, "%ld vm_struct objects in use, %lu busy areas have one",
+			pl_objcache_in_use(vs->vm_struct_cachep), nr_vm);
+
+	/* Nothing mapped outside the busy areas. */
+	if (pgtable_count_mapped(vs, VMALLOC_START, VMALLOC_END) != mapped)
+		vreport(c, "page tables map %lu pages, busy areas %lu",
+			pgtable_count_mapped(vs, VMALLOC_START, VMALLOC_END), mapped);
+}
+
+int pl_check_vmalloc(struct pl_machine *m)
+{
+	struct vchecker c = { 0 };
+	struct pl_this saved = pl_this;
+	struct vmap_space *vs = m->vmap;
+
+	if (!vs)
+		return 0;
+	/* The walk needs the machine's memmap: act from its CPU 0, read only. */
+	pl_this.machine = m;
+	pl_this.cpu = &m->cpus[0];
+	lock_all(vs);
+	check_space(&c, vs);
+	unlock_all(vs);
+	pl_this = saved;
+	free(c.refs);
+	if (c.errors > MAX_REPORTS)
+		fprintf(stderr, "pl_check_vmalloc: %d more\n", c.errors - MAX_REPORTS);
+	return c.errors;
+}

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmap_area.h - vmalloc's internal types and the table of contents of
+ * src/vmalloc (mm/vmalloc.c of Linux 6.18 split by concept).
+ *
+ *   struct vmap_space (machine->vmap)
+ *     .free        free areas: the free index + address-ordered list,
+ *                  under free_vmap_area_lock
+ *     .vmap_nodes[nr_vmap_nodes]        (clamp(nr_cpus, 1, 128) nodes)
+ *         .busy    allocated areas whose start falls in this node's 64 KiB
+ *                  stripes (addr_to_node_id), each with its own lock
+ *         .lazy    freed areas waiting for the purge's TLB flush
+ *         .pool[i] pre-cut free areas of exactly i + 1 pages (guard
+ *                  included), recycled by the purge, taken by node_alloc()
+ *     .pgd         the simulated 4-level page tables (pgtable.c)
+ *
+ * The free, busy and lazy indexes sit behind struct vmap_index_ops, chosen
+ * by the design's vmap_index: today the augmented rbtree of 6.18
+ * (vmap_index_rb.c); seed 004's maple tree is meant to be a second
+ * implementation of the same table. The address-ordered lists beside the
+ * indexes are common to both.
+ *
+ * Invariants: see include/pagelab/vmalloc.h; besides, every vmap_area
+ * object handed out by vmap_area_cachep is in exactly one of: the free
+ * index, a busy index, a lazy index, a pool, a purge list in progress, a
+ * CPU's NE-fit preload slot, or the hands of a running call.
+ */
+#ifndef PAGELAB_VMALLOC_VMAP_AREA_H
+#define PAGELAB_VMALLOC_VMAP_AREA_H
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include "pagelab/pagelab.h"
+#include "pagelab/vmalloc.h"
+#include "lib/objcache.h"
+#include "lib/rbtree.h"
+
+/**
+ * struct vmap_area - a range [va_start, va_end) of the vmalloc space;
+ * 72 bytes on 64-bit, as the kernel's (seed 004 shrinks it to 48).
+ * @rb_node:          linkage in the index holding it.
+ * @list:             linkage in the list beside that index, a pool, or a
+ *                    purge list.
+ * @subtree_max_size: while in a free index: the largest area's size in its
+ *                    subtree (the augmented value).
+ * @vm:               while busy: the area's contents (NULL for vm_map_ram).
+ * @flags:            VMAP_RAM/VMAP_BLOCK plus the encoded node id.
+ */
+struct vmap_area {
+	unsigned long va_start;
+	unsigned long va_end;
+	struct rb_node rb_node;
+	struct list_head list;
+	union {
+		unsigned long subtree_max_size;
+		struct vm_struct *vm;
+	};
+	unsigned long flags;
+};
+
+static inline unsigned long va_size(const struct vmap_area *va)
+{
+	return va->va_end - va->va_start;
+}
+
+/**
+ * struct rb_list - an address-ordered set of areas: an index and a list in
+ * the same order (list neighbours in O(1) for merging and for reports).
+ * @root:  the rbtree index's root (@priv for another index implementation).
+ * @head:  the list, ascending by address.
+ * @lock:  protects both (free_vmap_area_lock for the free space).
+ */
+struct rb_list {
+	union {
+		struct rb_root root;
+		void *priv;
+	};
+	struct list_head head;
+	struct pl_spinlock lock;
+};
+
+#define MAX_VA_SIZE_PAGES	256
+
+struct vmap_pool {
+	struct list_head head;
+	unsigned long len;	/* under pool_lock, read racily */
+};
+
+/**
+ * struct vmap_node - one shard of the busy and lazy areas, plus pools.
+ * @pool:          pre-cut areas of 1..256 pages, under @pool_lock.
+ * @skip_populate: set for a purge that must not refill the pools.
+ * @busy, @lazy:   areas by address, each under its own lock.
+ * @purge_list:    the lazy areas being purged (under vmap_purge_lock).
+ */
+struct vmap_node {
+	struct vmap_pool pool[MAX_VA_SIZE_PAGES];
+	struct pl_spinlock pool_lock;
+	bool skip_populate;
+	struct rb_list busy;
+	struct rb_list lazy;
+	struct list_head purge_list;
+	unsigned long nr_purged;
+} __cacheline_aligned;
+
+/* classify_va_fit_type() results, as the kernel names them */
+enum fit_type {
+	NOTHING_FIT = 0,
+	FL_FIT_TYPE = 1,	/* full fit: the whole free area goes */
+	LE_FIT_TYPE = 2,	/* left edge: the free area keeps its right part */
+	RE_FIT_TYPE = 3,	/* right edge: it keeps its left part */
+	NE_FIT_TYPE = 4,	/* no edge: it splits in two, needing a spare area */
+};
+
+static inline enum fit_type classify_va_fit_type(const struct vmap_area *va,
+						 unsigned long nva_start, unsigned long size)
+{
+	unsigned long nva_end = nva_start + size;
+
+	if (nva_start < va->va_start || nva_end > va->va_end || nva_end < nva_start)
+		return NOTHING_FIT;
+	if (va->va_start == nva_start)
+		return va->va_end == nva_end ? FL_FIT_TYPE : LE_FIT_TYPE;
+	return va->va_end == nva_end ? RE_FIT_TYPE : NE_FIT_TYPE;
+}
+
+struct vmap_space;
+
+/**
+ * struct vmap_index_ops - the free/busy/lazy index, one implementation per
+ * enum vmap_index. The caller holds the rb_list's lock (or owns it).
+ * @find_vmap_lowest_match: the free area holding the lowest-addressed fit
+ *                   of @size at @align at or above @vstart (with @adjust,
+ *                   only areas of size + align - 1 or more are considered
+ *                   for the descent, as the kernel does); NULL if none.
+ * @va_clip:         take [@nva_start, +@size) out of free area @va
+ *                   (FL/LE/RE/NE); 0, or -ENOMEM without a spare for NE.
+ * @merge_or_add:    put @va back into free set @fs, merging with its
+ *                   neighbours; returns the area that now covers it, or
+ *                   NULL (with a warning, @va untouched) on overlap.
+ * @insert:          add @va to a busy/lazy set; -EEXIST on overlap.
+ * @find:            the area of a busy/lazy set containing @addr, or NULL.
+ * @unlink:          remove @va from the set it is in.
+ * @reset:           make the index of @rl empty, forgetting its areas
+ *                   (the caller has taken them off the list).
+ * @check_free:      verify the free index's structure and augmented
+ *                   values; report through @report; return errors found.
+ * @check_set:       the same for a busy/lazy set.
+ */
+struct vmap_index_ops {
+	const char *name;
+	struct vmap_area *(*find_vmap_lowest_match)(struct rb_list *fs, unsigned long size,
+						    unsigned long align, unsigned long vstart,
+						    bool adjust);
+	int (*va_clip)(struct vmap_space *vs, struct rb_list *fs, struct vmap_area *va,
+		       unsigned long nva_start, unsigned long size);
+	struct vmap_area *(*merge_or_add)(struct vmap_space *vs, struct rb_list *fs,
+					  struct vmap_area *va);
+	int (*insert)(struct rb_list *set, struct vmap_area *va);
+	struct vmap_area *(*find)(struct rb_list *set, unsigned long addr);
+	void (*unlink)(struct rb_list *set, struct vmap_area *va);
+	void (*reset)(struct rb_list *rl);
+	int (*check_free)(struct rb_list *fs, void (*report)(void *ctx, const char *msg), void *ctx);
+	int (*check_set)(struct rb_list *set, void (*report)(void *ctx, const char *msg), void *ctx);
+};
+
+extern const struct vmap_index_ops vmap_index_rbtree_ops;
+
+/* 4-level page tables: the top level is host memory, as the kernel's
+ * swapper_pg_dir is part of its image; lower levels come from alloc_pages. */
+struct vmap_pgtable {
+	uint64_t *pgd;			/* 512 entries */
+	struct pl_spinlock lock;	/* populating table entries */
+	long nr_table_pages;		/* atomic */
+};
+
+/**
+ * struct vmap_space - one machine's vmalloc state (machine->vmap).
+ * @free:           free areas (free_vmap_area_root/_list), under free.lock
+ *                  (the kernel's free_vmap_area_lock).
+ * @ne_fit_preload: per vCPU, one spare area for an NE fit (owner only).
+ * @vmap_lazy_nr:   pages in lazy areas (atomic).
+ * @purge_lock:     vmap_purge_lock: one purge at a time.
+ * @deferred:       vfree_atomic()'s lockless list (addresses; the link is
+ *                  stored in the area's first word, as the kernel does).
+ * @tlb_flush_loops: busy-loop iterations one TLB flush costs per vCPU.
+ */
+struct vmap_space {
+	struct pl_machine *m;
+	const struct vmap_index_ops *ops;
+	struct rb_list free;
+	struct vmap_node *vmap_nodes;
+	unsigned int nr_vmap_nodes;
+	unsigned long vmap_zone_size;
+	struct vmap_area **ne_fit_preload;
+	long vmap_lazy_nr;
+	unsigned long lazy_max;
+	pthread_mutex_t purge_lock;
+	struct pl_objcache *vmap_area_cachep;
+	struct pl_objcache *vm_struct_cachep;
+	struct vmap_pgtable pgt;
+	unsigned long tlb_flush_loops;
+	unsigned long deferred;		/* atomic: head of the vfree_atomic list */
+	long nr_vmalloc_pages;		/* atomic */
+};
+
+static inline struct vmap_space *this_vmap(void) { return pl_this.machine->vmap; }
+static inline unsigned int this_cpu_id(void) { return pl_this.cpu->id; }
+
+static inline void vm_count(enum pl_vm_event item, unsigned long delta)
+{
+	pl_count_events(&pl_this.cpu->events, item, delta);
+}
+
+/* Move every entry of @list to the tail of @head; @list is left empty. */
+static inline void vlist_splice_tail_init(struct list_head *list, struct list_head *head)
+{
+	if (list_empty(list))
+		return;
+	list->next->prev = head->prev;
+	head->prev->next = list->next;
+	list->prev->next = head;
+	head->prev = list->prev;
+	INIT_LIST_HEAD(list);
+}
+
+/* ---- vmap_area.c: areas, nodes, pools, lazy free and purge --------------- */
+
+struct vmap_area *va_cache_alloc(struct vmap_space *vs);
+void va_cache_free(struct vmap_space *vs, struct vmap_area *va);
+/* The NE-fit spare: this CPU's preload, else a fresh object. */
+struct vmap_area *ne_fit_spare(struct vmap_space *vs);
+
+static inline unsigned int addr_to_node_id(const struct vmap_space *vs, unsigned long addr)
+{
+	return (unsigned int)((addr / vs->vmap_zone_size) % vs->nr_vmap_nodes);
+}
+static inline struct vmap_node *addr_to_node(const struct vmap_space *vs, unsigned long addr)
+{
+	return &vs->vmap_nodes[addr_to_node_id(vs, addr)];
+}
+static inline unsigned long encode_vn_id(unsigned int id) { return (unsigned long)(id + 1) << 8; }
+static inline unsigned int decode_vn_id(const struct vmap_space *vs, unsigned long flags)
+{
+	unsigned long id = (flags >> 8) - 1;
+
+	return (flags >> 8) && id < vs->nr_vmap_nodes ? (unsigned int)id : vs->nr_vmap_nodes;
+}
+
+struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsigned long vstart,
+				  unsigned long vend, int node, gfp_t gfp, unsigned long va_flags,
+				  struct vm_struct *vm, int *err);
+void free_vmap_area(struct vmap_area *va);
+void free_vmap_area_noflush(struct vmap_area *va);
+struct vmap_area *find_vmap_area(unsigned long addr);
+struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm);
+bool __purge_vmap_area_lazy(struct vmap_space *vs, unsigned long start, unsigned long end,
+			    bool full_pool_decay);
+void purge_vmap_area_lazy(struct vmap_space *vs);
+unsigned long lazy_max_pages(const struct vmap_space *vs);
+struct vmap_space *vmap_space_create(struct pl_machine *m);
+void vmap_space_destroy(struct vmap_space *vs);
+
+/* ---- pgtable.c: page tables and the TLB -------------------------------- */
+
+int vmap_pages_range(unsigned long addr, unsigned long end, struct page **pages,
+		     unsigned int page_shift);
+void vunmap_range_noflush(unsigned long start, unsigned long end);
+void flush_tlb_kernel_range(unsigned long start, unsigned long end);
+/* The host address of the byte at vmalloc address @addr, or NULL. */
+void *vmalloc_host_addr(struct vmap_space *vs, unsigned long addr);
+/* Leaf mappings counted in 4 KiB pages, by walking every table. */
+unsigned long pgtable_count_mapped(struct vmap_space *vs, unsigned long start, unsigned long end);
+unsigned long pgtable_trim(struct vmap_space *vs);
+void pgtable_destroy(struct vmap_space *vs);
+unsigned long tlb_calibrate_loops_per_us(void);
+
+/* ---- vmalloc.c ----------------------------------------------------------- */
+
+void vfree_deferred_run(struct vmap_space *vs);
+
+#endif /* PAGELAB_VMALLOC_VMAP_AREA_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmalloc_helpers.h - shared pieces of the test_vmalloc_* tests: machines,
+ * the end-of-test sequence (everything freed, purged, page tables trimmed:
+ * the space is one free area again, the checker is clean and the page
+ * allocator fully coalesced), and warning assertions.
+ */
+#ifndef PAGELAB_TEST_VMALLOC_HELPERS_H
+#define PAGELAB_TEST_VMALLOC_HELPERS_H
+
+#include "helpers.h"
+#include "vmalloc/vmap_area.h"
+
+/* A 64 MiB machine with @cpus vCPUs; TLB flushes cost nothing. */
+static inline struct pl_machine *vm_test_machine(unsigned int cpus, const char *design)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.nr_cpus = cpus;
+	cfg.debug = 1;
+	cfg.tlb_flush_ns_per_cpu = 0;
+	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	assert_int_equal(pl_enter(m, 0), 0);
+	return m;
+}
+
+static inline unsigned long vm_event(struct pl_machine *m, enum pl_vm_event e)
+{
+	unsigned long ev[NR_PL_VM_EVENTS];
+
+	pl_events_sum(m, ev);
+	return ev[e];
+}
+
+/* Call after freeing everything: the space and the page allocator are as at boot. */
+static inline void vm_test_done(struct pl_machine *m)
+{
+	struct pl_vmalloc_stats st;
+
+	assert_int_equal(pl_enter(m, 0), 0);
+	assert_int_equal(pl_check_vmalloc(m), 0);
+	pl_vmalloc_purge(m);
+	pl_vmalloc_trim_pgtables(m);
+	pl_vmalloc_stats(m, &st);
+	assert_int_equal(st.nr_busy, 0);
+	assert_int_equal(st.nr_lazy, 0);
+	assert_int_equal(st.nr_pooled, 0);
+	assert_int_equal(st.nr_free, 1);
+	assert_int_equal(st.lazy_pages, 0);
+	assert_int_equal(st.vmalloc_pages, 0);
+	assert_int_equal(st.pgtable_pages, 0);
+	assert_fully_coalesced(m);
+	test_machine_done(m);	/* pl_check_machine(): zones + vmalloc */
+}
+
+/* Exactly one warning since @before, and it says @what. */
+static inline void assert_warned(unsigned long before, const char *what)
+{
+	char last[256];
+
+	assert_int_equal(pl_warn_count(), before + 1);
+	pl_warn_last(last, sizeof(last));
+	if (!strstr(last, what))
+		fail_msg("warning '%s' does not say '%s'", last, what);
+}
+
+#endif /* PAGELAB_TEST_VMALLOC_HELPERS_H */
