@@ -17,6 +17,7 @@ static const struct bench_suite *const suites[] = {
 	&suite_kbuild,
 	&suite_pagealloc_micro,
 	&suite_show,
+	&suite_vmalloc_fix_size,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)

@@ -141,7 +141,9 @@ void *vrealloc(const void *p, unsigned long size, gfp_t gfp);
 
 /**
  * vmap() - map @count pages (order-0, owned by the caller) at a new area.
- * @flags: VM_MAP, and VM_MAP_PUT_PAGES to hand the pages to vfree().
+ * @flags: VM_MAP, and VM_MAP_PUT_PAGES to hand the pages to vfree(), and
+ *         with them @pages itself, which must then come from malloc() (the
+ *         kernel's vfree() kvfree()s it likewise).
  */
 void *vmap(struct page **pages, unsigned int count, unsigned long flags, pgprot_t prot);
 /** vunmap() - unmap a vmap() area; the pages stay the caller's. Return: 0 or -EINVAL. */

@@ -44,7 +44,8 @@ static inline void vm_split_page(struct page *page, unsigned int order)
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static bool vmalloc_enter(const char *fn)
+/* The caller has entered a machine; run the vfree_atomic() queue unless @atomic. */
+static bool __vmalloc_enter(const char *fn, bool atomic)
 {
 	struct pl_machine *m = pl_this.machine;
 
@@ -52,9 +53,14 @@ static bool vmalloc_enter(const char *fn)
 		pl_warn_ratelimited("%s: the calling thread has not entered a machine (pl_enter)", fn);
 		return false;
 	}
-	if (unlikely(READ_ONCE(m->vmap->deferred)))
+	if (unlikely(READ_ONCE(m->vmap->deferred)) && !atomic)
 		vfree_deferred_run(m->vmap);
 	return true;
+}
+
+static inline bool vmalloc_enter(const char *fn)
+{
+	return __vmalloc_enter(fn, false);
 }
 
 static __printf(1, 2) void vmalloc_bad_input(const char *fmt, ...)
@@ -452,7 +458,7 @@ int vfree_atomic(const void *addr)
 
 	if (!addr)
 		return 0;
-	if (!vmalloc_enter(__func__))
+	if (!__vmalloc_enter(__func__, true))
 		return -EINVAL;
 	if (check_free_addr("vfree_atomic", a, VM_ALLOC, &vm))
 		return -EINVAL;
