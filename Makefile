@@ -4,10 +4,14 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_ARGS  ?=
 VENV       ?= .venv
 GEN        := -G Ninja
 
-.PHONY: all deps build build-asan build-tsan test test-c test-asan test-tsan test-py run clean
+.PHONY: all deps build build-asan build-tsan build-fuzz test test-c test-asan test-tsan test-fuzz \
+	test-py fuzz fuzz-corpus run clean
 
 all: build
 
@@ -28,6 +32,12 @@ build-tsan: deps
 		-DPAGELAB_SANITIZE=thread >/dev/null
 	@cmake --build $(TSAN_BUILD)
 
+# The libFuzzer target needs clang; its own build dir, out of the gcc builds.
+build-fuzz: deps
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DPAGELAB_SANITIZE=address,undefined -DPAGELAB_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) --target fuzz_ops
+
 test-c: build
 	ctest --test-dir $(BUILD) --output-on-failure
 
@@ -45,7 +55,27 @@ test-tsan: build-tsan
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		$$norand ctest --test-dir $(TSAN_BUILD) -L concurrency --output-on-failure
 
-test: test-c test-asan test-tsan test-py
+# The fuzzer for FUZZ_SECONDS from the committed corpus (tests/fuzz/corpus, read
+# only); what it learns goes to $(FUZZ_BUILD)/corpus, crashes to $(FUZZ_BUILD)/artifacts.
+test-fuzz: build-fuzz
+	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
+	@echo "fuzz_ops: $(FUZZ_SECONDS) s, log in $(FUZZ_BUILD)/fuzz.log"
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(FUZZ_BUILD)/fuzz_ops -max_total_time=$(FUZZ_SECONDS) -max_len=1024 -timeout=30 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/ $(FUZZ_ARGS) \
+		$(FUZZ_BUILD)/corpus tests/fuzz/corpus >$(FUZZ_BUILD)/fuzz.log 2>&1; \
+	rc=$$?; if [ $$rc -ne 0 ]; then tail -n 60 $(FUZZ_BUILD)/fuzz.log; \
+	else grep -e '^Done' -e '^stat::' $(FUZZ_BUILD)/fuzz.log; fi; exit $$rc
+
+# Longer fuzzing for people: an hour unless FUZZ_SECONDS says otherwise.
+fuzz: FUZZ_SECONDS = 3600
+fuzz: test-fuzz
+
+# Reassemble the committed seed corpus from its text form.
+fuzz-corpus: build
+	$(BUILD)/fuzz_replay --asm tests/fuzz/seeds.txt tests/fuzz/corpus
+
+test: test-c test-asan test-tsan test-fuzz test-py
 
 # The main job: every available seed's table on the default machine, quick,
 # and the HTML report in out/report.html.
@@ -53,4 +83,4 @@ run: build
 	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pagelab reproduce all --quick
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -198,7 +198,7 @@ static inline struct page *find_buddy_page_pfn(struct page *page, unsigned long 
 					       unsigned int order, unsigned long *buddy_pfn)
 {
 	unsigned long __buddy_pfn = pfn ^ (1UL << order);
-	struct page *buddy = page + (__buddy_pfn - pfn);
+	struct page *buddy = page + ((long)__buddy_pfn - (long)pfn);
 
 	if (buddy_pfn)
 		*buddy_pfn = __buddy_pfn;
@@ -218,7 +218,7 @@ static inline bool buddy_merge_likely(unsigned long pfn, unsigned long buddy_pfn
 	if (order >= MAX_PAGE_ORDER - 1)
 		return false;
 	higher_page_pfn = buddy_pfn & pfn;
-	higher_page = page + (higher_page_pfn - pfn);
+	higher_page = page + ((long)higher_page_pfn - (long)pfn);
 	return find_buddy_page_pfn(higher_page, higher_page_pfn, order + 1, NULL) != NULL;
 }
 
@@ -261,7 +261,7 @@ void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
 			set_pageblock_migratetype(buddy, migratetype);
 		pl_count(PL_EV_BUDDY_MERGE, 1);
 		combined_pfn = buddy_pfn & pfn;
-		page = page + (combined_pfn - pfn);
+		page = page + ((long)combined_pfn - (long)pfn);
 		pfn = combined_pfn;
 		order++;
 	}

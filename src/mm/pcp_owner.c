@@ -223,7 +223,7 @@ void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct p
 	pcp->owned_count += 1 << order;
 	while (order < pageblock_order) {
 		unsigned long buddy_pfn = pfn ^ (1UL << order), combined;
-		struct page *buddy = page + (buddy_pfn - pfn);
+		struct page *buddy = page + ((long)buddy_pfn - (long)pfn);
 
 		if (!PagePCPBuddy(buddy) || READ_ONCE(buddy->private) != order)
 			break;
