@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maple_internal.h - what maple_tree.c, maple_alloc.c and maple_debug.c
+ * share: encoded pointers, per-type tables, node accessors and the node
+ * allocator's internal calls.
+ */
+#ifndef PAGELAB_LIB_MAPLE_INTERNAL_H
+#define PAGELAB_LIB_MAPLE_INTERNAL_H
+
+#include <stdint.h>
+#include "pagelab/maple_tree.h"
+
+#define MAPLE_NODE_MASK		255UL
+#define MAPLE_NODE_TYPE_SHIFT	3
+#define MAPLE_NODE_TYPE_MASK	0x0F
+#define MAPLE_PARENT_ROOT	1UL	/* parent word of the root: tree | 1 */
+#define MAPLE_PARENT_SLOT_SHIFT	4
+
+/* Slots, pivots and minimum fill per type: {dense, leaf_64, range_64, arange_64}. */
+static const unsigned char mt_slots[] = { MAPLE_NODE_SLOTS, MAPLE_RANGE64_SLOTS,
+					  MAPLE_RANGE64_SLOTS, MAPLE_ARANGE64_SLOTS };
+static const unsigned char mt_pivots[] = { 0, MAPLE_RANGE64_SLOTS - 1, MAPLE_RANGE64_SLOTS - 1,
+					   MAPLE_ARANGE64_SLOTS - 1 };
+static const unsigned char mt_min_slots[] = { MAPLE_NODE_SLOTS / 2, MAPLE_RANGE64_MIN,
+					      MAPLE_RANGE64_MIN, MAPLE_ARANGE64_MIN };
+
+static inline struct maple_node *mte_to_node(const struct maple_enode *enode)
+{
+	return (struct maple_node *)((uintptr_t)enode & ~MAPLE_NODE_MASK);
+}
+
+static inline enum maple_type mte_node_type(const struct maple_enode *enode)
+{
+	return (enum maple_type)(((uintptr_t)enode >> MAPLE_NODE_TYPE_SHIFT) & MAPLE_NODE_TYPE_MASK);
+}
+
+static inline struct maple_enode *mt_mk_node(const struct maple_node *node, enum maple_type type)
+{
+	return (struct maple_enode *)((uintptr_t)node | ((uintptr_t)type << MAPLE_NODE_TYPE_SHIFT));
+}
+
+static inline bool ma_is_leaf(enum maple_type type)
+{
+	return type < maple_range_64;
+}
+
+static inline unsigned long *ma_pivots(struct maple_node *node, enum maple_type type)
+{
+	return type == maple_arange_64 ? node->ma64.pivot : node->mr64.pivot;
+}
+
+static inline void **ma_slots(struct maple_node *node, enum maple_type type)
+{
+	return type == maple_arange_64 ? node->ma64.slot : node->mr64.slot;
+}
+
+static inline unsigned long *ma_gaps(struct maple_node *node, enum maple_type type)
+{
+	return type == maple_arange_64 ? node->ma64.gap : NULL;
+}
+
+/* Number of used slots - 1: the pivots below ULONG_MAX are the used ones. */
+static inline unsigned int ma_data_end(const unsigned long *pivots, unsigned int nr_pivots)
+{
+	unsigned int end = 0;
+
+	while (end < nr_pivots && pivots[end] != ULONG_MAX)
+		end++;
+	return end;
+}
+
+/* The type of internal nodes in @mt. */
+static inline enum maple_type mt_internal_type(const struct maple_tree *mt)
+{
+	return mt_is_alloc(mt) ? maple_arange_64 : maple_range_64;
+}
+
+/* Parent words. */
+static inline struct maple_pnode *ma_mk_parent(const struct maple_node *parent, unsigned int slot)
+{
+	return (struct maple_pnode *)((uintptr_t)parent | ((uintptr_t)slot << MAPLE_PARENT_SLOT_SHIFT));
+}
+
+static inline struct maple_pnode *ma_mk_root_parent(const struct maple_tree *mt)
+{
+	return (struct maple_pnode *)((uintptr_t)mt | MAPLE_PARENT_ROOT);
+}
+
+static inline void ma_set_parent(struct maple_node *node, struct maple_pnode *p)
+{
+	__atomic_store_n(&node->parent, p, __ATOMIC_RELAXED);
+}
+
+static inline struct maple_pnode *ma_get_parent(struct maple_node *node)
+{
+	return __atomic_load_n(&node->parent, __ATOMIC_RELAXED);
+}
+
+/* A dead node's parent word points at itself (set when it is retired). */
+static inline bool ma_dead_node(struct maple_node *node)
+{
+	return (struct maple_node *)((uintptr_t)ma_get_parent(node) & ~MAPLE_NODE_MASK) == node;
+}
+
+/* RCU-published loads and stores of slots, gaps and the root. */
+static inline void *ma_load_slot(void **slot)
+{
+	return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+}
+
+static inline void ma_publish(void **slot, void *val)
+{
+	__atomic_store_n(slot, val, __ATOMIC_RELEASE);
+}
+
+static inline unsigned long ma_load_gap(unsigned long *gap)
+{
+	return __atomic_load_n(gap, __ATOMIC_RELAXED);
+}
+
+static inline void ma_store_gap(unsigned long *gap, unsigned long val)
+{
+	__atomic_store_n(gap, val, __ATOMIC_RELAXED);
+}
+
+static inline void mt_set_height(struct maple_tree *mt, unsigned int height)
+{
+	unsigned int flags = mt->ma_flags & ~MT_FLAGS_HEIGHT_MASK;
+
+	WRITE_ONCE(mt->ma_flags, flags | (height << MT_FLAGS_HEIGHT_OFFSET));
+}
+
+/* Largest NULL range in a leaf with range [min, max]. */
+static inline unsigned long ma_leaf_max_gap(struct maple_node *node, unsigned long min,
+					    unsigned long max)
+{
+	unsigned long *piv = node->mr64.pivot;
+	void **slots = node->mr64.slot;
+	unsigned long gap = 0, start = min;
+	unsigned int i;
+
+	for (i = 0; i < MAPLE_RANGE64_SLOTS; i++) {
+		unsigned long end = (i < MAPLE_RANGE64_SLOTS - 1 && piv[i] != ULONG_MAX) ? piv[i] : max;
+
+		if (!slots[i] && end - start + 1 > gap)
+			gap = end - start + 1;
+		if (end == max)
+			break;
+		start = end + 1;
+	}
+	return gap;
+}
+
+static inline unsigned long ma_arange_max_gap(struct maple_node *node)
+{
+	unsigned long gap = 0;
+
+	for (unsigned int i = 0; i < MAPLE_ARANGE64_SLOTS; i++)
+		if (node->ma64.gap[i] > gap)
+			gap = node->ma64.gap[i];
+	return gap;
+}
+
+/* ---- maple_alloc.c ------------------------------------------------------ */
+
+struct maple_node *mt_node_alloc(void);
+void mt_node_free(struct maple_node *node);
+
+/**
+ * struct mt_retire - nodes to free once the store is published: at once, or
+ * after a grace period for a tree in RCU mode.
+ */
+#define MT_RETIRE_BATCH 29
+struct mt_rcu_batch;
+struct mt_retire {
+	bool rcu;
+	struct mt_rcu_batch *batch;
+};
+
+void mt_retire_node(struct mt_retire *r, struct maple_node *node);
+void mt_retire_done(struct mt_retire *r);
+
+#endif /* PAGELAB_LIB_MAPLE_INTERNAL_H */
