@@ -346,6 +346,8 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  *             reads them without zone->lock.
  * @pcp_owner: seed 003, PCPs take whole pageblocks, own them, and frees
  *             route back to the owner where buddies merge under pcp->lock.
+ * @free_contig_batch: seed 001, __free_contig_range() frees a range of
+ *             order-0 pages as the largest aligned power-of-two chunks.
  * @vmap_index: how vmalloc indexes its free/busy/lazy areas (enum vmap_index).
  */
 enum vmap_index {
@@ -356,12 +358,13 @@ struct pl_design {
 	const char *name;
 	bool mt_counts;
 	bool pcp_owner;
+	bool free_contig_batch;
 	enum vmap_index vmap_index;
 };
 
 /**
  * pl_design_preset() - fill @out with the named preset.
- * @name: "v6.18" (baseline), "mt-counts" or "all".
+ * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch" or "all".
  * Return: 0, or -EINVAL for an unknown name.
  */
 int pl_design_preset(const char *name, struct pl_design *out);
@@ -547,6 +550,74 @@ void drain_all_pages(struct zone *zone);
  * Return: non-zero while there is more to decay.
  */
 int pl_vmstat_tick(void);
+
+/* ---- contiguous ranges (mm/page_contig.c) --------------------------------- */
+
+/**
+ * split_page() - turn a non-compound order-@order block into 2^@order
+ * order-0 pages, each with _refcount 1, each freeable on its own.
+ * @page:  head of a block from alloc_pages() without __GFP_COMP.
+ * @order: the order it was allocated with.
+ * Context: a thread that has pl_enter()ed a machine.
+ * Return: 0, or -EINVAL after a rate-limited warning (compound page, wrong
+ * order, not allocated, outside the machine) with nothing changed.
+ */
+int split_page(struct page *page, unsigned int order);
+
+/**
+ * free_contig_range() - drop a reference on each of @nr_pages order-0
+ * pages from @pfn and free those that reach zero. The baseline frees page
+ * by page; with free_contig_batch (seed 001) the freed pages go back as
+ * the largest naturally aligned power-of-two chunks.
+ * @pfn:      first page frame.
+ * @nr_pages: number of pages.
+ * Context: a thread that has pl_enter()ed a machine.
+ * Return: the number of pages whose refcount was not 1 (still in use after
+ * the drop; warned about, as the kernel does), or -EINVAL after a
+ * rate-limited warning with nothing changed: range outside the machine,
+ * a free page, a compound page or an unsplit high-order block in it.
+ */
+long free_contig_range(unsigned long pfn, unsigned long nr_pages);
+
+/**
+ * __free_contig_range() - free_contig_range() without the in-use warning:
+ * put a reference on each page of the range, free those that reach zero.
+ * Return: pages still in use, or -EINVAL (nothing changed).
+ */
+long __free_contig_range(unsigned long pfn, unsigned long nr_pages);
+
+/**
+ * free_pages_bulk() - drop a reference on each of @nr order-0 pages of
+ * @pages (any order, e.g. a vmalloc area's), coalescing runs of contiguous
+ * pfns into __free_contig_range() calls.
+ * Context: a thread that has pl_enter()ed a machine.
+ * Return: pages still in use, or -EINVAL if an entry is not an allocated
+ * order-0 page of this machine (nothing changed). A page listed twice is
+ * a double free: its second entry is warned about and skipped.
+ */
+long free_pages_bulk(unsigned long nr, struct page **pages);
+
+/**
+ * alloc_contig_range() - allocate exactly the pfns [@start, @end) of one
+ * zone: isolate their pageblocks, drain the PCPs, take the free pages and
+ * give back the excess of the buddy blocks they were part of. There is no
+ * migration: a busy page fails the whole call.
+ * @gfp: __GFP_ZERO, __GFP_NOWARN, __GFP_COMP (a naturally aligned
+ *       power-of-two range up to MAX_PAGE_ORDER), migratetype and reclaim
+ *       bits (accepted, unused).
+ * Return: 0 with every page allocated as an order-0 page with _refcount 1
+ * (free with free_contig_range()), or one compound page with __GFP_COMP;
+ * -EBUSY if a page is in use or a pageblock is already isolated; -EINVAL
+ * for a bad range or gfp. On failure the machine is as before.
+ */
+int alloc_contig_range(unsigned long start, unsigned long end, gfp_t gfp);
+
+/**
+ * alloc_contig_pages() - find and allocate @nr_pages contiguous free pages
+ * (aligned to a power of two up to a pageblock), highest allowed zone first.
+ * Return: the first page, or NULL (the machine unchanged).
+ */
+struct page *alloc_contig_pages(unsigned long nr_pages, gfp_t gfp);
 
 /** free_area_empty() - true if no block of this order and type is free. */
 bool free_area_empty(const struct zone *zone, const struct free_area *area, int mt);

@@ -27,6 +27,7 @@
 typedef unsigned int fpi_t;
 #define FPI_NONE	0x0u
 #define FPI_TO_TAIL	0x2u
+#define FPI_PREPARED	0x4u	/* free_pages_prepare() already ran (page_contig.c) */
 
 static inline void pl_count(enum pl_vm_event item, unsigned long delta)
 {
@@ -92,6 +93,16 @@ void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migrate
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags);
 bool pl_page_in_machine(const struct pl_machine *m, const struct page *page);
+bool free_pages_prepare(struct page *page, unsigned int order);
+void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags);
+void split_large_buddy(struct zone *zone, struct page *page, unsigned long pfn,
+		       unsigned int order, fpi_t fpi);
+unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
+				     int old_mt, int new_mt);
+
+/* mm/page_isolation.c (for page_contig.c) */
+int start_isolate_page_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn);
+void undo_isolate_page_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn);
 
 /* mm/pcp.c */
 void pl_setup_zone_pagesets(struct pl_machine *m);

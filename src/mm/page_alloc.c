@@ -278,8 +278,8 @@ void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
  * A block larger than a pageblock is freed one pageblock at a time, each
  * with its own migratetype; __free_one_page() merges them back when allowed.
  */
-static void split_large_buddy(struct zone *zone, struct page *page, unsigned long pfn,
-			      unsigned int order, fpi_t fpi)
+void split_large_buddy(struct zone *zone, struct page *page, unsigned long pfn,
+		       unsigned int order, fpi_t fpi)
 {
 	unsigned long end = pfn + (1UL << order);
 
@@ -336,7 +336,7 @@ static bool free_page_is_bad(struct page *page)
  * The head is checked before anything is reset, so a refused block is left
  * exactly as it was.
  */
-static bool free_pages_prepare(struct page *page, unsigned int order)
+bool free_pages_prepare(struct page *page, unsigned int order)
 {
 	bool compound = PageHead(page);
 
@@ -359,13 +359,13 @@ static bool free_pages_prepare(struct page *page, unsigned int order)
 	return true;
 }
 
-static void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
+void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 {
 	unsigned long pfn = page_to_pfn(page);
 	struct zone *zone = page_zone(page);
 	int migratetype;
 
-	if (!free_pages_prepare(page, order))
+	if (!(fpi_flags & FPI_PREPARED) && !free_pages_prepare(page, order))
 		return;
 	pl_count(PL_EV_PGFREE, 1);
 	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
@@ -651,8 +651,8 @@ static bool prep_move_freepages_block(struct zone *zone, struct page *page,
 	return true;
 }
 
-static unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
-					    int old_mt, int new_mt)
+unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
+				     int old_mt, int new_mt)
 {
 	unsigned long pfn = start_pfn, end = start_pfn + pageblock_nr_pages, moved = 0;
 

@@ -103,7 +103,7 @@ void undo_isolate_page_range(struct zone *zone, unsigned long start_pfn, unsigne
 		}
 		order = buddy_order(page);
 		del_page_from_free_list(page, zone, order, MIGRATE_ISOLATE);
-		page->private = order;	/* not PageBuddy now: private is ours */
+		WRITE_ONCE(page->private, order);	/* not PageBuddy now: private is ours */
 		list_add_tail(&page->buddy_list, &blocks);
 		pfn += 1UL << order;
 	}
@@ -116,7 +116,7 @@ void undo_isolate_page_range(struct zone *zone, unsigned long start_pfn, unsigne
 		unsigned int order = (unsigned int)page->private;
 
 		list_del(&page->buddy_list);
-		page->private = 0;
+		WRITE_ONCE(page->private, 0);
 		split_large_buddy(zone, page, page_to_pfn(page), order, FPI_NONE);
 	}
 	spin_unlock(&zone->lock);
