@@ -143,7 +143,13 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(VMAP_PURGE, "lazy purges (__purge_vmap_area_lazy with work)")        \
 	X(VMAP_PURGE_AREAS, "lazily freed vmap areas purged")                  \
 	X(VMAP_PGTABLE_ALLOC, "page-table pages allocated for vmalloc")       \
-	X(TLB_FLUSH, "kernel TLB flushes (flush_tlb_kernel_range)")
+	X(TLB_FLUSH, "kernel TLB flushes (flush_tlb_kernel_range)")              \
+	X(PCP_OVERFLOW_O0, "order-0 frees that found the PCP at high and drained it") \
+	X(VM_MAP_RAM, "vm_map_ram mappings made")                               \
+	X(VMAP_BLOCK_NEW, "vmap blocks created for vm_map_ram")                 \
+	X(PCPU_CHUNK_NEW, "percpu chunks created (pcpu_get_vm_areas)")          \
+	X(PCPU_POPULATE_PAGES, "pages mapped into percpu chunks")               \
+	X(KVFREE_RCU_BATCH, "kvfree_rcu batches freed after a grace period")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -149,6 +149,25 @@ void *vmap(struct page **pages, unsigned int count, unsigned long flags, pgprot_
 /** vunmap() - unmap a vmap() area; the pages stay the caller's. Return: 0 or -EINVAL. */
 int vunmap(const void *addr);
 
+/* vm_map_ram() mappings of up to VMAP_MAX_ALLOC pages come from per-CPU blocks. */
+#define VMAP_MAX_ALLOC		64
+
+/**
+ * vm_map_ram() - map @count pages (order-0, the caller's) fast: up to
+ * VMAP_MAX_ALLOC pages from this vCPU's vmap blocks, more as an area of
+ * its own without a guard page. Unmap with vm_unmap_ram() and the same
+ * @count; the range is flushed lazily (vm_unmap_aliases() forces it).
+ * @node: NUMA_NO_NODE (one node: ignored).
+ * Return: the address, or NULL (bad pages, no space: nothing changed).
+ */
+void *vm_map_ram(struct page **pages, unsigned int count, int node);
+/**
+ * vm_unmap_ram() - unmap a vm_map_ram() mapping of @count pages.
+ * Return: 0, or -EINVAL after a rate-limited warning, nothing changed, for
+ * an address that is not the start of a live mapping or the wrong @count.
+ */
+int vm_unmap_ram(const void *mem, unsigned int count);
+
 /** is_vmalloc_addr() - @addr lies in [VMALLOC_START, VMALLOC_END). */
 static inline bool is_vmalloc_addr(const void *addr)
 {

@@ -375,6 +375,8 @@ static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 
 	high = nr_pcp_high(pcp, zone, batch, free_high);
 	if (pcp->count >= high) {
+		if (!order)
+			pl_count(PL_EV_PCP_OVERFLOW_O0, 1);
 		free_pcppages_bulk(zone, nr_pcp_free(pcp, batch, high, free_high), pcp,
 				   (int)pindex);
 		if (zone_test_flag(zone, ZONE_BELOW_HIGH) &&

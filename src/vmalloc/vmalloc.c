@@ -577,7 +577,7 @@ void vm_unmap_aliases(void)
 {
 	if (!vmalloc_enter(__func__))
 		return;
-	purge_vmap_area_lazy(this_vmap());
+	_vm_unmap_aliases(this_vmap());	/* vmap blocks' dirty ranges, lazy areas */
 }
 
 /* ---- vrealloc --------------------------------------------------------------- */

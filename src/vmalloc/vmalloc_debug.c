@@ -237,6 +237,7 @@ static void unlock_all(struct vmap_space *vs)
 static void check_space(struct vchecker *c, struct vmap_space *vs)
 {
 	unsigned long lazy_pages = 0, vmalloc_pages = 0, mapped = 0, nr_vm = 0, spares = 0;
+	unsigned long nr_blocks = 0;
 	struct list_head *pos;
 	unsigned long expect;
 
@@ -256,8 +257,16 @@ static void check_space(struct vchecker *c, struct vmap_space *vs)
 			if (addr_to_node_id(vs, va->va_start) != i)
 				vreport(c, "busy area %#lx in node %u, belongs to node %u", va->va_start,
 					i, addr_to_node_id(vs, va->va_start));
-			if (!va->vm)
+			if (!va->vm) {
+				/* vm_map_ram: a block's live mappings, or a whole area */
+				if (va->flags & VMAP_BLOCK) {
+					nr_blocks++;
+					mapped += vmap_block_check(vs, va, report_cb, c, &c->errors);
+				} else if (va->flags & VMAP_RAM) {
+					mapped += va_size(va) >> PAGE_SHIFT;
+				}
 				continue;
+			}
 			nr_vm++;
 			mapped += check_busy_vm(c, vs, va);
 			if ((va->vm->flags & VM_ALLOC) && !(va->vm->flags & VM_MAP_PUT_PAGES))
@@ -333,6 +342,9 @@ static void check_space(struct vchecker *c, struct vmap_space *vs)
 	if ((unsigned long)pl_objcache_in_use(vs->vm_struct_cachep) != nr_vm)
 		vreport(c, "%ld vm_struct objects in use, %lu busy areas have one",
 			pl_objcache_in_use(vs->vm_struct_cachep), nr_vm);
+
+	if (vmap_blocks_count(vs) != nr_blocks)
+		vreport(c, "%lu vmap blocks, %lu busy block areas", vmap_blocks_count(vs), nr_blocks);
 
 	/* Nothing mapped outside the busy areas. */
 	if (pgtable_count_mapped(vs, VMALLOC_START, VMALLOC_END) != mapped)

@@ -187,6 +187,7 @@ static int __alloc_vmap_area(struct vmap_space *vs, unsigned long size, unsigned
 
 static void reclaim_and_purge_vmap_areas(struct vmap_space *vs)
 {
+	purge_fragmented_blocks_allcpus(vs);
 	pthread_mutex_lock(&vs->purge_lock);
 	__purge_vmap_area_lazy(vs, ULONG_MAX, 0, true);
 	pthread_mutex_unlock(&vs->purge_lock);
@@ -536,7 +537,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	vs->vm_struct_cachep = pl_objcache_create("vm_struct", sizeof(struct vm_struct), m->nr_cpus);
 	vs->pgt.pgd = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
 	if (!vs->vmap_nodes || !vs->ne_fit_preload || !vs->vmap_area_cachep ||
-	    !vs->vm_struct_cachep || !vs->pgt.pgd)
+	    !vs->vm_struct_cachep || !vs->pgt.pgd || vmap_blocks_init(vs))
 		goto fail;
 	memset(vs->pgt.pgd, 0, PAGE_SIZE);
 	pl_spin_init(&vs->pgt.lock, false);
@@ -581,6 +582,7 @@ void vmap_space_destroy(struct vmap_space *vs)
 {
 	if (!vs)
 		return;
+	vmap_blocks_destroy(vs);
 	if (vs->pgt.pgd)
 		pgtable_destroy(vs);
 	pl_objcache_destroy(vs->vmap_area_cachep);

@@ -203,6 +203,7 @@ struct vmap_space {
 	unsigned long tlb_flush_loops;
 	unsigned long deferred;		/* atomic: head of the vfree_atomic list */
 	long nr_vmalloc_pages;		/* atomic */
+	struct vmap_block_queue *vmap_block_queue;	/* per CPU (vmap_block.c) */
 };
 
 static inline struct vmap_space *this_vmap(void) { return pl_this.machine->vmap; }
@@ -275,6 +276,16 @@ unsigned long pgtable_count_mapped(struct vmap_space *vs, unsigned long start, u
 unsigned long pgtable_trim(struct vmap_space *vs);
 void pgtable_destroy(struct vmap_space *vs);
 unsigned long tlb_calibrate_loops_per_us(void);
+
+/* ---- vmap_block.c: vm_map_ram's per-CPU blocks ---------------------------- */
+
+int vmap_blocks_init(struct vmap_space *vs);
+void vmap_blocks_destroy(struct vmap_space *vs);
+void purge_fragmented_blocks_allcpus(struct vmap_space *vs);
+void _vm_unmap_aliases(struct vmap_space *vs);
+unsigned long vmap_block_check(struct vmap_space *vs, struct vmap_area *va,
+			       void (*report)(void *ctx, const char *msg), void *ctx, int *errors);
+unsigned long vmap_blocks_count(struct vmap_space *vs);
 
 /* ---- vmalloc.c ----------------------------------------------------------- */
 
