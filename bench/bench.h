@@ -49,6 +49,7 @@ extern const struct bench_suite suite_exit_avalanche;
 extern const struct bench_suite suite_kbuild;
 extern const struct bench_suite suite_pagealloc_micro;
 extern const struct bench_suite suite_show;
+extern const struct bench_suite suite_range_workload;
 extern const struct bench_suite suite_vmalloc_fix_size;
 
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */

@@ -17,6 +17,7 @@ static const struct bench_suite *const suites[] = {
 	&suite_kbuild,
 	&suite_pagealloc_micro,
 	&suite_show,
+	&suite_range_workload,
 	&suite_vmalloc_fix_size,
 };
 

@@ -361,7 +361,8 @@ static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long 
 		void **slots = ma_slots(node, type);
 		unsigned long *gaps = ma_gaps(node, type);
 		unsigned int np = mt_pivots[type];
-		unsigned int end = ma_data_end(piv, np);
+		int ns = mt_slots[type], step = rev ? -1 : 1;
+		bool leaf = ma_is_leaf(type);
 		int off = f->off;
 		bool descended = false;
 
@@ -369,11 +370,22 @@ static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long 
 		if (off < 0)
 			off = (int)ma_offset(piv, np, rev ? hi : lo);
 		else
-			off += rev ? -1 : 1;
-		for (; off >= 0 && off <= (int)end; off += rev ? -1 : 1) {
+			off += step;
+		for (; off >= 0 && off < ns; off += step) {
 			unsigned long smin, smax, cmin, cmax;
-			void *entry;
+			void *entry = NULL;
 
+			if (off && piv[off - 1] == ULONG_MAX)
+				break;		/* past the last used slot (forward only) */
+			/* Cheap rejections first: a gap too small, a busy slot. */
+			if (gaps) {
+				if (ma_load_gap(&gaps[off]) < size)
+					continue;
+			} else if (leaf) {
+				entry = ma_load_slot(&slots[off]);
+				if (entry)
+					continue;
+			}
 			ma_slot_range(piv, np, (unsigned int)off, f->min, f->max, &smin, &smax);
 			if (rev ? smax < lo : smin > hi)
 				break;
@@ -381,19 +393,14 @@ static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long 
 			cmax = min(smax, hi);
 			if (range_len(cmin, cmax) < size)
 				continue;
-			entry = ma_load_slot(&slots[off]);
-			if (ma_is_leaf(type)) {
-				if (entry)
-					continue;
+			if (leaf) {
 				*fmin = cmin;
 				*fmax = cmax;
 				return true;
 			}
-			if (gaps && ma_load_gap(&gaps[off]) < size)
-				continue;
 			f->off = off;
 			sp++;
-			st[sp].enode = entry;
+			st[sp].enode = ma_load_slot(&slots[off]);
 			st[sp].min = smin;
 			st[sp].max = smax;
 			st[sp].off = -1;
@@ -470,6 +477,8 @@ struct mt_wr {
 	bool alloc;			/* MT_FLAGS_ALLOC_RANGE */
 	bool failed;
 	bool warned;
+	bool erase;			/* erase the range holding index (one walk) */
+	unsigned long erased_min, erased_max;
 	unsigned int height;
 	/* The two spines, depth 0 (root) .. height - 1 (leaf). */
 	struct maple_enode *l[MAPLE_HEIGHT_MAX], *r[MAPLE_HEIGHT_MAX];
@@ -845,7 +854,13 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 		enum maple_type lt = mte_node_type(le), rt = mte_node_type(re);
 		unsigned long *lp = ma_pivots(ln, lt), *rp = ma_pivots(rn, rt);
 		unsigned int np = mt_pivots[lt];
-		unsigned int lo = ma_offset(lp, np, L), ro = ma_offset(rp, np, R);
+		unsigned int lo = ma_offset(lp, np, L), ro;
+
+		/* Most stores stay inside one slot per level: no second search. */
+		if (le == re && (lo == np || lp[lo] == ULONG_MAX || R <= lp[lo]))
+			ro = lo;
+		else
+			ro = ma_offset(rp, np, R);
 
 		wr->l[d] = le;
 		wr->r[d] = re;
@@ -986,6 +1001,17 @@ widened:
 	if (first) {
 		old = lnode->mr64.slot[lo];
 		first = false;
+		if (wr->erase) {
+			/* Erase: the whole range holding index, found by this walk. */
+			*oldp = old;
+			if (!old)
+				return 0;
+			wr->erased_min = L = lsmin;
+			wr->erased_max = R = lsmax;
+			ro = lo;
+			rsmin = lsmin;
+			rsmax = lsmax;
+		}
 	}
 
 	if (!entry) {
@@ -1163,6 +1189,7 @@ static void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *ma
 	wr->alloc = mt_is_alloc(mt);
 	wr->failed = false;
 	wr->warned = false;
+	wr->erase = false;
 	wr->nr_new = wr->nr_old = wr->nr_sub = 0;
 	wr->retire.rcu = mt_in_rcu(mt);
 	wr->retire.batch = NULL;
@@ -1329,14 +1356,26 @@ void mas_destroy(struct ma_state *mas)
 
 void *mas_erase(struct ma_state *mas)
 {
-	void *entry = mas_walk(mas);
-	void *old;
+	struct mt_wr wr;
+	unsigned long L = mas->index, R = mas->index;
+	void *old = NULL;
+	int ret;
 
-	if (!entry)
+	wr_init(&wr, mas->tree, mas);
+	wr.erase = true;
+	ret = mt_wr_store(&wr, &L, &R, NULL, &old);
+	mas->node = NULL;
+	if (ret) {
+		mas->status = ma_error;
+		mas->error = ret;
 		return NULL;
-	if (mas_wr(mas, NULL, &old))
-		return NULL;
-	return entry;
+	}
+	mas->status = ma_start;
+	if (old) {
+		mas->index = wr.erased_min;
+		mas->last = wr.erased_max;
+	}
+	return old;
 }
 
 /* ---- the tree ------------------------------------------------------------------------- */

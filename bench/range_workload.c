@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * range_workload.c - `pagelab-bench range_workload`: the vmalloc-like range
+ * workload of bench/range_workload.h over pagelab's maple tree, and in the
+ * same run over the peers scripts/build-peers.sh built from Debian's
+ * linux-source-6.12 (the kernel's maple tree, drm_mm), if they are there.
+ *
+ * Parameters: live= (comma list, default 10000,100000,1000000),
+ * align= (pages, comma list, default 1,512), pairs= (default 200000),
+ * seed=, peers= (directory of the peer binaries, default build/peers next to
+ * this binary's directory; peers=none runs ours only), peer_timeout= (seconds
+ * per peer run, default 120: drm_mm's aligned lowest fit is slow).
+ *
+ * Ours and the kernel's maple tree are driven alike: under the tree lock,
+ * mas_empty_area() for size + align - 1 pages, round the start up, store;
+ * free is mtree_erase(). drm_mm gets DRM_MM_INSERT_LOW with its own alignment.
+ */
+#include <libgen.h>
+#include <stdlib.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+#include "bench.h"
+#include "pagelab/maple_tree.h"
+
+struct rw_area {
+	unsigned long start, size;
+};
+
+static unsigned long rw_lo, rw_hi;
+
+static void *rw_init(unsigned long start, unsigned long end)
+{
+	struct maple_tree *mt = malloc(sizeof(*mt));
+
+	if (mt)
+		mt_init_flags(mt, MT_FLAGS_ALLOC_RANGE);
+	rw_lo = start;
+	rw_hi = end;
+	return mt;
+}
+
+static int rw_alloc(void *be, struct rw_area *a, unsigned long size, unsigned long align)
+{
+	struct maple_tree *mt = be;
+	MA_STATE(mas, mt, 0, 0);
+	int ret;
+
+	mtree_lock(mt);
+	ret = mas_empty_area(&mas, rw_lo, rw_hi, size + align - 1);
+	if (!ret) {
+		unsigned long s = (mas.index + align - 1) / align * align;
+
+		mas_set_range(&mas, s, s + size - 1);
+		ret = mas_store_gfp(&mas, a, GFP_KERNEL);
+		a->start = s;
+	}
+	mtree_unlock(mt);
+	return ret;
+}
+
+static void rw_free(void *be, struct rw_area *a)
+{
+	mtree_erase(be, a->start);
+}
+
+static void rw_fini(void *be)
+{
+	mtree_destroy(be);
+	free(be);
+}
+
+#include "range_workload.h"
+
+static const char *const peer_bins[] = { "range_kmaple", "range_drmmm" };
+
+/* Run one peer binary. Return: 0 with @r filled, -1 if it is missing or failed. */
+static int run_peer(const char *dir, const char *bin, unsigned long live, unsigned long align,
+		    unsigned long pairs, unsigned long seed, unsigned long timeout, char *name,
+		    size_t name_len, struct rw_result *r)
+{
+	char path[PATH_MAX + 64], cmd[PATH_MAX + 256], line[512];
+	FILE *p;
+	int ok = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, bin);
+	if (access(path, X_OK))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "timeout %lu '%s' %lu %lu %lu %lu", timeout, path, live, align,
+		 pairs, seed);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		char *b = strstr(line, "backend="), *n = strstr(line, " ns_per_pair=");
+
+		if (b && n && sscanf(n, " ns_per_pair=%lf ns_per_fill_alloc=%lf span_pages=%lu",
+				     &r->ns_per_pair, &r->ns_per_fill_alloc, &r->span_pages) == 3) {
+			size_t len = (size_t)(n - b) - 8;
+
+			if (len >= name_len)
+				len = name_len - 1;
+			memcpy(name, b + 8, len);
+			name[len] = 0;
+			ok = 1;
+		}
+	}
+	return pclose(p) == 0 && ok ? 0 : -1;
+}
+
+static void default_peers_dir(char *out, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0) {
+		snprintf(out, len, "build/peers");
+		return;
+	}
+	exe[n] = 0;
+	snprintf(out, len, "%s/peers", dirname(exe));
+}
+
+static int range_workload_run(struct bench *b)
+{
+	const char *lives = param_str(b, "live", "10000,100000,1000000");
+	const char *aligns = param_str(b, "align", "1,512");
+	unsigned long pairs = param_ulong(b, "pairs", 200000);
+	unsigned long seed = param_ulong(b, "seed", 1);
+	const char *peers = param_str(b, "peers", NULL);
+	unsigned long timeout = param_ulong(b, "peer_timeout", 120);
+	char dir[PATH_MAX], lbuf[256], abuf[256], *lsave, *asave;
+	bool missing_said = false;
+
+	if (peers)
+		snprintf(dir, sizeof(dir), "%s", peers);
+	else
+		default_peers_dir(dir, sizeof(dir));
+	fprintf(b->out, "range_workload: 32 TiB window, 1..16 pages + guard, lowest fit, %lu free+alloc pairs\n",
+		pairs);
+	fprintf(b->out, "%-9s %-6s %-24s %12s %14s %9s\n", "live", "align", "backend", "ns/pair",
+		"ns/fill-alloc", "x ours");
+	snprintf(lbuf, sizeof(lbuf), "%s", lives);
+	for (char *l = strtok_r(lbuf, ",", &lsave); l; l = strtok_r(NULL, ",", &lsave)) {
+		unsigned long live = strtoul(l, NULL, 0);
+
+		snprintf(abuf, sizeof(abuf), "%s", aligns);
+		for (char *a = strtok_r(abuf, ",", &asave); a; a = strtok_r(NULL, ",", &asave)) {
+			unsigned long align = strtoul(a, NULL, 0);
+			struct rw_result ours, r;
+			char test[96], name[64];
+
+			if (!live || !align || rw_run(live, align, pairs, seed, &ours)) {
+				fprintf(stderr, "range_workload: live=%lu align=%lu failed\n", live, align);
+				return 1;
+			}
+			snprintf(test, sizeof(test), "live%lu-align%lu", live, align);
+			fprintf(b->out, "%-9lu %-6lu %-24s %12.1f %14.1f %9s\n", live, align,
+				"pagelab maple_tree", ours.ns_per_pair, ours.ns_per_fill_alloc, "1.00");
+			bench_emit(b, test, "pagelab-maple", 0, ours.ns_per_pair, "ns/pair", NULL);
+			if (peers && !strcmp(peers, "none"))
+				continue;
+			for (size_t i = 0; i < ARRAY_SIZE(peer_bins); i++) {
+				char path[PATH_MAX + 64];
+
+				snprintf(path, sizeof(path), "%s/%s", dir, peer_bins[i]);
+				if (access(path, X_OK)) {
+					if (!missing_said)
+						fprintf(b->out, "range_workload: no peer %s (scripts/build-peers.sh "
+							"builds them); ours only\n", path);
+					missing_said = true;
+					continue;
+				}
+				if (run_peer(dir, peer_bins[i], live, align, pairs, seed, timeout, name,
+					     sizeof(name), &r)) {
+					fprintf(b->out, "%-9lu %-6lu %-24s %12s\n", live, align, peer_bins[i],
+						"failed, or over peer_timeout");
+					continue;
+				}
+				fprintf(b->out, "%-9lu %-6lu %-24s %12.1f %14.1f %9.2f\n", live, align, name,
+					r.ns_per_pair, r.ns_per_fill_alloc, r.ns_per_pair / ours.ns_per_pair);
+				bench_emit(b, test, name, 0, r.ns_per_pair, "ns/pair", NULL);
+			}
+		}
+	}
+	return 0;
+}
+
+static const char *const range_workload_keys[] = { "live", "align", "pairs", "seed", "peers",
+						   "peer_timeout", NULL };
+
+const struct bench_suite suite_range_workload = {
+	.name = "range_workload",
+	.summary = "vmalloc-like range alloc/free: pagelab maple tree vs the kernel's maple tree and drm_mm",
+	.keys = range_workload_keys,
+	.run = range_workload_run,
+};
