@@ -19,6 +19,7 @@ static const struct bench_suite *const suites[] = {
 	&suite_show,
 	&suite_range_workload,
 	&suite_vmalloc_fix_size,
+	&suite_test_vmalloc,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)

@@ -11,6 +11,8 @@
 #include "mm.h"
 #include "fault_inject.h"
 #include "vmalloc.h"
+#include "percpu.h"
+#include "kvfree_rcu.h"
 
 #define PAGELAB_VERSION "0.1.0"
 

@@ -51,6 +51,7 @@
 #define VM_MAP_PUT_PAGES	0x00000200UL
 #define VM_ALLOW_HUGE_VMAP	0x00000400UL
 #define VM_SPARSE		0x00001000UL
+#define VM_PCPU			0x00200000UL /* pagelab: a percpu chunk's area, populated on demand */
 
 /* vmap_area->flags: low bits, and the encoded vmap node id from bit 8 */
 #define VMAP_RAM		0x1UL

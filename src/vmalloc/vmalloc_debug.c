@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pagelab/percpu.h"
 #include "vmap_area.h"
 
 /* ---- /proc/vmallocinfo ---------------------------------------------------- */
@@ -190,6 +191,8 @@ static unsigned long check_busy_vm(struct vchecker *c, struct vmap_space *vs, st
 	}
 	if (vm->flags & VM_UNINITIALIZED)
 		return 0;	/* being set up */
+	if (vm->flags & VM_PCPU)	/* populated on demand: pl_check_percpu() checks it */
+		return pgtable_count_mapped(vs, va->va_start, va->va_end);
 	for (unsigned long i = 0; i < mapped; i++) {
 		unsigned long a = vm->addr + (i << PAGE_SHIFT);
 		void *host = vmalloc_host_addr(vs, a);
@@ -367,6 +370,7 @@ int pl_check_vmalloc(struct pl_machine *m)
 	check_space(&c, vs);
 	unlock_all(vs);
 	pl_this = saved;
+	c.errors += pl_check_percpu(m);
 	free(c.refs);
 	if (c.errors > MAX_REPORTS)
 		fprintf(stderr, "pl_check_vmalloc: %d more\n", c.errors - MAX_REPORTS);

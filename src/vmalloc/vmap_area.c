@@ -112,7 +112,7 @@ static struct vmap_area *node_pool_del_va(struct vmap_node *vn, unsigned long si
 	struct vmap_pool *vp = size_to_va_pool(vn, size);
 	struct vmap_area *va = NULL;
 
-	if (!vp || list_empty(&vp->head))
+	if (!vp || !READ_ONCE(vp->len))	/* racy peek, as the kernel's; rechecked locked */
 		return NULL;
 	spin_lock(&vn->pool_lock);
 	if (!list_empty(&vp->head)) {
@@ -393,7 +393,7 @@ static void decay_va_pool_node(struct vmap_space *vs, struct vmap_node *vn, bool
 		struct list_head tmp, *pos, *next;
 		unsigned long pool_len, n_decay;
 
-		if (list_empty(&vp->head))
+		if (!READ_ONCE(vp->len))	/* racy peek: pool_lock is taken below */
 			continue;
 		INIT_LIST_HEAD(&tmp);
 		spin_lock(&vn->pool_lock);
@@ -582,6 +582,8 @@ void vmap_space_destroy(struct vmap_space *vs)
 {
 	if (!vs)
 		return;
+	kvfree_rcu_destroy(vs);
+	percpu_destroy(vs);
 	vmap_blocks_destroy(vs);
 	if (vs->pgt.pgd)
 		pgtable_destroy(vs);

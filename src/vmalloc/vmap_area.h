@@ -204,6 +204,8 @@ struct vmap_space {
 	unsigned long deferred;		/* atomic: head of the vfree_atomic list */
 	long nr_vmalloc_pages;		/* atomic */
 	struct vmap_block_queue *vmap_block_queue;	/* per CPU (vmap_block.c) */
+	struct pcpu_space *percpu;		/* percpu.c, made on first use (atomic) */
+	struct kvfree_rcu_space *krcp;		/* kvfree_rcu.c, made on first use (atomic) */
 };
 
 static inline struct vmap_space *this_vmap(void) { return pl_this.machine->vmap; }
@@ -286,6 +288,11 @@ void _vm_unmap_aliases(struct vmap_space *vs);
 unsigned long vmap_block_check(struct vmap_space *vs, struct vmap_area *va,
 			       void (*report)(void *ctx, const char *msg), void *ctx, int *errors);
 unsigned long vmap_blocks_count(struct vmap_space *vs);
+
+/* ---- percpu.c, kvfree_rcu.c ------------------------------------------------ */
+
+void percpu_destroy(struct vmap_space *vs);
+void kvfree_rcu_destroy(struct vmap_space *vs);
 
 /* ---- vmalloc.c ----------------------------------------------------------- */
 
