@@ -173,6 +173,74 @@ def render_002(doc: dict) -> str:
     return "\n".join(out)
 
 
+# ----------------------------------------------------------------- seed 001
+
+# The seed's one published figure: execution time of its loop, 100,000 x
+# (alloc order 9, split_page, free_contig_range), arm64 server.
+PUB_001 = {"setup": "a server-class arm64 machine", "iterations": 100000,
+           "before_us": 4097358.0, "after_us": 729831.0}
+
+SEED_001_MODES = {
+    "quick": {"test_loop_count": "20000", "reps": 3},
+    "default": {"test_loop_count": "100000", "reps": 3},
+    "full": {"test_loop_count": "100000", "reps": 10},
+}
+
+
+def run_001(mode: str, machine: dict[str, str]) -> dict:
+    cfg = SEED_001_MODES[mode]
+    ms = []
+    for order in ("9", "3", "10"):
+        params = dict(machine, order=order, test_loop_count=cfg["test_loop_count"], reps="1")
+        ms += run_interleaved("page_alloc_high_order", params, ["v6.18", "contig-batch"],
+                              cfg["reps"], together=True, label=f"seed 001 order {order}")
+    return {"measurements": ms, "settings": dict(cfg, **machine)}
+
+
+def render_001(doc: dict) -> str:
+    ms = doc["measurements"]
+    settings = doc.get("settings", {})
+    base, new = "v6.18", "contig-batch"
+    loops = int(settings.get("test_loop_count", PUB_001["iterations"]))
+    per = PUB_001["iterations"]
+    head = [["", "before (seed)", "before (ours)", "after (seed)", "after (ours)"]]
+    rows = []
+    for order in ("9", "3", "10"):
+        b = _values(ms, f"odr{order}-per-iteration", base)
+        n = _values(ms, f"odr{order}-per-iteration", new)
+        if not b or not n:
+            continue
+        bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
+        seed_b = f"{PUB_001['before_us']:,.0f} usec" if order == "9" else "-"
+        seed_a = (f"{PUB_001['after_us']:,.0f} usec "
+                  f"{fmt_change(stats.fastpath_change(PUB_001['before_us'], PUB_001['after_us']))}"
+                  if order == "9" else "-")
+        rows.append([f"order {order}, {per:,} iterations", seed_b, f"{bm * per:,.0f} usec",
+                     seed_a, f"{nm * per:,.0f} usec "
+                     f"{fmt_change(stats.fastpath_change(bm, nm), stats.verdict(b, n, stats.LOWER))}"])
+    lines = [f"Execution time of page_alloc_high_order_test (alloc, split_page, free_contig_range), "
+             f"{len(_values(ms, 'odr9-per-iteration', base))} runs of {loops:,} iterations scaled "
+             f"to the seed's {per:,}",
+             tables.box(head, rows),
+             f"seed: {PUB_001['setup']} (order 9 only); ours: a {settings.get('mem', '16G')} "
+             "pagelab machine, one vCPU",
+             "change: >0 is faster; (I)/(R): our 95% confidence intervals do not overlap", "",
+             "the counters that explain them (per iteration, mean):"]
+    counters = (("zone->lock acquisitions", "zone-lock-per-iteration"),)
+    for order in ("9",):
+        for d in (base, new):
+            rec = [m for m in ms if m.test == f"odr{order}-per-iteration" and m.design == d]
+            if not rec:
+                continue
+            c = rec[0].counters
+            it = max(1, loops)
+            lines.append(f"  order {order} {d:<13} frees {c.get('PGFREE', 0) / it:7.1f}  "
+                         f"buddy merges {c.get('BUDDY_MERGE', 0) / it:7.1f}  "
+                         f"pages drained from PCPs {c.get('PCP_DRAIN_PAGES', 0) / it:7.1f}")
+    del counters
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------------- seed 003
 
 # The RFC publishes claims, not a table: each row puts our figure beside one.
@@ -255,8 +323,7 @@ SEEDS = {s.id: s for s in (
              "issue 5 (vmalloc, the test_vmalloc suite) and issue 4 (free_contig_batch)",
              ("test_vmalloc",)),
     SeedSpec("001", "__free_contig_range(): order-0 runs freed as aligned chunks (free_contig_batch)",
-             "issue 4 (contiguous ranges, the page_alloc_high_order suite)",
-             ("page_alloc_high_order",)),
+             "issue 4", ("page_alloc_high_order",), run_001, render_001),
     SeedSpec("002", "per-migratetype free-block counts; /proc/pagetypeinfo without walking "
              "free lists (mt_counts)", "issue 2", ("pagetypeinfo",), run_002, render_002),
     SeedSpec("003", "PCP pageblock ownership (pcp_owner)", "issue 3",

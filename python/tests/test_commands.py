@@ -35,6 +35,19 @@ def test_reproduce_002_quick_tiny(tmp_path, capsys):
     assert "against vCPUs" in html and "needs results whose vcpus= varies" in html
 
 
+def test_reproduce_001_quick_small(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(reproduce.SEED_001_MODES, "quick", {"test_loop_count": "300", "reps": 2})
+    assert main(["reproduce", "001", "--quick", "mem=256M", "dma32=64M", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    # The seed's figures beside ours, scaled to its 100,000 iterations.
+    assert "4,097,358 usec" in out and "729,831 usec 461.41%" in out
+    for order in ("9", "3", "10"):
+        assert f"order {order}, 100,000 iterations" in out
+    assert "buddy merges" in out
+    doc = json.loads((tmp_path / "seed-001.json").read_text())
+    assert {m["design"] for m in doc["measurements"]} == {"v6.18", "contig-batch"}
+
+
 def test_reproduce_003_quick_small(tmp_path, capsys):
     # 256M: big enough for 32 vCPUs, small enough to run in a second or two.
     assert main(["reproduce", "003", "--quick", "mem=256M", "dma32=64M", "--out", str(tmp_path)]) == 0
