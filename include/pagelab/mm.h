@@ -348,6 +348,11 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  *             route back to the owner where buddies merge under pcp->lock.
  * @free_contig_batch: seed 001, __free_contig_range() frees a range of
  *             order-0 pages as the largest aligned power-of-two chunks.
+ * @vmalloc_high_order: a06157804399 (v6.19-rc1), vm_area_alloc_pages()
+ *             asks the buddy for the largest orders first and split_page()s
+ *             them.
+ * @vfree_batch: seed 000, vfree() frees an area's pages with
+ *             free_pages_bulk() (contiguous pfn runs) instead of one by one.
  * @vmap_index: how vmalloc indexes its free/busy/lazy areas (enum vmap_index).
  */
 enum vmap_index {
@@ -359,12 +364,16 @@ struct pl_design {
 	bool mt_counts;
 	bool pcp_owner;
 	bool free_contig_batch;
+	bool vmalloc_high_order;
+	bool vfree_batch;
 	enum vmap_index vmap_index;
 };
 
 /**
  * pl_design_preset() - fill @out with the named preset.
- * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch" or "all".
+ * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
+ *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
+ *        free_contig_batch and vfree_batch) or "all".
  * Return: 0, or -EINVAL for an unknown name.
  */
 int pl_design_preset(const char *name, struct pl_design *out);

@@ -64,11 +64,34 @@ def test_reproduce_003_quick_small(tmp_path, capsys):
     assert all(m["params"]["vcpus"] == "32" for m in doc["measurements"])
 
 
+def test_reproduce_000_quick_tiny(tmp_path, capsys, monkeypatch):
+    # Seed 000's 19 rows x 3 designs at toy loop counts on a small machine.
+    monkeypatch.setitem(reproduce.SEED_000_MODES, "quick",
+                        {"div": 100000, "min_loops": 20, "reps": 2, "pcpu_objects": 100,
+                         "vcpus": "4"})
+    assert main(["reproduce", "000", "--quick", "mem=256M", "dma32=64M", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    # Fastpath's layout, the seed's cells beside ours, every row, the counters.
+    assert "+==========" in out and "| test_vmalloc benchmark" in out
+    assert "| fix_size_alloc_test: p:512, h:1, l:100000 (usec)" in out
+    assert "(R) -23.80%" in out and "(I) 427.65%" in out
+    assert sum(1 for line in out.splitlines() if line.startswith("| ") and "(usec)" in line) == 19
+    assert "zone->lock/loop" in out and "pages per free" in out
+    doc = json.loads((tmp_path / "seed-000.json").read_text())
+    ms = doc["measurements"]
+    assert {m["design"] for m in ms} == {"v6.18", "v6.19-rc1", "v6.19-rc1+contig"}
+    assert len(ms) == 19 * 3 * 2
+    assert all(m["suite"] == "test_vmalloc" and m["unit"] == "usec" for m in ms)
+    # vfree_batch frees 16-page areas as whole chunks, the others page by page.
+    per_free = {m["design"]: m["counters"]["PGFREE_PAGES"] / m["counters"]["PGFREE"]
+                for m in ms if m["test"].startswith("fix_size_alloc_test: p:16, h:0")}
+    assert per_free["v6.19-rc1+contig"] > 4 * per_free["v6.19-rc1"]
+
+
 def test_reproduce_unavailable_seeds_are_skipped(tmp_path, capsys):
-    assert main(["reproduce", "000", "--quick", "--out", str(tmp_path)]) == 0
+    assert main(["reproduce", "004", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert out == ["seed 000: not yet available: needs issue 5 (vmalloc, the test_vmalloc suite) "
-                   "and issue 4 (free_contig_batch)"]
+    assert out == ["seed 004: not yet available: needs issue 6 (maple tree, vmalloc on it)"]
     assert not (tmp_path / "report.html").exists()
 
 

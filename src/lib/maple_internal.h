@@ -161,6 +161,38 @@ static inline unsigned long ma_arange_max_gap(struct maple_node *node)
 	return gap;
 }
 
+/* Slot lookups shared by the read and write sides. */
+static inline unsigned int ma_offset(const unsigned long *piv, unsigned int np, unsigned long index)
+{
+	unsigned int off = 0;
+
+	while (off < np && piv[off] < index)
+		off++;
+	return off;
+}
+
+/* Range of slot @off of a node covering [min, max]. */
+static inline void ma_slot_range(const unsigned long *piv, unsigned int np, unsigned int off,
+				 unsigned long min, unsigned long max,
+				 unsigned long *smin, unsigned long *smax)
+{
+	*smin = off ? piv[off - 1] + 1 : min;
+	*smax = (off < np && piv[off] != ULONG_MAX) ? piv[off] : max;
+}
+
+static inline bool ma_is_last(const unsigned long *piv, unsigned int np, unsigned int off)
+{
+	return off >= np || piv[off] == ULONG_MAX;
+}
+
+/* Length of [lo, hi] (hi >= lo), saturating: [0, ULONG_MAX] counts ULONG_MAX. */
+static inline unsigned long range_len(unsigned long lo, unsigned long hi)
+{
+	unsigned long n = hi - lo + 1;
+
+	return n ? n : ULONG_MAX;
+}
+
 /* ---- maple_alloc.c ------------------------------------------------------ */
 
 struct maple_node *mt_node_alloc(void);

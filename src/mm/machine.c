@@ -34,8 +34,8 @@ static const unsigned long lowmem_reserve_ratio[MAX_NR_ZONES] = { 256, 32 };
 /* vm.watermark_scale_factor default */
 static const unsigned long watermark_scale_factor = 10;
 
-const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch", "all",
-					  NULL };
+const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
+					  "v6.19-rc1", "v6.19-rc1+contig", "all", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -51,11 +51,21 @@ int pl_design_preset(const char *name, struct pl_design *out)
 	} else if (!strcmp(name, "contig-batch")) {
 		out->name = "contig-batch";
 		out->free_contig_batch = true;
+	} else if (!strcmp(name, "v6.19-rc1")) {
+		out->name = "v6.19-rc1";
+		out->vmalloc_high_order = true;
+	} else if (!strcmp(name, "v6.19-rc1+contig")) {
+		out->name = "v6.19-rc1+contig";
+		out->vmalloc_high_order = true;
+		out->free_contig_batch = true;
+		out->vfree_batch = true;
 	} else if (!strcmp(name, "all")) {
 		out->name = "all";
 		out->mt_counts = true;
 		out->pcp_owner = true;
 		out->free_contig_batch = true;
+		out->vmalloc_high_order = true;
+		out->vfree_batch = true;
 	} else {
 		return -EINVAL;
 	}

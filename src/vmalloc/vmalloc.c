@@ -10,7 +10,8 @@
  *                          vmap_pages_range(): PTEs (or PMDs for huge)
  *   vfree(addr)
  *     remove_vm_area: unlink the busy area, clear its PTEs, queue it lazy
- *     free every page (__free_page each), the array and the vm_struct
+ *     free every page (__free_page each, or free_pages_bulk with
+ *     vfree_batch), the array and the vm_struct
  *
  * Bad input (size 0, overflowing size or alignment, a window outside the
  * space or smaller than the request, vfree of an address that is not the
@@ -29,18 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vmap_area.h"
-
-/*
- * split_page() comes with the contiguous-range work (src/mm/page_contig.c).
- * Until it is in, huge blocks stay whole: allocated and freed as order-9
- * blocks, where the kernel splits them and frees 4 KiB pages.
- */
-#define vm_split_pages_available false
-static inline void vm_split_page(struct page *page, unsigned int order)
-{
-	(void)page;
-	(void)order;
-}
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -99,22 +88,28 @@ static void vm_struct_free(struct vmap_space *vs, struct vm_struct *vm)
 	pl_objcache_free(vs->vm_struct_cachep, vm, this_cpu_id());
 }
 
-/* Give @vm's pages back to the page allocator (the vfree loop). */
+/*
+ * Give @vm's pages back to the page allocator: every page is an order-0
+ * page (high-order blocks were split at allocation, huge ones too).
+ *
+ *   v6.18, v6.19-rc1  __free_page() on each: every page lands on the
+ *                     order-0 PCP list, whatever order it came from;
+ *   vfree_batch       seed 000 (Ryan Roberts, "vmalloc: Optimize vfree",
+ *                     2026): free_pages_bulk() hands each run of
+ *                     contiguous pfns to __free_contig_range(), which with
+ *                     free_contig_batch (seed 001) frees it as aligned
+ *                     high-order chunks, so an order-3 block allocated by
+ *                     a06157804399 goes back to the order-3 PCP list.
+ */
 static void vm_free_pages(struct vmap_space *vs, struct vm_struct *vm)
 {
-	unsigned int step = 1, order = 0;
-
-	/*
-	 * Huge areas hold order-9 blocks: the kernel splits them at
-	 * allocation (split_page) and frees 4 KiB pages; until split_page is
-	 * available here they stay whole and go back as whole blocks.
-	 */
-	if (vm->page_order && !vm_split_pages_available) {
-		order = vm->page_order;
-		step = 1U << order;
+	if (vs->m->config.design.vfree_batch) {
+		if (vm->nr_pages)
+			free_pages_bulk(vm->nr_pages, vm->pages);
+	} else {
+		for (unsigned int i = 0; i < vm->nr_pages; i++)
+			__free_page(vm->pages[i]);
 	}
-	for (unsigned int i = 0; i < vm->nr_pages; i += step)
-		__free_pages(vm->pages[i], order);
 	if (!(vm->flags & VM_MAP_PUT_PAGES))
 		__atomic_sub_fetch(&vs->nr_vmalloc_pages, (long)vm->nr_pages, __ATOMIC_RELAXED);
 	vm->nr_pages = 0;
@@ -168,11 +163,57 @@ static void put_unused_vm_area(struct vmap_space *vs, struct vm_struct *area)
 	vm_struct_free(vs, area);
 }
 
+static inline unsigned int ilog2_u(unsigned int n)
+{
+	return 31U - (unsigned int)__builtin_clz(n);
+}
+
+/* Append the 2^@order pages of split block @page to @pages at @nr. */
+static inline void vm_add_split_block(struct page **pages, unsigned int nr, struct page *page,
+				      unsigned int order)
+{
+	if (order)
+		split_page(page, order);
+	for (unsigned int i = 0; i < (1U << order); i++)
+		pages[nr + i] = page + i;
+}
+
 /*
- * vm_area_alloc_pages() - fill @pages with @nr_pages order-0 pages: for
- * @order 0 in bulk, at most 100 per alloc_pages_bulk() call as 6.18 does
- * (to bound the time with the pcp lock held), then one by one; for a
- * higher @order (huge mappings) one block of 2^@order pages at a time.
+ * vm_alloc_large_orders() - a06157804399's large-order phase (switch
+ * vmalloc_high_order, v6.19-rc1): greedily the largest order that fits
+ * what remains (at most MAX_PAGE_ORDER), without direct reclaim; a failed
+ * order is never tried again, the next one down is. 100 pages come as
+ * 64 + 32 + 4. Each block is split_page()d to order-0 pages.
+ * Return: pages obtained.
+ */
+static unsigned int vm_alloc_large_orders(gfp_t gfp, unsigned int order, unsigned int nr_pages,
+					  struct page **pages)
+{
+	gfp_t large_gfp = (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN;
+	unsigned int max_attempt_order = MAX_PAGE_ORDER, nr = 0, large_order;
+
+	large_order = min(max_attempt_order, ilog2_u(nr_pages));
+	while (large_order > order && nr < nr_pages) {
+		struct page *page = alloc_pages(large_gfp, large_order);
+
+		if (!page) {
+			max_attempt_order = --large_order;
+			continue;
+		}
+		vm_add_split_block(pages, nr, page, large_order);
+		nr += 1U << large_order;
+		if (nr < nr_pages)
+			large_order = min(max_attempt_order, ilog2_u(nr_pages - nr));
+	}
+	return nr;
+}
+
+/*
+ * vm_area_alloc_pages() - fill @pages with @nr_pages order-0 pages: with
+ * vmalloc_high_order the large orders first; then for @order 0 in bulk,
+ * at most 100 per alloc_pages_bulk() call as 6.18 does (to bound the time
+ * with the pcp lock held), then one by one; for a higher @order (huge
+ * mappings) one block of 2^@order pages at a time, split_page()d.
  * Return: the number of pages obtained.
  */
 static unsigned int vm_area_alloc_pages(gfp_t gfp, int nid, unsigned int order,
@@ -181,6 +222,8 @@ static unsigned int vm_area_alloc_pages(gfp_t gfp, int nid, unsigned int order,
 	unsigned int nr_allocated = 0;
 
 	(void)nid;
+	if (pl_this.machine->config.design.vmalloc_high_order)
+		nr_allocated = vm_alloc_large_orders(gfp, order, nr_pages, pages);
 	if (!order) {
 		while (nr_allocated < nr_pages) {
 			unsigned int nr_request = min(100U, nr_pages - nr_allocated);
@@ -197,10 +240,7 @@ static unsigned int vm_area_alloc_pages(gfp_t gfp, int nid, unsigned int order,
 
 		if (!page)
 			break;
-		if (order && vm_split_pages_available)
-			vm_split_page(page, order);
-		for (unsigned int i = 0; i < (1U << order); i++)
-			pages[nr_allocated + i] = page + i;
+		vm_add_split_block(pages, nr_allocated, page, order);
 		nr_allocated += 1U << order;
 	}
 	return nr_allocated;

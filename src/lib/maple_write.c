@@ -1,0 +1,951 @@
+// SPDX-License-Identifier: MIT
+/*
+ * maple_write.c - stores into the maple tree: the three write paths (exact
+ * fit, leaf rewrite, the general big-node path) described at the top of
+ * maple_tree.c, preallocation, and the mas_store/mas_erase API.
+ */
+#include <errno.h>
+#include <string.h>
+#include "maple_internal.h"
+
+/* ---- writing: state ------------------------------------------------------------------ */
+
+#define MA_STATE_PREALLOC 1	/* @mas holds nodes from mas_preallocate() */
+
+#define MT_BIG		64	/* entries a big node can hold */
+#define MT_WR_NODES	192	/* new or replaced nodes one store may touch */
+#define MT_WR_SUBTREES	(32 * MAPLE_HEIGHT_MAX)
+
+/* A node's worth of content, possibly more than fits a node. */
+struct mt_big {
+	unsigned int n;
+	unsigned long min;		/* first entry's minimum */
+	unsigned long piv[MT_BIG];	/* each entry's maximum */
+	void *slot[MT_BIG];
+	unsigned long gap[MT_BIG];	/* internal: the child's largest gap */
+	bool under[MT_BIG];		/* internal: a new child below the minimum fill */
+};
+
+struct mt_wr {
+	struct maple_tree *mt;
+	struct ma_state *mas;		/* preallocated nodes, may be NULL */
+	enum maple_type itype;		/* type of internal nodes */
+	bool alloc;			/* MT_FLAGS_ALLOC_RANGE */
+	bool failed;
+	bool warned;
+	bool erase;			/* erase the range holding index (one walk) */
+	unsigned long erased_min, erased_max;
+	unsigned int height;
+	/* The two spines, depth 0 (root) .. height - 1 (leaf). */
+	struct maple_enode *l[MAPLE_HEIGHT_MAX], *r[MAPLE_HEIGHT_MAX];
+	unsigned char loff[MAPLE_HEIGHT_MAX], roff[MAPLE_HEIGHT_MAX];
+	unsigned long lmin[MAPLE_HEIGHT_MAX], lmax[MAPLE_HEIGHT_MAX];
+	unsigned long rmin[MAPLE_HEIGHT_MAX], rmax[MAPLE_HEIGHT_MAX];
+	unsigned int lca;		/* first depth where the spines part */
+	unsigned int nr_new, nr_old, nr_sub;
+	struct maple_node *new_nodes[MT_WR_NODES];
+	unsigned char new_type[MT_WR_NODES];
+	struct maple_node *old_nodes[MT_WR_NODES];
+	struct maple_enode *subtrees[MT_WR_SUBTREES];
+	struct mt_retire retire;
+};
+
+static struct maple_node *wr_alloc(struct mt_wr *wr, enum maple_type type)
+{
+	struct ma_state *mas = wr->mas;
+	struct maple_node *node;
+
+	if (wr->nr_new == MT_WR_NODES) {
+		wr->failed = true;
+		return NULL;
+	}
+	if (mas && mas->alloc) {
+		node = mas->alloc;
+		mas->alloc = *(struct maple_node **)node;
+		mas->node_request--;
+		memset(node, 0, sizeof(*node));
+	} else {
+		node = mt_node_alloc();
+		if (!node) {
+			wr->failed = true;
+			return NULL;
+		}
+	}
+	wr->new_type[wr->nr_new] = (unsigned char)type;
+	wr->new_nodes[wr->nr_new++] = node;
+	return node;
+}
+
+/* Nodes built and then merged away go back to @mas for the next wr_alloc(). */
+static void wr_recycle(struct mt_wr *wr, struct maple_node *node)
+{
+	struct ma_state *mas = wr->mas;
+
+	if (mas && (mas->mas_flags & MA_STATE_PREALLOC)) {
+		*(struct maple_node **)node = mas->alloc;
+		mas->alloc = node;
+		mas->node_request++;
+	} else {
+		mt_node_free(node);
+	}
+}
+
+/* Give back a node built by this store and never published. */
+static void wr_drop_new(struct mt_wr *wr, struct maple_node *node)
+{
+	for (unsigned int i = 0; i < wr->nr_new; i++) {
+		if (wr->new_nodes[i] == node) {
+			wr->new_nodes[i] = NULL;
+			wr_recycle(wr, node);
+			return;
+		}
+	}
+}
+
+static bool wr_is_new(struct mt_wr *wr, struct maple_node *node)
+{
+	for (unsigned int i = 0; i < wr->nr_new; i++)
+		if (wr->new_nodes[i] == node)
+			return true;
+	return false;
+}
+
+/* A node whose content was copied: retired after publishing (or dropped if new). */
+static void wr_consume(struct mt_wr *wr, struct maple_enode *enode)
+{
+	struct maple_node *node = mte_to_node(enode);
+
+	if (wr_is_new(wr, node)) {
+		wr_drop_new(wr, node);
+		return;
+	}
+	for (unsigned int i = 0; i < wr->nr_old; i++)
+		if (wr->old_nodes[i] == node)
+			return;
+	if (wr->nr_old == MT_WR_NODES) {
+		wr->failed = true;
+		return;
+	}
+	wr->old_nodes[wr->nr_old++] = node;
+}
+
+static void wr_drop_subtree(struct mt_wr *wr, struct maple_enode *enode)
+{
+	if (wr->nr_sub == MT_WR_SUBTREES) {
+		wr->failed = true;
+		return;
+	}
+	wr->subtrees[wr->nr_sub++] = enode;
+}
+
+/* ---- writing: big nodes ------------------------------------------------------------ */
+
+static inline void big_push(struct mt_big *b, unsigned long piv, void *slot, unsigned long gap,
+			    bool under)
+{
+	b->piv[b->n] = piv;
+	b->slot[b->n] = slot;
+	b->gap[b->n] = gap;
+	b->under[b->n] = under;
+	b->n++;
+}
+
+/* Append slots [from, to] of @enode (covering [nmin, nmax]) to @b. */
+static void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
+		       unsigned long nmax, int from, int to)
+{
+	struct maple_node *node = mte_to_node(enode);
+	enum maple_type type = mte_node_type(enode);
+	unsigned long *piv = ma_pivots(node, type);
+	void **slots = ma_slots(node, type);
+	unsigned long *gaps = ma_gaps(node, type);
+	unsigned int np = mt_pivots[type];
+
+	if (from > to)
+		return;
+	if (!b->n)
+		b->min = from ? piv[from - 1] + 1 : nmin;
+	for (int i = from; i <= to; i++) {
+		unsigned long smax = ((unsigned int)i < np && piv[i] != ULONG_MAX) ? piv[i] : nmax;
+
+		big_push(b, smax, slots[i], gaps ? gaps[i] : 0, false);
+	}
+}
+
+static inline unsigned long big_entry_min(const struct mt_big *b, unsigned int i)
+{
+	return i ? b->piv[i - 1] + 1 : b->min;
+}
+
+/*
+ * Write entries [s, e) of @b into @node (of @type), pivots, slots and gaps.
+ * Return: the node's largest gap (allocation trees) or 0.
+ */
+static unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
+				   const struct mt_big *b, unsigned int s, unsigned int e)
+{
+	unsigned long *piv = ma_pivots(node, type);
+	void **slots = ma_slots(node, type);
+	unsigned int np = mt_pivots[type], ns = mt_slots[type];
+	unsigned int cnt = e - s, i;
+	unsigned long gap = 0;
+
+	for (i = 0; i < cnt; i++) {
+		slots[i] = b->slot[s + i];
+		if (i < np)
+			piv[i] = i + 1 < cnt ? b->piv[s + i] : ULONG_MAX;
+	}
+	for (; i < ns; i++) {
+		slots[i] = NULL;
+		if (i < np)
+			piv[i] = ULONG_MAX;
+	}
+	if (!wr->alloc)
+		return 0;
+	if (type == maple_arange_64) {
+		for (i = 0; i < ns; i++) {
+			node->ma64.gap[i] = i < cnt ? b->gap[s + i] : 0;
+			if (node->ma64.gap[i] > gap)
+				gap = node->ma64.gap[i];
+		}
+		return gap;
+	}
+	for (i = s; i < e; i++) {
+		unsigned long len;
+
+		if (b->slot[i])
+			continue;
+		len = range_len(big_entry_min(b, i), b->piv[i]);
+		if (len > gap)
+			gap = len;
+	}
+	return gap;
+}
+
+/*
+ * Cut @b (content of one level, entries of @type's level) into new nodes,
+ * first merging any underfull new child with a neighbour. The new nodes go to
+ * @out (as entries of the level above). Return: false on allocation failure.
+ */
+static bool big_build(struct mt_wr *wr, struct mt_big *b, enum maple_type type, struct mt_big *out)
+{
+	unsigned int cap = mt_slots[type], minfill = mt_min_slots[type];
+	unsigned int k, per, extra, s;
+
+	if (!ma_is_leaf(type)) {
+		for (unsigned int i = 0; i < b->n && b->n > 1; i++) {
+			struct mt_big tmp, sub;
+			unsigned int j, lo;
+
+			if (!b->under[i])
+				continue;
+			j = i ? i - 1 : i + 1;
+			lo = min(i, j);
+			tmp.n = 0;
+			for (unsigned int c = lo; c <= lo + 1; c++) {
+				struct maple_enode *child = b->slot[c];
+				unsigned long *cp = ma_pivots(mte_to_node(child), mte_node_type(child));
+				unsigned int end = ma_data_end(cp, mt_pivots[mte_node_type(child)]);
+
+				big_append(&tmp, child, big_entry_min(b, c), b->piv[c], 0, (int)end);
+			}
+			/* A new child of theirs may be underfull too (a chain built below). */
+			for (unsigned int c = 0; c < tmp.n; c++) {
+				struct maple_enode *gc = tmp.slot[c];
+				enum maple_type gt = mte_node_type(b->slot[i]);
+
+				if (ma_is_leaf(gt) || !wr_is_new(wr, mte_to_node(gc)))
+					continue;
+				gt = mte_node_type(gc);
+				tmp.under[c] = ma_data_end(ma_pivots(mte_to_node(gc), gt), mt_pivots[gt]) + 1 <
+					       mt_min_slots[gt];
+			}
+			sub.n = 0;
+			if (!big_build(wr, &tmp, mte_node_type(b->slot[i]), &sub))
+				return false;
+			wr_consume(wr, b->slot[lo]);
+			wr_consume(wr, b->slot[lo + 1]);
+			/* Replace entries lo, lo + 1 by sub's. */
+			memmove(&b->piv[lo + sub.n], &b->piv[lo + 2], (b->n - lo - 2) * sizeof(b->piv[0]));
+			memmove(&b->slot[lo + sub.n], &b->slot[lo + 2], (b->n - lo - 2) * sizeof(b->slot[0]));
+			memmove(&b->gap[lo + sub.n], &b->gap[lo + 2], (b->n - lo - 2) * sizeof(b->gap[0]));
+			memmove(&b->under[lo + sub.n], &b->under[lo + 2], (b->n - lo - 2) * sizeof(b->under[0]));
+			for (unsigned int c = 0; c < sub.n; c++) {
+				b->piv[lo + c] = sub.piv[c];
+				b->slot[lo + c] = sub.slot[c];
+				b->gap[lo + c] = sub.gap[c];
+				b->under[lo + c] = sub.under[c];
+			}
+			b->n = b->n - 2 + sub.n;
+			i = (unsigned int)-1;	/* rescan */
+		}
+	}
+
+	k = (b->n + cap - 1) / cap;
+	per = b->n / k;
+	extra = b->n % k;
+	s = 0;
+	for (unsigned int i = 0; i < k; i++) {
+		unsigned int cnt = per + (i < extra);
+		struct maple_node *node = wr_alloc(wr, type);
+		unsigned long gap;
+
+		if (!node)
+			return false;
+		gap = big_fill_node(wr, node, type, b, s, s + cnt);
+		if (!out->n)
+			out->min = big_entry_min(b, s);
+		big_push(out, b->piv[s + cnt - 1], mt_mk_node(node, type), gap, cnt < minfill);
+		s += cnt;
+	}
+	return true;
+}
+
+/* ---- writing: the paths ---------------------------------------------------------------- */
+
+/* The node on the left spine at @depth now has largest gap @gap: tell its ancestors. */
+static void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
+{
+	if (!wr->alloc)
+		return;
+	while (depth--) {
+		struct maple_node *parent = mte_to_node(wr->l[depth]);
+		unsigned long *g = &parent->ma64.gap[wr->loff[depth]];
+		unsigned long old_max, new_max;
+
+		if (*g == gap)
+			return;
+		old_max = ma_arange_max_gap(parent);
+		ma_store_gap(g, gap);
+		new_max = ma_arange_max_gap(parent);
+		if (new_max == old_max)
+			return;
+		gap = new_max;
+	}
+}
+
+/* Publish @enode as the child at @depth of the left spine (the root if @depth is 0). */
+static void wr_publish(struct mt_wr *wr, unsigned int depth, struct maple_enode *enode)
+{
+	struct maple_node *node = mte_to_node(enode);
+
+	if (!depth) {
+		ma_set_parent(node, ma_mk_root_parent(wr->mt));
+		ma_publish(&wr->mt->ma_root, enode);
+		return;
+	}
+	struct maple_node *parent = mte_to_node(wr->l[depth - 1]);
+	unsigned int off = wr->loff[depth - 1];
+
+	ma_set_parent(node, ma_mk_parent(parent, off));
+	ma_publish(&ma_slots(parent, mte_node_type(wr->l[depth - 1]))[off], enode);
+}
+
+/* After publishing: new internal nodes adopt their children. */
+static void wr_adopt(struct mt_wr *wr)
+{
+	for (unsigned int i = 0; i < wr->nr_new; i++) {
+		struct maple_node *node = wr->new_nodes[i];
+		enum maple_type type;
+		void **slots;
+		unsigned int end;
+
+		type = (enum maple_type)wr->new_type[i];
+		if (!node || ma_is_leaf(type))
+			continue;
+		slots = ma_slots(node, type);
+		end = ma_data_end(ma_pivots(node, type), mt_pivots[type]);
+		for (unsigned int s = 0; s <= end; s++)
+			ma_set_parent(mte_to_node(slots[s]), ma_mk_parent(node, s));
+	}
+}
+
+static void wr_retire_subtree(struct mt_wr *wr, struct maple_enode *enode)
+{
+	struct maple_node *node = mte_to_node(enode);
+	enum maple_type type = mte_node_type(enode);
+
+	if (!ma_is_leaf(type)) {
+		void **slots = ma_slots(node, type);
+		unsigned int end = ma_data_end(ma_pivots(node, type), mt_pivots[type]);
+
+		for (unsigned int i = 0; i <= end; i++)
+			wr_retire_subtree(wr, slots[i]);
+	}
+	mt_retire_node(&wr->retire, node);
+}
+
+/* The store is published: adopt, then retire what it replaced. */
+static void wr_finish(struct mt_wr *wr)
+{
+	wr_adopt(wr);
+	for (unsigned int i = 0; i < wr->nr_old; i++)
+		mt_retire_node(&wr->retire, wr->old_nodes[i]);
+	for (unsigned int i = 0; i < wr->nr_sub; i++)
+		wr_retire_subtree(wr, wr->subtrees[i]);
+	mt_retire_done(&wr->retire);
+}
+
+/* The store failed before publishing: free what it built. */
+static int wr_abort(struct mt_wr *wr)
+{
+	for (unsigned int i = 0; i < wr->nr_new; i++)
+		if (wr->new_nodes[i])
+			wr_recycle(wr, wr->new_nodes[i]);
+	wr->nr_new = 0;
+	return -ENOMEM;
+}
+
+/* Descend both spines: to @L on the left, to @R on the right. */
+static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L, unsigned long R)
+{
+	struct maple_enode *le = root, *re = root;
+	unsigned long lmin = 0, lmax = ULONG_MAX, rmin = 0, rmax = ULONG_MAX;
+	unsigned int h = wr->height;
+	bool parted = false;
+
+	wr->lca = h - 1;
+	for (unsigned int d = 0; d < h; d++) {
+		struct maple_node *ln = mte_to_node(le), *rn = mte_to_node(re);
+		enum maple_type lt = mte_node_type(le), rt = mte_node_type(re);
+		unsigned long *lp = ma_pivots(ln, lt), *rp = ma_pivots(rn, rt);
+		unsigned int np = mt_pivots[lt];
+		unsigned int lo = ma_offset(lp, np, L), ro;
+
+		/* Most stores stay inside one slot per level: no second search. */
+		if (le == re && (lo == np || lp[lo] == ULONG_MAX || R <= lp[lo]))
+			ro = lo;
+		else
+			ro = ma_offset(rp, np, R);
+
+		wr->l[d] = le;
+		wr->r[d] = re;
+		wr->lmin[d] = lmin;
+		wr->lmax[d] = lmax;
+		wr->rmin[d] = rmin;
+		wr->rmax[d] = rmax;
+		wr->loff[d] = (unsigned char)lo;
+		wr->roff[d] = (unsigned char)ro;
+		if (!parted && (le != re || lo != ro)) {
+			parted = true;
+			wr->lca = d;
+		}
+		if (d + 1 < h) {
+			ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
+			ma_slot_range(rp, np, ro, rmin, rmax, &rmin, &rmax);
+			le = ma_slots(ln, lt)[lo];
+			re = ma_slots(rn, rt)[ro];
+		}
+	}
+}
+
+/*
+ * The root level's new content is @b (entries of @type's level): build and
+ * publish the new root, growing or shrinking the tree.
+ */
+static bool wr_new_root(struct mt_wr *wr, struct mt_big *b, enum maple_type type)
+{
+	struct maple_tree *mt = wr->mt;
+	unsigned int height = wr->height;
+	struct maple_enode *root;
+	struct mt_big mid;
+
+	if (ma_is_leaf(type) && b->n == 1 && !b->slot[0]) {
+		ma_publish(&mt->ma_root, NULL);
+		mt_set_height(mt, 0);
+		return true;
+	}
+	if (ma_is_leaf(type) || b->n > 1) {
+		mid.n = 0;
+		if (!big_build(wr, b, type, &mid))
+			return false;
+		while (mid.n > 1) {
+			struct mt_big up = mid;
+
+			mid.n = 0;
+			if (!big_build(wr, &up, wr->itype, &mid))
+				return false;
+			height++;
+		}
+		root = mid.slot[0];
+	} else {
+		root = b->slot[0];
+		height--;
+	}
+	/* A new internal root with one child: the child becomes the root, and so on. */
+	for (;;) {
+		struct maple_node *node = mte_to_node(root);
+		enum maple_type t = mte_node_type(root);
+
+		if (ma_is_leaf(t) || ma_data_end(ma_pivots(node, t), mt_pivots[t]) ||
+		    !wr_is_new(wr, node))
+			break;
+		root = ma_slots(node, t)[0];
+		wr_consume(wr, mt_mk_node(node, t));
+		height--;
+	}
+	if (ma_is_leaf(mte_node_type(root)) && mte_to_node(root)->mr64.pivot[0] == ULONG_MAX &&
+	    !mte_to_node(root)->mr64.slot[0]) {
+		wr_consume(wr, root);
+		root = NULL;
+		height = 0;
+	}
+	if (root)
+		ma_set_parent(mte_to_node(root), ma_mk_root_parent(mt));
+	ma_publish(&mt->ma_root, root);
+	mt_set_height(mt, height);
+	return true;
+}
+
+/*
+ * Store @entry over [*@Lp, *@Rp] (widened over NULL neighbours when @entry is
+ * NULL; the final range is written back). *@oldp gets the entry that was at
+ * *@Lp. Context: the tree's write lock.
+ * Return: 0 or -ENOMEM (tree unchanged).
+ */
+static int mt_wr_store(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
+		       void **oldp)
+{
+	struct maple_tree *mt = wr->mt;
+	struct maple_enode *root = mt->ma_root;
+	unsigned long L = *Lp, R = *Rp;
+	unsigned long lsmin, lsmax, rsmin, rsmax;
+	struct maple_node *lnode, *rnode;
+	struct maple_enode *ll, *rl;
+	unsigned int h, leaf, lo, ro;
+	const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
+	bool first = true;
+	struct mt_big b, mid;
+	void *old = NULL;
+
+	if (!root) {
+		struct maple_node *node;
+
+		*oldp = NULL;
+		if (!entry)
+			return 0;
+		b.n = 0;
+		b.min = 0;
+		if (L)
+			big_push(&b, L - 1, NULL, 0, false);
+		big_push(&b, R, entry, 0, false);
+		if (R != ULONG_MAX)
+			big_push(&b, ULONG_MAX, NULL, 0, false);
+		node = wr_alloc(wr, maple_leaf_64);
+		if (!node)
+			return wr_abort(wr);
+		big_fill_node(wr, node, maple_leaf_64, &b, 0, b.n);
+		wr->height = 1;
+		mt_set_height(mt, 1);
+		wr_publish(wr, 0, mt_mk_node(node, maple_leaf_64));
+		return 0;
+	}
+again:
+	h = mt_height(mt);
+	wr->height = h;
+	leaf = h - 1;
+	wr_walk(wr, root, L, R);
+	ll = wr->l[leaf];
+	rl = wr->r[leaf];
+	lnode = mte_to_node(ll);
+	rnode = mte_to_node(rl);
+	lo = wr->loff[leaf];
+	ro = wr->roff[leaf];
+widened:
+	ma_slot_range(lnode->mr64.pivot, np, lo, wr->lmin[leaf], wr->lmax[leaf], &lsmin, &lsmax);
+	ma_slot_range(rnode->mr64.pivot, np, ro, wr->rmin[leaf], wr->rmax[leaf], &rsmin, &rsmax);
+	if (first) {
+		old = lnode->mr64.slot[lo];
+		first = false;
+		if (wr->erase) {
+			/* Erase: the whole range holding index, found by this walk. */
+			*oldp = old;
+			if (!old)
+				return 0;
+			wr->erased_min = L = lsmin;
+			wr->erased_max = R = lsmax;
+			ro = lo;
+			rsmin = lsmin;
+			rsmax = lsmax;
+		}
+	}
+
+	if (!entry) {
+		unsigned long nL = L, nR = R;
+
+		if (!lnode->mr64.slot[lo]) {
+			nL = lsmin;
+		} else if (L == lsmin && L) {
+			if (lo) {
+				if (!lnode->mr64.slot[lo - 1])
+					nL = lo >= 2 ? lnode->mr64.pivot[lo - 2] + 1 : wr->lmin[leaf];
+			} else {
+				MA_STATE(m, mt, L - 1, L - 1);
+
+				if (!mas_walk(&m))
+					nL = m.index;
+			}
+		}
+		if (!rnode->mr64.slot[ro]) {
+			nR = rsmax;
+		} else if (R == rsmax && R != ULONG_MAX) {
+			if (!ma_is_last(rnode->mr64.pivot, np, ro)) {
+				if (!rnode->mr64.slot[ro + 1]) {
+					unsigned long a, z;
+
+					ma_slot_range(rnode->mr64.pivot, np, ro + 1, wr->rmin[leaf],
+						      wr->rmax[leaf], &a, &z);
+					nR = z;
+				}
+			} else {
+				MA_STATE(m, mt, R + 1, R + 1);
+
+				if (!mas_walk(&m))
+					nR = m.last;
+			}
+		}
+		if (nL != L || nR != R) {
+			L = nL;
+			R = nR;
+			if (L >= wr->lmin[leaf] && R <= wr->rmax[leaf]) {
+				lo = ma_offset(lnode->mr64.pivot, np, L);
+				ro = ma_offset(rnode->mr64.pivot, np, R);
+				goto widened;
+			}
+			goto again;
+		}
+	}
+	*Lp = L;
+	*Rp = R;
+	*oldp = old;
+
+	/* 1. Exact fit: one pointer store. */
+	if (ll == rl && lo == ro && lsmin == L && lsmax == R) {
+		void **slot = &lnode->mr64.slot[lo];
+		void *cur = *slot;
+
+		if (cur != entry) {
+			if (!entry && h == 1 && L == 0 && R == ULONG_MAX) {
+				/* The last entry goes: the tree is empty. */
+				ma_publish(&mt->ma_root, NULL);
+				mt_set_height(mt, 0);
+				wr_consume(wr, ll);
+				wr_finish(wr);
+				return 0;
+			}
+			ma_publish(slot, entry);
+			if (wr->alloc && !cur != !entry)
+				wr_update_gaps(wr, leaf, ma_leaf_max_gap(lnode, wr->lmin[leaf],
+									  wr->lmax[leaf]));
+		}
+		return 0;
+	}
+
+	/* The leaf level's new content. */
+	b.n = 0;
+	big_append(&b, ll, wr->lmin[leaf], wr->lmax[leaf], 0, (int)lo - 1);
+	if (lsmin < L) {
+		if (!b.n)
+			b.min = lsmin;
+		big_push(&b, L - 1, lnode->mr64.slot[lo], 0, false);
+	}
+	if (!b.n)
+		b.min = L;
+	big_push(&b, R, entry, 0, false);
+	if (rsmax > R)
+		big_push(&b, rsmax, rnode->mr64.slot[ro], 0, false);
+	big_append(&b, rl, wr->rmin[leaf], wr->rmax[leaf], (int)ro + 1,
+		   (int)ma_data_end(rnode->mr64.pivot, np));
+
+	/* 2. The leaf still fits: rewrite it (or publish a copy in RCU mode). */
+	if (ll == rl && b.n <= MAPLE_RANGE64_SLOTS &&
+	    (b.n >= MAPLE_RANGE64_MIN || (h == 1 && (b.n > 1 || entry)))) {
+		unsigned long gap;
+
+		if (!wr->retire.rcu) {
+			gap = big_fill_node(wr, lnode, maple_leaf_64, &b, 0, b.n);
+			wr_update_gaps(wr, leaf, gap);
+			return 0;
+		}
+		struct maple_node *node = wr_alloc(wr, maple_leaf_64);
+
+		if (!node)
+			return wr_abort(wr);
+		gap = big_fill_node(wr, node, maple_leaf_64, &b, 0, b.n);
+		wr_publish(wr, leaf, mt_mk_node(node, maple_leaf_64));
+		wr_update_gaps(wr, leaf, gap);
+		wr_consume(wr, ll);
+		wr_finish(wr);
+		return 0;
+	}
+
+	/* 3. The general path. */
+	wr_consume(wr, ll);
+	if (rl != ll)
+		wr_consume(wr, rl);
+	if (!h || leaf == 0) {
+		if (!wr_new_root(wr, &b, maple_leaf_64) || wr->failed)
+			return wr_abort(wr);
+		wr_finish(wr);
+		return 0;
+	}
+	mid.n = 0;
+	if (!big_build(wr, &b, maple_leaf_64, &mid) || wr->failed)
+		return wr_abort(wr);
+	for (int d = (int)leaf - 1; d >= 0; d--) {
+		struct maple_enode *pl = wr->l[d], *pr = wr->r[d];
+		enum maple_type t = mte_node_type(pl);
+		unsigned int lod = wr->loff[d], rod = wr->roff[d];
+		unsigned int lend = ma_data_end(ma_pivots(mte_to_node(pl), t), mt_pivots[t]);
+		unsigned int rend = ma_data_end(ma_pivots(mte_to_node(pr), t), mt_pivots[t]);
+
+		if (pl == pr && lod == rod && mid.n == 1 && !mid.under[0]) {
+			wr_publish(wr, (unsigned int)d + 1, mid.slot[0]);
+			wr_update_gaps(wr, (unsigned int)d + 1, mid.gap[0]);
+			wr_finish(wr);
+			return 0;
+		}
+		b.n = 0;
+		big_append(&b, pl, wr->lmin[d], wr->lmax[d], 0, (int)lod - 1);
+		if (!b.n)
+			b.min = mid.min;
+		for (unsigned int i = 0; i < mid.n; i++)
+			big_push(&b, mid.piv[i], mid.slot[i], mid.gap[i], mid.under[i]);
+		big_append(&b, pr, wr->rmin[d], wr->rmax[d], (int)rod + 1, (int)rend);
+		if (pl == pr) {
+			for (unsigned int i = lod + 1; i < rod; i++)
+				wr_drop_subtree(wr, ma_slots(mte_to_node(pl), t)[i]);
+		} else {
+			for (unsigned int i = lod + 1; i <= lend; i++)
+				wr_drop_subtree(wr, ma_slots(mte_to_node(pl), t)[i]);
+			for (unsigned int i = 0; i < rod; i++)
+				wr_drop_subtree(wr, ma_slots(mte_to_node(pr), t)[i]);
+		}
+		wr_consume(wr, pl);
+		if (pr != pl)
+			wr_consume(wr, pr);
+		if (d == 0) {
+			if (!wr_new_root(wr, &b, t) || wr->failed)
+				return wr_abort(wr);
+			wr_finish(wr);
+			return 0;
+		}
+		mid.n = 0;
+		if (!big_build(wr, &b, t, &mid) || wr->failed)
+			return wr_abort(wr);
+	}
+	return 0;	/* not reached: depth 0 always finishes */
+}
+
+static void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *mas)
+{
+	wr->mt = mt;
+	wr->mas = mas;
+	wr->itype = mt_internal_type(mt);
+	wr->alloc = mt_is_alloc(mt);
+	wr->failed = false;
+	wr->warned = false;
+	wr->erase = false;
+	wr->nr_new = wr->nr_old = wr->nr_sub = 0;
+	wr->retire.rcu = mt_in_rcu(mt);
+	wr->retire.batch = NULL;
+}
+
+/* ---- writing: the API ------------------------------------------------------------------- */
+
+static int mas_wr(struct ma_state *mas, void *entry, void **old)
+{
+	struct mt_wr wr;
+	unsigned long L = mas->index, R = mas->last;
+	int ret;
+
+	*old = NULL;
+	if (L > R) {
+		mas->status = ma_error;
+		mas->error = -EINVAL;
+		return -EINVAL;
+	}
+	wr_init(&wr, mas->tree, mas);
+	ret = mt_wr_store(&wr, &L, &R, entry, old);
+	mas->node = NULL;
+	if (ret) {
+		mas->status = ma_error;
+		mas->error = ret;
+		*old = NULL;
+		return ret;
+	}
+	mas->index = L;
+	mas->last = R;
+	mas->status = ma_start;
+	return 0;
+}
+
+void *mas_store(struct ma_state *mas, void *entry)
+{
+	void *old;
+
+	mas_wr(mas, entry, &old);
+	return old;
+}
+
+int mas_store_gfp(struct ma_state *mas, void *entry, gfp_t gfp)
+{
+	void *old;
+
+	(void)gfp;
+	return mas_wr(mas, entry, &old);
+}
+
+/*
+ * Nodes a store of [index, last] needs in the tree as it is: 0 (1 in RCU
+ * mode) when the leaf is rewritten, 2 per split level + 1 for a split, and
+ * a worst case otherwise.
+ */
+static unsigned long mas_prealloc_calc(struct ma_state *mas, void *entry)
+{
+	struct maple_tree *mt = mas->tree;
+	struct maple_enode *enode = mt->ma_root;
+	unsigned int h = mt_height(mt), counts[MAPLE_HEIGHT_MAX], d = 0;
+	unsigned long min = 0, max = ULONG_MAX, worst = 5UL * h + 5;
+	bool rcu = mt_in_rcu(mt);
+
+	if (!enode)
+		return entry ? 1 : 0;
+	for (;;) {
+		struct maple_node *node = mte_to_node(enode);
+		enum maple_type t = mte_node_type(enode);
+		unsigned long *piv = ma_pivots(node, t);
+		unsigned int np = mt_pivots[t];
+		unsigned int off = ma_offset(piv, np, mas->index);
+
+		counts[d] = ma_data_end(piv, np) + 1;
+		if (ma_is_leaf(t)) {
+			unsigned int end = counts[d] - 1, ro, n;
+			unsigned long smin, smax, rmin, rmax;
+
+			if (mas->last > max)
+				return worst;
+			ro = ma_offset(piv, np, mas->last);
+			ma_slot_range(piv, np, off, min, max, &smin, &smax);
+			ma_slot_range(piv, np, ro, min, max, &rmin, &rmax);
+			if (!entry && (mas->index <= min || mas->last >= max || !node->mr64.slot[off] ||
+				       !node->mr64.slot[ro]))
+				return worst;	/* NULL may widen beyond this leaf */
+			if (entry && off == ro && smin == mas->index && smax == mas->last)
+				return 0;	/* exact fit */
+			n = off + (smin < mas->index) + 1 + (rmax > mas->last) + (end - ro);
+			if (n <= MAPLE_RANGE64_SLOTS) {
+				if (h == 1 || n >= MAPLE_RANGE64_MIN + (entry ? 0 : 2))
+					return rcu ? 1 : 0;
+				return worst;
+			}
+			/* A split: 2 nodes per full level, 1 for the level that takes it. */
+			unsigned long need = 2;
+
+			while (d--) {
+				if (counts[d] < mt_slots[mt_internal_type(mt)])
+					return need + 1;
+				need += 2;
+			}
+			return need + 1;
+		}
+		ma_slot_range(piv, np, off, min, max, &min, &max);
+		enode = ma_slots(node, t)[off];
+		d++;
+	}
+}
+
+int mas_preallocate(struct ma_state *mas, void *entry, gfp_t gfp)
+{
+	unsigned long need = mas_prealloc_calc(mas, entry);
+
+	(void)gfp;
+	while (mas->node_request < need) {
+		struct maple_node *node = mt_node_alloc();
+
+		if (!node) {
+			mas_destroy(mas);
+			return -ENOMEM;
+		}
+		*(struct maple_node **)node = mas->alloc;
+		mas->alloc = node;
+		mas->node_request++;
+	}
+	mas->mas_flags |= MA_STATE_PREALLOC;
+	return 0;
+}
+
+void mas_store_prealloc(struct ma_state *mas, void *entry)
+{
+	struct mt_wr wr;
+	unsigned long L = mas->index, R = mas->last;
+	void *old;
+	int ret;
+
+	wr_init(&wr, mas->tree, mas);
+	ret = mt_wr_store(&wr, &L, &R, entry, &old);
+	if (ret) {
+		pl_warn_ratelimited("maple: mas_store_prealloc of [%lu, %lu] ran out of nodes\n",
+				    mas->index, mas->last);
+		mas->status = ma_error;
+		mas->error = ret;
+	} else {
+		mas->index = L;
+		mas->last = R;
+		mas->status = ma_start;
+	}
+	mas->node = NULL;
+	mas_destroy(mas);
+}
+
+void mas_destroy(struct ma_state *mas)
+{
+	while (mas->alloc) {
+		struct maple_node *node = mas->alloc;
+
+		mas->alloc = *(struct maple_node **)node;
+		mt_node_free(node);
+	}
+	mas->node_request = 0;
+	mas->mas_flags &= (unsigned char)~MA_STATE_PREALLOC;
+}
+
+void *mas_erase(struct ma_state *mas)
+{
+	struct mt_wr wr;
+	unsigned long L = mas->index, R = mas->index;
+	void *old = NULL;
+	int ret;
+
+	wr_init(&wr, mas->tree, mas);
+	wr.erase = true;
+	ret = mt_wr_store(&wr, &L, &R, NULL, &old);
+	mas->node = NULL;
+	if (ret) {
+		mas->status = ma_error;
+		mas->error = ret;
+		return NULL;
+	}
+	mas->status = ma_start;
+	if (old) {
+		mas->index = wr.erased_min;
+		mas->last = wr.erased_max;
+	}
+	return old;
+}
+
+/* ---- the tree ---------------------------------------------------------------------- */
+
+void __mt_destroy(struct maple_tree *mt)
+{
+	struct maple_enode *root = mt->ma_root;
+	struct mt_wr wr;
+
+	if (!root)
+		return;
+	wr_init(&wr, mt, NULL);
+	ma_publish(&mt->ma_root, NULL);
+	mt_set_height(mt, 0);
+	wr_retire_subtree(&wr, root);
+	mt_retire_done(&wr.retire);
+}
