@@ -70,9 +70,25 @@ struct pl_fault_stats {
 	unsigned long injected;
 };
 
-/* The sites a machine can fail. Later: vmap_area and maple node allocation. */
+/*
+ * The sites a machine can fail, each with its own knobs:
+ *   PL_FAULT_PAGE_ALLOC  fail_page_alloc: alloc_pages() and what is built on
+ *                        it (bulk, vmalloc's pages, page-table pages, percpu
+ *                        population).
+ *   PL_FAULT_SLAB        failslab: the machine's object caches, the vmap_area
+ *                        and vm_struct objects of the vmalloc space (vmalloc,
+ *                        vmap, vm_map_ram blocks and large mappings, percpu
+ *                        chunks). They take no gfp: ignore-gfp-wait and
+ *                        min-order do not apply.
+ *   PL_FAULT_MAPLE_NODE  maple node allocation (mt_fault_set()). Maple nodes
+ *                        come from one process-wide cache, as the kernel's
+ *                        maple_node_cache is system-wide: setting this site on
+ *                        any machine sets it for every maple tree.
+ */
 enum pl_fault_site {
-	PL_FAULT_PAGE_ALLOC,	/* alloc_pages() and what is built on it */
+	PL_FAULT_PAGE_ALLOC,
+	PL_FAULT_SLAB,
+	PL_FAULT_MAPLE_NODE,
 	NR_PL_FAULT_SITES
 };
 
@@ -171,6 +187,13 @@ int pl_fault_set(struct pl_machine *m, enum pl_fault_site site, const struct pl_
  */
 int pl_fault_get(struct pl_machine *m, enum pl_fault_site site, struct pl_fault_attr *attr,
 		 struct pl_fault_stats *stats);
+
+/**
+ * pl_fault_site_state() - the live state of @site on @m (not for
+ * PL_FAULT_MAPLE_NODE), made on first use; for the allocation sites to hook.
+ * Return: the state, or NULL (bad site, no memory).
+ */
+struct pl_fault_state *pl_fault_site_state(struct pl_machine *m, enum pl_fault_site site);
 
 /** pl_fail_page_alloc_set() - pl_fault_set() for fail_page_alloc. */
 static inline int pl_fail_page_alloc_set(struct pl_machine *m, const struct pl_fault_attr *attr)

@@ -65,9 +65,24 @@ static bool grow(struct pl_objcache *c)
 	return true;
 }
 
+/* failslab: should this allocation fail? (The kernel's should_failslab().) */
+static bool objcache_should_fail(struct pl_objcache *c)
+{
+	int verbose = 0;
+
+	if (!__pl_should_fail(c->fault, c->size, PL_FAULT_NO_ORDER, false, &verbose))
+		return false;
+	if (verbose)
+		pl_warn_ratelimited("FAULT_INJECTION: forcing a failure: failslab cache %s", c->name);
+	return true;
+}
+
 void *pl_objcache_alloc(struct pl_objcache *c, unsigned int cpu)
 {
 	struct pl_objcache_cpu *cc = &c->cpu[cpu];
+
+	if (unlikely(c->fault) && pl_fault_enabled(c->fault) && objcache_should_fail(c))
+		return NULL;
 
 	if (unlikely(!cc->nr)) {
 		spin_lock(&c->lock);

@@ -9,6 +9,10 @@
  * per-CPU fast path, no lock); it refills from and spills to a shared free
  * list under the cache's lock, OBJCACHE_BATCH objects at a time.
  *
+ * Fault injection (failslab): a cache given a pl_fault_state with
+ * pl_objcache_set_fault() asks it before every allocation; an injected
+ * failure returns NULL before the cache changes.
+ *
  * Invariants:
  *  - an object is in exactly one place: handed out, in one CPU's array, or
  *    on the shared list;
@@ -20,6 +24,7 @@
 
 #include <stddef.h>
 #include "pagelab/base.h"
+#include "pagelab/fault_inject.h"
 
 #define OBJCACHE_CPU_OBJS	32
 #define OBJCACHE_BATCH		16
@@ -36,6 +41,7 @@ struct pl_objcache_cpu {
  * @lock:     protects @freelist, @nr_shared, @slabs, @nr_slabs.
  * @freelist: shared free objects, linked through their first word.
  * @slabs:    the host allocations, freed by pl_objcache_destroy().
+ * @fault:    the failslab site to ask, or NULL (set before first use).
  */
 struct pl_objcache {
 	const char *name;
@@ -47,12 +53,18 @@ struct pl_objcache {
 	void **slabs;
 	unsigned long nr_slabs, cap_slabs;
 	struct pl_objcache_cpu *cpu;
+	struct pl_fault_state *fault;
 };
 
 /** pl_objcache_create() - a cache of @size-byte objects for @nr_cpus CPUs. NULL on ENOMEM. */
 struct pl_objcache *pl_objcache_create(const char *name, size_t size, unsigned int nr_cpus);
 void pl_objcache_destroy(struct pl_objcache *c);
-/** pl_objcache_alloc() - an object (contents undefined) for CPU @cpu; NULL on ENOMEM. */
+/** pl_objcache_set_fault() - fail allocations as @fs says (NULL: never). */
+static inline void pl_objcache_set_fault(struct pl_objcache *c, struct pl_fault_state *fs)
+{
+	c->fault = fs;
+}
+/** pl_objcache_alloc() - an object (contents undefined) for CPU @cpu; NULL on ENOMEM or an injected failure. */
 void *pl_objcache_alloc(struct pl_objcache *c, unsigned int cpu);
 /** pl_objcache_free() - give @obj back, on CPU @cpu. */
 void pl_objcache_free(struct pl_objcache *c, void *obj, unsigned int cpu);

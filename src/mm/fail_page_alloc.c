@@ -5,10 +5,12 @@
  * alloc_pages() (the kernel calls it from prepare_alloc_pages()).
  *
  * The sites live in one struct pl_fault_inject hanging off the machine,
- * allocated when a site is first set and freed with the machine, so a
- * machine that never injects pays one NULL test per allocation. Later
- * sites (vmap_area, maple node: the kernel's failslab) are new entries in
- * enum pl_fault_site and a hook of the same shape at their allocation.
+ * allocated when a site is first set or hooked (the vmalloc space hooks
+ * failslab into its object caches when it is made) and freed with the
+ * machine; a disabled site costs its hook one relaxed load. failslab's hook
+ * is in the object cache (src/lib/objcache.c); maple nodes have their own
+ * process-wide state in src/lib/maple_alloc.c, which pl_fault_set() and
+ * pl_fault_get() reach for PL_FAULT_MAPLE_NODE.
  *
  * Invariants: m->fault_inject goes from NULL to a fully initialised block
  * once (published with a release store under fault_inject_lock) and stays
@@ -16,6 +18,7 @@
  * allocator reads or writes any of its state.
  */
 #include <stdlib.h>
+#include "pagelab/maple_tree.h"
 #include "internal.h"
 
 struct pl_fault_inject {
@@ -24,6 +27,8 @@ struct pl_fault_inject {
 
 const char *const pl_fault_site_names[NR_PL_FAULT_SITES] = {
 	[PL_FAULT_PAGE_ALLOC] = "fail_page_alloc",
+	[PL_FAULT_SLAB] = "failslab",
+	[PL_FAULT_MAPLE_NODE] = "fail_maple_node",
 };
 
 static pthread_mutex_t fault_inject_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -31,6 +36,35 @@ static pthread_mutex_t fault_inject_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pl_fault_inject *machine_faults(struct pl_machine *m)
 {
 	return __atomic_load_n(&m->fault_inject, __ATOMIC_ACQUIRE);
+}
+
+/* @m's sites, made on first use. Return: them, or NULL (no memory). */
+static struct pl_fault_inject *machine_faults_get(struct pl_machine *m)
+{
+	struct pl_fault_inject *fi;
+
+	pthread_mutex_lock(&fault_inject_lock);
+	fi = machine_faults(m);
+	if (!fi) {
+		fi = calloc(1, sizeof(*fi));
+		if (fi) {
+			for (int i = 0; i < NR_PL_FAULT_SITES; i++)
+				pl_fault_state_init(&fi->site[i]);
+			__atomic_store_n(&m->fault_inject, fi, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&fault_inject_lock);
+	return fi;
+}
+
+struct pl_fault_state *pl_fault_site_state(struct pl_machine *m, enum pl_fault_site site)
+{
+	struct pl_fault_inject *fi;
+
+	if (!m || (unsigned int)site >= NR_PL_FAULT_SITES || site == PL_FAULT_MAPLE_NODE)
+		return NULL;
+	fi = machine_faults_get(m);
+	return fi ? &fi->site[site] : NULL;
 }
 
 int pl_fault_set(struct pl_machine *m, enum pl_fault_site site, const struct pl_fault_attr *attr)
@@ -41,19 +75,11 @@ int pl_fault_set(struct pl_machine *m, enum pl_fault_site site, const struct pl_
 		pl_warn_ratelimited("fault injection: bad site or attributes");
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&fault_inject_lock);
-	fi = machine_faults(m);
-	if (!fi) {
-		fi = calloc(1, sizeof(*fi));
-		if (!fi) {
-			pthread_mutex_unlock(&fault_inject_lock);
-			return -ENOMEM;
-		}
-		for (int i = 0; i < NR_PL_FAULT_SITES; i++)
-			pl_fault_state_init(&fi->site[i]);
-		__atomic_store_n(&m->fault_inject, fi, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&fault_inject_lock);
+	if (site == PL_FAULT_MAPLE_NODE)
+		return mt_fault_set(attr);
+	fi = machine_faults_get(m);
+	if (!fi)
+		return -ENOMEM;
 	return pl_fault_state_set(&fi->site[site], attr);
 }
 
@@ -64,6 +90,10 @@ int pl_fault_get(struct pl_machine *m, enum pl_fault_site site, struct pl_fault_
 
 	if (!m || (unsigned int)site >= NR_PL_FAULT_SITES)
 		return -EINVAL;
+	if (site == PL_FAULT_MAPLE_NODE) {
+		mt_fault_get(attr, stats);
+		return 0;
+	}
 	fi = machine_faults(m);
 	if (!fi) {
 		struct pl_fault_state off;

@@ -534,6 +534,9 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 		return nr_populated;
 	if (nr_pages - nr_populated == 1)
 		goto failed;
+	/* prepare_alloc_pages(): fail_page_alloc ends the whole call at once */
+	if (unlikely(should_fail_alloc_page(gfp, 0)))
+		return nr_populated;
 
 	/* The first zone that has room for all of them above its low mark. */
 	for (int zi = (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL; zi >= 0; zi--) {

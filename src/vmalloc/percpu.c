@@ -448,6 +448,26 @@ static void pcpu_destroy_chunk(struct pcpu_chunk *chunk)
 	free(chunk);
 }
 
+/*
+ * pcpu_discard_chunk() - give back a chunk that was never populated (made
+ * for an allocation that then failed): nothing was mapped, so its areas go
+ * back at once, as pcpu_get_vm_areas()'s own error path gives them.
+ * Context: alloc_mutex; off the lists.
+ */
+static void pcpu_discard_chunk(struct pcpu_chunk *chunk)
+{
+	struct vmap_space *vs = this_vmap();
+	struct vmap_area *va;
+
+	va = find_vmap_area(chunk->vm->addr);
+	if (va) {
+		va->vm = NULL;
+		free_vmap_area(va);
+	}
+	pl_objcache_free(vs->vm_struct_cachep, chunk->vm, this_cpu_id());
+	free(chunk);
+}
+
 /* Take @chunk out of the lists and the search array. Context: pcpu_lock. */
 static void pcpu_unlink_chunk(struct pcpu_space *ps, struct pcpu_chunk *chunk)
 {
@@ -605,7 +625,18 @@ restart:
 	} else if (pcpu_populate_chunk(chunk, pg_start, pg_end, gfp & ~__GFP_ZERO)) {
 		spin_lock(&ps->lock);
 		pcpu_free_area(ps, chunk, (unsigned long)off);
+		/*
+		 * A chunk made for this call goes again: a failed allocation
+		 * leaves nothing behind (the kernel leaves it to the balance
+		 * work). alloc_mutex is held, so nobody else has used it.
+		 */
+		if (created && chunk->free_bits == PCPU_BITS)
+			pcpu_unlink_chunk(ps, chunk);
+		else
+			created = false;
 		spin_unlock(&ps->lock);
+		if (created)
+			pcpu_discard_chunk(chunk);
 		goto fail;
 	}
 	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)

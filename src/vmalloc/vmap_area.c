@@ -533,12 +533,15 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	vs->vmap_zone_size = 16 * PAGE_SIZE;
 	vs->vmap_nodes = aligned_alloc(64, sizeof(struct vmap_node) * n);
 	vs->ne_fit_preload = calloc(m->nr_cpus, sizeof(*vs->ne_fit_preload));
-	vs->vmap_area_cachep = pl_objcache_create("vmap_area", sizeof(struct vmap_area), m->nr_cpus);
+	vs->vmap_area_cachep = pl_objcache_create("vmap_area", vs->ops->va_objsize, m->nr_cpus);
 	vs->vm_struct_cachep = pl_objcache_create("vm_struct", sizeof(struct vm_struct), m->nr_cpus);
 	vs->pgt.pgd = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
 	if (!vs->vmap_nodes || !vs->ne_fit_preload || !vs->vmap_area_cachep ||
 	    !vs->vm_struct_cachep || !vs->pgt.pgd || vmap_blocks_init(vs))
 		goto fail;
+	/* failslab (fault_inject.h): both object caches ask the machine's site */
+	pl_objcache_set_fault(vs->vmap_area_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
+	pl_objcache_set_fault(vs->vm_struct_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
 	memset(vs->pgt.pgd, 0, PAGE_SIZE);
 	pl_spin_init(&vs->pgt.lock, false);
 	memset(vs->vmap_nodes, 0, sizeof(struct vmap_node) * n);

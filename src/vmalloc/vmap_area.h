@@ -15,10 +15,10 @@
  *     .pgd         the simulated 4-level page tables (pgtable.c)
  *
  * The free, busy and lazy indexes sit behind struct vmap_index_ops, chosen
- * by the design's vmap_index: today the augmented rbtree of 6.18
- * (vmap_index_rb.c); seed 004's maple tree is meant to be a second
- * implementation of the same table. The address-ordered lists beside the
- * indexes are common to both.
+ * by the design's vmap_index: the augmented rbtree of 6.18
+ * (vmap_index_rb.c) or seed 004's maple tree (vmap_index_maple.c). The
+ * address-ordered lists beside the indexes are common to both (the maple
+ * index keeps its lazy sets as unordered lists).
  *
  * Invariants: see include/pagelab/vmalloc.h; besides, every vmap_area
  * object handed out by vmap_area_cachep is in exactly one of: the free
@@ -37,20 +37,20 @@
 #include "lib/rbtree.h"
 
 /**
- * struct vmap_area - a range [va_start, va_end) of the vmalloc space;
- * 72 bytes on 64-bit, as the kernel's (seed 004 shrinks it to 48).
- * @rb_node:          linkage in the index holding it.
- * @list:             linkage in the list beside that index, a pool, or a
- *                    purge list.
- * @subtree_max_size: while in a free index: the largest area's size in its
- *                    subtree (the augmented value).
+ * struct vmap_area - a range [va_start, va_end) of the vmalloc space.
+ * 48 bytes on 64-bit: what seed 004's maple index allocates. The rbtree
+ * index (6.18) allocates a struct vmap_area_rb around it instead, 72 bytes
+ * as the kernel's, with the rb_node the augmented tree needs.
+ * @list:             linkage in the list beside the index holding it, a
+ *                    pool, or a purge list.
+ * @subtree_max_size: while in an rbtree free index: the largest area's size
+ *                    in its subtree (the augmented value).
  * @vm:               while busy: the area's contents (NULL for vm_map_ram).
- * @flags:            VMAP_RAM/VMAP_BLOCK plus the encoded node id.
+ * @flags:            VMAP_RAM/VMAP_BLOCK, VMAP_UNINDEXED, the node id.
  */
 struct vmap_area {
 	unsigned long va_start;
 	unsigned long va_end;
-	struct rb_node rb_node;
 	struct list_head list;
 	union {
 		unsigned long subtree_max_size;
@@ -58,6 +58,23 @@ struct vmap_area {
 	};
 	unsigned long flags;
 };
+
+/**
+ * struct vmap_area_rb - a vmap_area as the rbtree index allocates it.
+ * @va:      the area.
+ * @rb_node: linkage in the rbtree holding it.
+ */
+struct vmap_area_rb {
+	struct vmap_area va;
+	struct rb_node rb_node;
+};
+
+/*
+ * A busy area the maple index could not store (node allocation failed):
+ * on its set's list but not in its tree, found by a list walk until a later
+ * insert re-publishes it (seed 004's retry queue). Above the node id bits.
+ */
+#define VMAP_UNINDEXED		(1UL << 62)
 
 static inline unsigned long va_size(const struct vmap_area *va)
 {
@@ -67,8 +84,10 @@ static inline unsigned long va_size(const struct vmap_area *va)
 /**
  * struct rb_list - an address-ordered set of areas: an index and a list in
  * the same order (list neighbours in O(1) for merging and for reports).
+ * The maple index keeps its lazy sets (and a purge's local merge list) as
+ * lists only: @priv is NULL, and the list is in freeing order.
  * @root:  the rbtree index's root (@priv for another index implementation).
- * @head:  the list, ascending by address.
+ * @head:  the list, ascending by address (see above for the exception).
  * @lock:  protects both (free_vmap_area_lock for the free space).
  */
 struct rb_list {
@@ -127,6 +146,14 @@ static inline enum fit_type classify_va_fit_type(const struct vmap_area *va,
 
 struct vmap_space;
 
+/* What an rb_list holds, for vmap_index_ops.init(). */
+enum vmap_set_kind {
+	VMAP_SET_FREE,		/* the free space (vs->free) */
+	VMAP_SET_BUSY,		/* a node's busy areas */
+	VMAP_SET_LAZY,		/* a node's lazily freed areas */
+	VMAP_SET_LOCAL,		/* free areas merged among themselves, then into vs->free */
+};
+
 /**
  * struct vmap_index_ops - the free/busy/lazy index, one implementation per
  * enum vmap_index. The caller holds the rb_list's lock (or owns it).
@@ -142,8 +169,14 @@ struct vmap_space;
  * @insert:          add @va to a busy/lazy set; -EEXIST on overlap.
  * @find:            the area of a busy/lazy set containing @addr, or NULL.
  * @unlink:          remove @va from the set it is in.
+ * @init:            make @rl's index empty for areas of @kind (before the
+ *                   list is initialised); 0 or -ENOMEM.
+ * @destroy:         free what @init allocated (the areas are the caller's).
  * @reset:           make the index of @rl empty, forgetting its areas
  *                   (the caller has taken them off the list).
+ * @parked:          free areas waiting outside the free index (the maple
+ *                   index's retry queue), or NULL: for the checker.
+ * @va_objsize:      bytes per vmap_area object this index needs.
  * @check_free:      verify the free index's structure and augmented
  *                   values; report through @report; return errors found.
  * @check_set:       the same for a busy/lazy set.
@@ -160,12 +193,17 @@ struct vmap_index_ops {
 	int (*insert)(struct rb_list *set, struct vmap_area *va);
 	struct vmap_area *(*find)(struct rb_list *set, unsigned long addr);
 	void (*unlink)(struct rb_list *set, struct vmap_area *va);
+	int (*init)(struct rb_list *rl, enum vmap_set_kind kind);
+	void (*destroy)(struct rb_list *rl);
 	void (*reset)(struct rb_list *rl);
+	struct list_head *(*parked)(struct rb_list *fs);
+	size_t va_objsize;
 	int (*check_free)(struct rb_list *fs, void (*report)(void *ctx, const char *msg), void *ctx);
 	int (*check_set)(struct rb_list *set, void (*report)(void *ctx, const char *msg), void *ctx);
 };
 
 extern const struct vmap_index_ops vmap_index_rbtree_ops;
+extern const struct vmap_index_ops vmap_index_maple_ops;	/* vmap_index_maple.c */
 
 /* 4-level page tables: the top level is host memory, as the kernel's
  * swapper_pg_dir is part of its image; lower levels come from alloc_pages. */

@@ -31,7 +31,18 @@
 
 static inline struct vmap_area *rb_va(struct rb_node *n)
 {
-	return n ? rb_entry(n, struct vmap_area, rb_node) : NULL;
+	return n ? &rb_entry(n, struct vmap_area_rb, rb_node)->va : NULL;
+}
+
+/* The rb_node of @va: the rbtree index allocates struct vmap_area_rb. */
+static inline struct rb_node *va_rb(struct vmap_area *va)
+{
+	return &container_of(va, struct vmap_area_rb, va)->rb_node;
+}
+
+static inline unsigned long va_rb_size(struct vmap_area_rb *v)
+{
+	return va_size(&v->va);
 }
 
 static inline unsigned long get_subtree_max_size(struct rb_node *node)
@@ -39,8 +50,8 @@ static inline unsigned long get_subtree_max_size(struct rb_node *node)
 	return node ? rb_va(node)->subtree_max_size : 0;
 }
 
-RB_DECLARE_CALLBACKS_MAX(static, free_vmap_area_rb_augment_cb, struct vmap_area, rb_node,
-			 unsigned long, subtree_max_size, va_size);
+RB_DECLARE_CALLBACKS_MAX(static, free_vmap_area_rb_augment_cb, struct vmap_area_rb, rb_node,
+			 unsigned long, va.subtree_max_size, va_rb_size);
 
 /*
  * find_va_links() - the link where @va goes in @root, and its parent.
@@ -99,11 +110,11 @@ static void link_va(struct vmap_area *va, struct rb_list *rl, struct rb_node *pa
 		for (struct rb_node *n = parent; n && rb_va(n)->subtree_max_size < size;
 		     n = rb_parent(n))
 			rb_va(n)->subtree_max_size = size;
-		rb_link_node(&va->rb_node, parent, link);
-		rb_insert_augmented(&va->rb_node, &rl->root, &free_vmap_area_rb_augment_cb);
+		rb_link_node(va_rb(va), parent, link);
+		rb_insert_augmented(va_rb(va), &rl->root, &free_vmap_area_rb_augment_cb);
 	} else {
-		rb_link_node(&va->rb_node, parent, link);
-		rb_insert_color(&va->rb_node, &rl->root);
+		rb_link_node(va_rb(va), parent, link);
+		rb_insert_color(va_rb(va), &rl->root);
 	}
 	list_add_tail(&va->list, next);	/* i.e. just before @next */
 }
@@ -111,16 +122,16 @@ static void link_va(struct vmap_area *va, struct rb_list *rl, struct rb_node *pa
 static void unlink_va(struct vmap_area *va, struct rb_list *rl, bool augment)
 {
 	if (augment)
-		rb_erase_augmented(&va->rb_node, &rl->root, &free_vmap_area_rb_augment_cb);
+		rb_erase_augmented(va_rb(va), &rl->root, &free_vmap_area_rb_augment_cb);
 	else
-		rb_erase(&va->rb_node, &rl->root);
+		rb_erase(va_rb(va), &rl->root);
 	list_del(&va->list);
 }
 
 /* A free area's size changed: recompute the path to the root. */
 static inline void augment_tree_propagate_from(struct vmap_area *va)
 {
-	free_vmap_area_rb_augment_cb.propagate(&va->rb_node, NULL);
+	free_vmap_area_rb_augment_cb.propagate(va_rb(va), NULL);
 }
 
 /* ---- busy and lazy sets -------------------------------------------------- */
@@ -161,6 +172,18 @@ static void rb_set_unlink(struct rb_list *set, struct vmap_area *va)
 static void rb_reset(struct rb_list *rl)
 {
 	WRITE_ONCE(rl->root.rb_node, NULL);
+}
+
+static int rb_init(struct rb_list *rl, enum vmap_set_kind kind)
+{
+	(void)kind;
+	rb_reset(rl);
+	return 0;
+}
+
+static void rb_destroy(struct rb_list *rl)
+{
+	(void)rl;
 }
 
 /* ---- the free space ------------------------------------------------------ */
@@ -399,7 +422,11 @@ const struct vmap_index_ops vmap_index_rbtree_ops = {
 	.insert = rb_set_insert,
 	.find = rb_set_find,
 	.unlink = rb_set_unlink,
+	.init = rb_init,
+	.destroy = rb_destroy,
 	.reset = rb_reset,
+	.parked = NULL,
+	.va_objsize = sizeof(struct vmap_area_rb),
 	.check_free = rb_check_free,
 	.check_set = rb_check_set,
 };
