@@ -279,7 +279,8 @@ static void test_fail_midway_pgtable(void **state)
 	attr.min_order = 0;
 	attr.ignore_gfp_reclaim = false;
 	attr.verbose = 0;
-	attr.space = 1 * P;	/* the PUD page is allowed, the PMD page fails */
+	/* the data pages' bulk call and the PUD page are allowed, the PMD page fails */
+	attr.space = 2 * P + 1;
 	assert_int_equal(pl_fail_page_alloc_set(m, &attr), 0);
 	w = pl_warn_count();
 	assert_null(__vmalloc_node_range(4 * P, 1, s, s + (1UL << 30), GFP_KERNEL, PAGE_KERNEL, 0,
