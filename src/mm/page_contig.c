@@ -264,8 +264,9 @@ static unsigned long free_contig_range_checked(struct pl_machine *m, unsigned lo
 static int check_contig_range(const char *fn, unsigned long pfn, unsigned long nr_pages)
 {
 	struct pl_machine *m = pl_this.machine;
+	unsigned long flags = 0, orders = 0;
 	const struct page *page;
-	unsigned long bad = 0;
+	unsigned int refs = 0;
 
 	if (unlikely(pfn >= m->max_pfn || nr_pages > m->max_pfn - pfn)) {
 		pl_count(PL_EV_BAD_INPUT, 1);
@@ -273,12 +274,21 @@ static int check_contig_range(const char *fn, unsigned long pfn, unsigned long n
 				    "(pfn out of range)", fn, pfn, pfn, nr_pages);
 		return -EINVAL;
 	}
-	/* One pass with no branch per page; on a hit, a second finds the page. */
+	/*
+	 * contig_page_bad_bits() of every page, with no branch per page and
+	 * the fields ORed into their own accumulators (fewer operations per
+	 * page than testing each); on a hit, a second pass finds the page.
+	 */
 	page = pfn_to_page(pfn);
 #pragma GCC unroll 4
-	for (unsigned long i = 0; i < nr_pages; i++)
-		bad |= contig_page_bad_bits(page + i);
-	if (likely(!bad))
+	for (unsigned long i = 0; i < nr_pages; i++) {
+		unsigned int ref = (unsigned int)page_ref_count(page + i);
+
+		refs |= (ref - 1) | ref;
+		flags |= page_flags(page + i);
+		orders |= page[i].alloc_order;
+	}
+	if (likely(!(refs >> 31) && !(flags & (1UL << PG_head)) && !orders))
 		return 0;
 	for (unsigned long i = 0; i < nr_pages; i++) {
 		const char *why = contig_page_bad(page + i);
