@@ -3,7 +3,8 @@
  * page_alloc.c - the buddy allocator, after the kernel's mm/page_alloc.c
  * (v6.18): free lists per order and migratetype, merging on free, expand()
  * on allocation, the migratetype fallback table with claim and steal,
- * watermarks and lowmem reserves, and the free_pages_prepare() checks.
+ * watermarks and lowmem reserves, and the out-of-line parts of the
+ * free_pages_prepare() checks (the inline test is in internal.h).
  *
  * Locking: every free list, nr_free, mt_nr_free, vm_stat and pageblock
  * migratetype change happens under zone->lock. nr_free, mt_nr_free and
