@@ -15,6 +15,12 @@
  * machine so that its counters in the JSON are that run's alone. Figures:
  * time per iteration (the seed's "Execution time" / loop count) and per
  * page; the table shows the best rep and the counters per iteration.
+ *
+ * Under each order, a "drops alone" row times what neither design can
+ * avoid: 2^order locked refcount drops (put_page_testzero(), one atomic
+ * read-modify-write per struct page), nothing else, in the same rep.
+ * Its speedup column is the most any design keeping those drops can reach.
+ * floor=0 leaves it out (for callgrind counts of the designs alone).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +30,7 @@
 #define MAX_ORDERS 11
 
 static const char *const keys[] = { "mem", "dma32", "design", "order", "test_loop_count",
-				    "reps", "vcpus", "debug", "lock_stat", "pcp", NULL };
+				    "reps", "vcpus", "debug", "lock_stat", "pcp", "floor", NULL };
 
 struct run {
 	double ns;			/* whole loop */
@@ -75,6 +81,38 @@ static void one_run(struct pl_machine *m, unsigned int order, unsigned long loop
 	pl_leave();
 }
 
+/*
+ * The floor under both designs: 2^order put_page_testzero()-style drops on
+ * struct pages (48 bytes apart, as in mem_map), one atomic decrement each
+ * with the kernel's full ordering (a lock-prefixed RMW on x86, which waits
+ * for the previous one to leave the store buffer). Return: ns for @loops.
+ */
+static double atomic_drop_floor_ns(unsigned int order, unsigned long loops)
+{
+	unsigned long nr = 1UL << order, zero = 0;
+	struct page *pages = calloc(nr, sizeof(*pages));
+	uint64_t t0;
+	double ns;
+
+	if (!pages) {
+		fprintf(stderr, "pagelab-bench: page_alloc_high_order: out of memory\n");
+		exit(1);
+	}
+	for (unsigned long j = 0; j < nr; j++)
+		pages[j]._refcount = (int)loops;
+	t0 = pl_now_ns();
+	for (unsigned long i = 0; i < loops; i++)
+		for (unsigned long j = 0; j < nr; j++)
+			zero += __atomic_sub_fetch(&pages[j]._refcount, 1, __ATOMIC_SEQ_CST) == 0;
+	ns = (double)(pl_now_ns() - t0);
+	if (zero != nr) {	/* each page reached zero exactly once, on the last loop */
+		fprintf(stderr, "pagelab-bench: page_alloc_high_order: floor loop miscounted\n");
+		exit(1);
+	}
+	free(pages);
+	return ns;
+}
+
 static int run(struct bench *b)
 {
 	const char *names[MAX_DESIGNS];
@@ -84,6 +122,8 @@ static int run(struct bench *b)
 	unsigned int orders[MAX_ORDERS];
 	int nr_orders = parse_orders(param_str(b, "order", "3,9,10"), orders);
 	static struct run best[MAX_ORDERS][MAX_DESIGNS];
+	double floor_ns[MAX_ORDERS];
+	bool with_floor = param_ulong(b, "floor", 1) != 0;
 	char test[64];
 
 	if (nr_orders <= 0 || !loops || !reps) {
@@ -91,9 +131,11 @@ static int run(struct bench *b)
 			"N <= %d, test_loop_count >= 1, reps >= 1\n", MAX_PAGE_ORDER);
 		return 2;
 	}
-	for (int o = 0; o < nr_orders; o++)
+	for (int o = 0; o < nr_orders; o++) {
+		floor_ns[o] = 1e300;
 		for (int d = 0; d < n; d++)
 			best[o][d].ns = 1e300;
+	}
 
 	for (unsigned long rep = 0; rep < reps; rep++) {
 		for (int o = 0; o < nr_orders; o++) {
@@ -113,6 +155,9 @@ static int run(struct bench *b)
 					best[o][d] = r;
 				pl_machine_destroy(m);
 			}
+			if (with_floor)
+				floor_ns[o] = min(floor_ns[o],
+						  atomic_drop_floor_ns(orders[o], loops));
 		}
 	}
 
@@ -134,6 +179,12 @@ static int run(struct bench *b)
 				(double)r->ev[PL_EV_BUDDY_MERGE] / l,
 				(double)r->ev[PL_EV_PCP_DRAIN_PAGES] / l);
 		}
+		if (!with_floor)
+			continue;
+		fprintf(b->out, "%5u %-14s %10.3f %9.2f %10.3f %7.2fx %11s %11s %11s %11s\n",
+			orders[o], "drops alone", floor_ns[o] / (double)loops / 1e3,
+			floor_ns[o] / (double)loops / (double)(1UL << orders[o]), floor_ns[o] / 1e9,
+			best[o][0].ns / floor_ns[o], "-", "-", "-", "-");
 	}
 	return 0;
 }

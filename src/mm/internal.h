@@ -93,12 +93,66 @@ void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migrate
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags);
 bool pl_page_in_machine(const struct pl_machine *m, const struct page *page);
-bool free_pages_prepare(struct page *page, unsigned int order);
+void free_page_is_bad_report(struct page *page);
+bool free_pages_prepare_tails(struct page *page, unsigned int order);
 void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags);
 void split_large_buddy(struct zone *zone, struct page *page, unsigned long pfn,
 		       unsigned int order, fpi_t fpi);
 unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
 				     int old_mt, int new_mt);
+
+#define PAGE_FLAGS_CHECK_AT_FREE ((1UL << PG_reserved) | (1UL << PG_hwpoison))
+/* Allocation state free_pages_prepare() resets (the kernel's ..._CHECK_AT_PREP). */
+#define PAGE_FLAGS_RESET_AT_FREE ((1UL << PG_head) | (1UL << PG_movable))
+
+/*
+ * free_page_is_bad() - the kernel's page_expected_state() test: the
+ * refcount, PageBuddy and the flags that must be clear, loaded and
+ * combined into one test, with the report out of line.
+ */
+static inline bool free_page_is_bad(struct page *page)
+{
+	unsigned long bad = (unsigned long)(unsigned int)page_ref_count(page) |
+			    (unsigned long)(READ_ONCE(page->page_type) == PGTY_buddy) |
+			    (page_flags(page) & PAGE_FLAGS_CHECK_AT_FREE);
+
+	if (likely(!bad))
+		return false;
+	free_page_is_bad_report(page);
+	return true;
+}
+
+/**
+ * free_pages_prepare() - the checks and resets before a block returns to
+ * the buddy. A bad page is reported and the block leaked, never reused.
+ * The head is checked before anything is reset, so a refused block is left
+ * exactly as it was. Inline, as the kernel's __always_inline one: it runs
+ * once per page in __free_contig_range().
+ * @page:  the head, refcount already zero.
+ * @order: the block's order.
+ * Return: true if the block may be freed.
+ */
+static inline bool free_pages_prepare(struct page *page, unsigned int order)
+{
+	unsigned long flags;
+
+	if (unlikely(free_page_is_bad(page)))
+		return false;
+	if (order && !free_pages_prepare_tails(page, order))
+		return false;
+	/*
+	 * The kernel clears these unconditionally. Here a store is made only
+	 * when something is set: in __free_contig_range() the next page's
+	 * locked refcount drop would otherwise wait for it to drain from the
+	 * store buffer, and split pages usually have nothing to clear.
+	 */
+	flags = page_flags(page);
+	if (unlikely(flags & PAGE_FLAGS_RESET_AT_FREE))
+		WRITE_ONCE(page->flags, flags & ~PAGE_FLAGS_RESET_AT_FREE);
+	if (unlikely(page->alloc_order))
+		page->alloc_order = 0;
+	return true;
+}
 
 /* mm/page_isolation.c (for page_contig.c) */
 int start_isolate_page_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn);

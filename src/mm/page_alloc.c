@@ -3,7 +3,8 @@
  * page_alloc.c - the buddy allocator, after the kernel's mm/page_alloc.c
  * (v6.18): free lists per order and migratetype, merging on free, expand()
  * on allocation, the migratetype fallback table with claim and steal,
- * watermarks and lowmem reserves, and the free_pages_prepare() checks.
+ * watermarks and lowmem reserves, and the out-of-line parts of the
+ * free_pages_prepare() checks (the inline test is in internal.h).
  *
  * Locking: every free list, nr_free, mt_nr_free, vm_stat and pageblock
  * migratetype change happens under zone->lock. nr_free, mt_nr_free and
@@ -311,51 +312,38 @@ static void bad_page(struct page *page, const char *reason)
 			    page->page_type, reason);
 }
 
-#define PAGE_FLAGS_CHECK_AT_FREE ((1UL << PG_reserved) | (1UL << PG_hwpoison))
-
-static bool free_page_is_bad(struct page *page)
+/*
+ * The kernel's free_page_is_bad_report(): the inline page_expected_state()
+ * test in free_page_is_bad() failed; say which part, in its order.
+ */
+void free_page_is_bad_report(struct page *page)
 {
-	if (page_ref_count(page) != 0) {
+	if (page_ref_count(page) != 0)
 		bad_page(page, "nonzero _refcount");
-		return true;
-	}
-	if (PageBuddy(page)) {
+	else if (PageBuddy(page))
 		bad_page(page, "page is already free (PageBuddy)");
-		return true;
-	}
-	if (page->flags & PAGE_FLAGS_CHECK_AT_FREE) {
+	else
 		bad_page(page, "PAGE_FLAGS_CHECK_AT_FREE flag(s) set");
-		return true;
-	}
-	return false;
 }
 
 /*
- * free_pages_prepare() - the checks and resets before a block returns to
- * the buddy. A bad page is reported and the block leaked, never reused.
- * The head is checked before anything is reset, so a refused block is left
- * exactly as it was.
+ * The order > 0 part of free_pages_prepare(): a compound block's tails must
+ * point at its head; they are unlinked once all of them do.
  */
-bool free_pages_prepare(struct page *page, unsigned int order)
+bool free_pages_prepare_tails(struct page *page, unsigned int order)
 {
-	bool compound = PageHead(page);
+	if (!PageHead(page))
+		return true;
+	for (unsigned long i = 1; i < (1UL << order); i++) {
+		struct page *p = page + i;
 
-	if (free_page_is_bad(page))
-		return false;
-	if (order) {
-		for (unsigned long i = 1; i < (1UL << order); i++) {
-			struct page *p = page + i;
-
-			if (compound && p->compound_head != ((unsigned long)page | 1)) {
-				bad_page(p, "corrupted compound tail");
-				return false;
-			}
+		if (p->compound_head != ((unsigned long)page | 1)) {
+			bad_page(p, "corrupted compound tail");
+			return false;
 		}
-		for (unsigned long i = 1; compound && i < (1UL << order); i++)
-			page[i].compound_head = 0;
 	}
-	WRITE_ONCE(page->flags, page->flags & ~((1UL << PG_head) | (1UL << PG_movable)));
-	page->alloc_order = 0;
+	for (unsigned long i = 1; i < (1UL << order); i++)
+		page[i].compound_head = 0;
 	return true;
 }
 

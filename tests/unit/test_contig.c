@@ -469,6 +469,12 @@ static void test_free_bad_input(void **state)
 		w = pl_warn_count();
 		assert_refused(m, free_contig_range(page_to_pfn(comp), 4), w, &before, "compound");
 		w = pl_warn_count();
+		assert_refused(m, free_contig_range(page_to_pfn(comp) + 1, 3), w, &before,
+			       "tail page of a compound");
+		w = pl_warn_count();
+		assert_refused(m, free_contig_range(page_to_pfn(block) + 1, 3), w, &before,
+			       "not allocated");
+		w = pl_warn_count();
 		assert_refused(m, free_contig_range(page_to_pfn(block), 4), w, &before, "not split");
 		pages[0] = pfn_to_page(start);
 		pages[1] = pfn_to_page(start + 5);
