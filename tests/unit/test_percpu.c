@@ -164,6 +164,59 @@ static void test_bad_input(void **state)
 	percpu_done(m);
 }
 
+/*
+ * Regression (found by fuzz_ops): vfree() and friends of a percpu pointer at
+ * the start of its chunk used to free the chunk's area from under it.
+ */
+static void test_vfree_of_a_chunk(void **state)
+{
+	struct pl_machine *m = vm_test_machine(2, "v6.18");
+	struct pl_percpu_stats before, after;
+	struct pl_vmalloc_stats vbefore, vafter;
+	unsigned long w, free_pages;
+	static char info[2][8192];
+	long n;
+	char *p;
+
+	(void)state;
+	pl_warn_set_quiet(true);
+	p = __alloc_percpu(64, 8);
+	assert_non_null(p);
+	assert_non_null(find_vm_area(p));	/* the first allocation: the chunk's start */
+	drain_all_pages(NULL);
+	pl_percpu_stats(m, &before);
+	pl_vmalloc_stats(m, &vbefore);
+	free_pages = pl_nr_free_pages(m);
+	n = pl_show_vmallocinfo(m, info[0], sizeof(info[0]));
+
+	w = pl_warn_count();
+	assert_int_equal(vfree(p), -EINVAL);
+	assert_warned(w, "percpu chunk");
+	w = pl_warn_count();
+	assert_int_equal(vfree_atomic(p), -EINVAL);
+	assert_warned(w, "percpu chunk");
+	w = pl_warn_count();
+	assert_null(vrealloc(p, 2 * PAGE_SIZE, GFP_KERNEL));
+	assert_warned(w, "percpu chunk");
+	w = pl_warn_count();
+	assert_int_equal(vfree(per_cpu_ptr(p, 1)), -EINVAL);	/* CPU 1's unit: inside the area */
+	assert_warned(w, "not the start");
+	pl_vmalloc_flush_deferred(m);
+
+	pl_percpu_stats(m, &after);
+	assert_memory_equal(&before, &after, sizeof(before));
+	pl_vmalloc_stats(m, &vafter);
+	assert_memory_equal(&vbefore, &vafter, sizeof(vbefore));
+	drain_all_pages(NULL);
+	assert_int_equal(pl_nr_free_pages(m), free_pages);
+	assert_int_equal(pl_show_vmallocinfo(m, info[1], sizeof(info[1])), n);
+	assert_memory_equal(info[0], info[1], (size_t)n);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_warn_set_quiet(false);
+	assert_int_equal(free_percpu(p), 0);
+	percpu_done(m);
+}
+
 static void test_every_preset(void **state)
 {
 	(void)state;
@@ -185,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_write_free),
 		cmocka_unit_test(test_many_random),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_vfree_of_a_chunk),
 		cmocka_unit_test(test_every_preset),
 	};
 
