@@ -217,6 +217,55 @@ static void test_vfree_of_a_chunk(void **state)
 	percpu_done(m);
 }
 
+/*
+ * Regression (found by fuzz_ops): an allocation spanning several pages in
+ * a new chunk, whose population failed after the first pages, used to
+ * discard the chunk with those pages still mapped and never freed. Fail
+ * each page allocation of the call in turn: every failure leaves nothing.
+ */
+static void test_populate_fails_midway(void **state)
+{
+	unsigned int failures = 0;
+
+	(void)state;
+	for (unsigned int nth = 1; nth <= 16; nth++) {
+		struct pl_machine *m = vm_test_machine(2, "v6.18");
+		struct pl_percpu_stats ps;
+		struct pl_fault_attr a;
+		unsigned long free_pages;
+		void *p;
+
+		drain_all_pages(NULL);
+		free_pages = pl_nr_free_pages(m);
+		pl_fault_attr_default(&a);
+		a.probability = 100;
+		a.interval = nth;
+		a.times = 1;
+		a.min_order = 0;
+		a.ignore_gfp_reclaim = false;
+		a.verbose = 0;
+		assert_int_equal(pl_fail_page_alloc_set(m, &a), 0);
+		p = __alloc_percpu_gfp(3 * PAGE_SIZE, PAGE_SIZE, GFP_KERNEL | __GFP_NOWARN);
+		a.probability = 0;
+		assert_int_equal(pl_fail_page_alloc_set(m, &a), 0);
+		assert_int_equal(pl_check_machine(m), 0);
+		pl_percpu_stats(m, &ps);
+		if (!p) {
+			failures++;
+			assert_int_equal(ps.nr_alloc, 0);
+			assert_int_equal(ps.nr_populated, 0);
+			pl_vmalloc_trim_pgtables(m);
+			drain_all_pages(NULL);
+			assert_int_equal(pl_nr_free_pages(m), free_pages);
+		} else {
+			assert_int_equal(ps.nr_populated, 3);
+			assert_int_equal(free_percpu(p), 0);
+		}
+		percpu_done(m);
+	}
+	assert_true(failures >= 6);	/* each of the 2 x 3 pages, and page tables */
+}
+
 static void test_every_preset(void **state)
 {
 	(void)state;
@@ -239,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_many_random),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_vfree_of_a_chunk),
+		cmocka_unit_test(test_populate_fails_midway),
 		cmocka_unit_test(test_every_preset),
 	};
 
