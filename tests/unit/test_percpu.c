@@ -110,55 +110,83 @@ static void test_many_random(void **state)
 	percpu_done(m);
 }
 
+/* What bad input must not change: percpu and vmalloc counters, free pages, vmallocinfo. */
+struct pcpu_snap {
+	struct pl_percpu_stats ps;
+	struct pl_vmalloc_stats vs;
+	unsigned long free_pages;
+	char info[8192];
+};
+
+static void pcpu_snap(struct pl_machine *m, struct pcpu_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	pl_percpu_stats(m, &s->ps);
+	pl_vmalloc_stats(m, &s->vs);
+	s->free_pages = pl_nr_free_pages(m);
+	assert_true(pl_show_vmallocinfo(m, s->info, sizeof(s->info)) >= 0);
+}
+
+/* One warning saying @what since @w, and nothing changed since @before; the checker is clean. */
+static void pcpu_refused(struct pl_machine *m, unsigned long w, const char *what,
+			 const struct pcpu_snap *before)
+{
+	static struct pcpu_snap now;
+
+	assert_warned(w, what);
+	pcpu_snap(m, &now);
+	assert_memory_equal(&now.ps, &before->ps, sizeof(now.ps));
+	assert_memory_equal(&now.vs, &before->vs, sizeof(now.vs));
+	assert_int_equal(now.free_pages, before->free_pages);
+	assert_string_equal(now.info, before->info);
+	assert_int_equal(pl_check_machine(m), 0);
+}
+
 static void test_bad_input(void **state)
 {
 	struct pl_machine *m = vm_test_machine(2, "v6.18");
-	struct pl_percpu_stats before, after;
-	unsigned long w, free_pages;
+	static struct pcpu_snap s;
+	unsigned long w;
 	char *p, *v;
 
 	(void)state;
 	pl_warn_set_quiet(true);
 	p = __alloc_percpu(64, 16);
 	v = vmalloc(PAGE_SIZE);
-	pl_percpu_stats(m, &before);
 	drain_all_pages(NULL);
-	free_pages = pl_nr_free_pages(m);
+	pcpu_snap(m, &s);
 
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(v), -EINVAL);		/* a vmalloc address */
-	assert_warned(w, "not a percpu pointer");
+	pcpu_refused(m, w, "not a percpu pointer", &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu((void *)&w), -EINVAL);	/* a host pointer */
-	assert_warned(w, "not a percpu pointer");
+	pcpu_refused(m, w, "not a percpu pointer", &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(p + 16), -EINVAL);	/* inside an allocation */
-	assert_warned(w, "not the start");
+	pcpu_refused(m, w, "not the start", &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(p + PCPU_UNIT_SIZE), -EINVAL);	/* CPU 1's copy */
-	assert_warned(w, "not a percpu pointer");
+	pcpu_refused(m, w, "not a percpu pointer", &s);
 	w = pl_warn_count();
 	assert_null(__alloc_percpu(0, 4));
-	assert_warned(w, "illegal size");
+	pcpu_refused(m, w, "illegal size", &s);
 	w = pl_warn_count();
 	assert_null(__alloc_percpu(PCPU_MIN_UNIT_SIZE + 1, 4));
-	assert_warned(w, "illegal size");
+	pcpu_refused(m, w, "illegal size", &s);
 	w = pl_warn_count();
 	assert_null(__alloc_percpu(8, 12));
-	assert_warned(w, "illegal size");
+	pcpu_refused(m, w, "illegal size", &s);
 	w = pl_warn_count();
 	assert_null(__alloc_percpu(8, 2 * PAGE_SIZE));
-	assert_warned(w, "illegal size");
-	pl_percpu_stats(m, &after);
-	assert_memory_equal(&before, &after, sizeof(before));
-	drain_all_pages(NULL);
-	assert_int_equal(pl_nr_free_pages(m), free_pages);
-	assert_int_equal(pl_check_machine(m), 0);
+	pcpu_refused(m, w, "illegal size", &s);
 
 	assert_int_equal(free_percpu(p), 0);
+	drain_all_pages(NULL);
+	pcpu_snap(m, &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(p), -EINVAL);		/* double free */
-	assert_warned(w, "not the start");
+	pcpu_refused(m, w, "not the start", &s);
 	pl_warn_set_quiet(false);
 	assert_int_equal(vfree(v), 0);
 	percpu_done(m);
