@@ -137,11 +137,11 @@ void fz_vm_check_overlaps(struct fz *f, const struct fz_range *extra, unsigned i
 	for (unsigned int i = 0; i < nr_extra; i++)
 		r[n++] = extra[i];
 	qsort(r, n, sizeof(r[0]), cmp_range);
-	for (unsigned int i = 0; i + 1 < n; i++) {
-		if (r[i].start < VMALLOC_START || r[i].end > VMALLOC_END)
+	for (unsigned int i = 0; i < n; i++) {
+		if (r[i].start < VMALLOC_START || r[i].end > VMALLOC_END || r[i].start >= r[i].end)
 			fz_fail(f, "%s [%#lx, %#lx) outside the vmalloc space", r[i].what, r[i].start,
 				r[i].end);
-		if (r[i].end > r[i + 1].start)
+		if (i + 1 < n && r[i].end > r[i + 1].start)
 			fz_fail(f, "%s [%#lx, %#lx) overlaps %s [%#lx, %#lx)", r[i].what, r[i].start,
 				r[i].end, r[i + 1].what, r[i + 1].start, r[i + 1].end);
 	}
