@@ -41,6 +41,13 @@
 
 enum { FZ_PFN_OWNED = 0, FZ_PFN_FREE = 1, FZ_PFN_SYS = 2 };
 
+/*
+ * Free pages beyond which a GFP_KERNEL allocation with no fault injected
+ * must succeed: a quarter of the machine, far above its watermarks (the
+ * high watermarks sum to a few hundred pages) and page-table needs.
+ */
+#define FZ_SPARE_PAGES	(NR_PFNS / 4)
+
 /* A block from the page allocator the fuzzer holds. */
 struct live {
 	struct page *page;

@@ -202,8 +202,20 @@ void op_vmalloc(struct fz *f, const uint8_t *a)
 		zeroed = true;
 		break;
 	}
-	if (!p)
-		return;	/* memory, injected faults or a full window; checked by the model */
+	if (!p) {
+		/*
+		 * Injected faults, a full window, or memory: a GFP_KERNEL call
+		 * without the first two, with pages to spare above every
+		 * watermark, must not fail.
+		 */
+		unsigned int kind = (a[3] >> 5) % 6;
+
+		if (!f->faults_on && kind != 3 && kind != 4 && (kind != 2 || (a[3] & 3) < 2) &&
+		    fz_nr_model_free(f) > pages + FZ_SPARE_PAGES)
+			fz_fail(f, "vmalloc of %lu pages failed with %lu pages free", pages,
+				fz_nr_model_free(f));
+		return;
+	}
 	if (!IS_ALIGNED((unsigned long)p, max(align, PAGE_SIZE)) || !is_vmalloc_addr(p) ||
 	    (w1 && ((unsigned long)p < w0 || (unsigned long)p + size > w1)))
 		fz_fail(f, "vmalloc(%lu) returned %p: misaligned or outside its window", size, p);
@@ -280,6 +292,9 @@ void op_vm_map_ram(struct fz *f, const uint8_t *a)
 		model_alloc(f, mp->pages[got], 0);
 	}
 	p = got == count ? vm_map_ram(mp->pages, count, NUMA_NO_NODE) : NULL;
+	if (!p && got == count && !f->faults_on && fz_nr_model_free(f) > FZ_SPARE_PAGES)
+		fz_fail(f, "vm_map_ram() of %u pages failed with %lu pages free", count,
+			fz_nr_model_free(f));
 	if (!p) {
 		while (got--) {
 			FZ_ASSERT(f, __free_pages(mp->pages[got], 0) == 0);
