@@ -563,7 +563,14 @@ struct page *alloc_contig_pages(unsigned long nr_pages, gfp_t gfp)
 	}
 	if (check_contig_gfp(__func__, 0, nr_pages, gfp))
 		return NULL;
-	align = min(roundup_pow_of_two_ul(nr_pages), pageblock_nr_pages);
+	/*
+	 * A compound page must be naturally aligned (check_contig_gfp()); a
+	 * range of order-0 pages needs no more than a pageblock. The kernel
+	 * aligns every candidate to nr_pages itself.
+	 */
+	align = roundup_pow_of_two_ul(nr_pages);
+	if (!(gfp & __GFP_COMP))
+		align = min(align, pageblock_nr_pages);
 
 	for (int zi = (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL; zi >= 0; zi--) {
 		struct zone *zone = &m->node_zones[zi];

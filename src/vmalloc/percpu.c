@@ -427,23 +427,27 @@ static struct pcpu_chunk *pcpu_create_chunk(struct pcpu_space *ps)
 	return chunk;
 }
 
+/* Unmap and free page @pg of the first @nr_cpus units of @chunk. */
+static void pcpu_unmap_units(struct pcpu_chunk *chunk, unsigned long pg, unsigned int nr_cpus)
+{
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		unsigned long a = chunk->base + cpu * PCPU_UNIT_SIZE + pg * PAGE_SIZE;
+		struct page *page = vmalloc_to_page((void *)a);
+
+		vunmap_range_noflush(a, a + PAGE_SIZE);
+		if (page)
+			__free_page(page);
+	}
+}
+
 /* pcpu_destroy_chunk(): depopulate, give back the areas. Context: alloc_mutex; off the lists. */
 static void pcpu_destroy_chunk(struct pcpu_chunk *chunk)
 {
 	unsigned int nr_cpus = pl_this.machine->nr_cpus;
 
-	for (unsigned long pg = 0; pg < PCPU_UNIT_PAGES; pg++) {
-		if (!test_bit_ul(chunk->populated, pg))
-			continue;
-		for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
-			unsigned long a = chunk->base + cpu * PCPU_UNIT_SIZE + pg * PAGE_SIZE;
-			struct page *page = vmalloc_to_page((void *)a);
-
-			vunmap_range_noflush(a, a + PAGE_SIZE);
-			if (page)
-				__free_page(page);
-		}
-	}
+	for (unsigned long pg = 0; pg < PCPU_UNIT_PAGES; pg++)
+		if (test_bit_ul(chunk->populated, pg))
+			pcpu_unmap_units(chunk, pg, nr_cpus);
 	pcpu_free_vm_areas(&chunk->vm, 1);
 	free(chunk);
 }
@@ -484,13 +488,16 @@ static void pcpu_unlink_chunk(struct pcpu_space *ps, struct pcpu_chunk *chunk)
 /*
  * pcpu_populate_chunk() - back pages [@pg_start, @pg_end) in every unit:
  * one order-0 page per unit per page, mapped into the chunk.
- * Return: 0 or -ENOMEM (the pages of this call freed again).
+ * Return: 0 or -ENOMEM (the pages of this call freed again, the earlier
+ * ones of the range included: a chunk made for a failed allocation must
+ * be left with nothing mapped).
  * Context: alloc_mutex.
  */
 static int pcpu_populate_chunk(struct pcpu_chunk *chunk, unsigned long pg_start,
 			       unsigned long pg_end, gfp_t gfp)
 {
 	unsigned int nr_cpus = pl_this.machine->nr_cpus;
+	unsigned long done[PCPU_UNIT_PAGES / 64 + 1] = { 0 };
 
 	for (unsigned long pg = pg_start; pg < pg_end; pg++) {
 		if (test_bit_ul(chunk->populated, pg))
@@ -502,18 +509,19 @@ static int pcpu_populate_chunk(struct pcpu_chunk *chunk, unsigned long pg_start,
 			if (!page || vmap_pages_range(a, a + PAGE_SIZE, &page, PAGE_SHIFT)) {
 				if (page)
 					__free_page(page);
-				for (unsigned int c = 0; c < cpu; c++) {
-					unsigned long b = chunk->base + c * PCPU_UNIT_SIZE +
-							  pg * PAGE_SIZE;
-					struct page *p = vmalloc_to_page((void *)b);
-
-					vunmap_range_noflush(b, b + PAGE_SIZE);
-					__free_page(p);
+				pcpu_unmap_units(chunk, pg, cpu);
+				for (unsigned long p = pg_start; p < pg; p++) {
+					if (!test_bit_ul(done, p))
+						continue;
+					pcpu_unmap_units(chunk, p, nr_cpus);
+					clear_bit_ul(chunk->populated, p);
+					chunk->nr_populated--;
 				}
 				return -ENOMEM;
 			}
 		}
 		set_bit_ul(chunk->populated, pg);
+		set_bit_ul(done, pg);
 		chunk->nr_populated++;
 		vm_count(PL_EV_PCPU_POPULATE_PAGES, nr_cpus);
 	}

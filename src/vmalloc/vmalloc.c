@@ -450,6 +450,16 @@ static int check_free_addr(const char *fn, unsigned long addr, unsigned long nee
 				  va ? ": not the start of an area" : "");
 		return -EINVAL;
 	}
+	/*
+	 * A percpu chunk's area is the percpu allocator's: freeing it here
+	 * would pull the pages from under every live percpu allocation. The
+	 * kernel does not check (its vfree() would free the chunk); pagelab
+	 * refuses, as for any address that is not a vmalloc/vmap area.
+	 */
+	if (unlikely(va->vm->flags & VM_PCPU)) {
+		vmalloc_bad_input("Trying to %s() area %#lx of a percpu chunk", fn, addr);
+		return -EINVAL;
+	}
 	if (unlikely(need_flags && !(va->vm->flags & need_flags))) {
 		vmalloc_bad_input("Trying to %s() area %#lx of the wrong kind (flags %#lx)", fn,
 				  addr, va->vm->flags);

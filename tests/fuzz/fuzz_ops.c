@@ -4,40 +4,39 @@
  * allocator operations (the language is in fuzz_ops.h) and runs them on a
  * fresh 16 MiB machine with 4 vCPUs, against a reference model.
  *
- * The model is a byte per pfn, 1 = free, plus the table of live blocks
- * (page, order, compound, references). After every operation:
- *  - the checker, pl_check_machine(), finds nothing;
+ * The model is a byte per pfn (FZ_PFN_FREE, _OWNED, _SYS: fuzz_internal.h),
+ * plus the table of live blocks (page, order, compound, references); the
+ * other layers keep their own models (fuzz_contig.c, fuzz_vmalloc.c,
+ * fuzz_percpu.c, fuzz_maple.c). After every operation:
+ *  - the checker, pl_check_machine() (zones, the vmalloc space's partition
+ *    and page tables, percpu chunks), finds nothing;
  *  - the pages on the buddy free lists, the per-CPU lists and the
- *    pcp_owner chunk lists are exactly the model's free pages;
+ *    pcp_owner chunk lists are exactly the model's free pages, and the
+ *    pages the vmalloc layer holds are as many as it says;
  * and each operation checks its own result: an allocation returns aligned
  * pages the model has free (zeroed if asked, order-0 pages from the bulk
  * allocator), a free succeeds, a reference moves the count by one. A
  * failed allocation, genuine or injected, leaves the model's free set.
  * Bad-input operations must return their error with exactly one warning
- * and leave buddyinfo, pagetypeinfo and zoneinfo byte-identical.
+ * and leave buddyinfo, pagetypeinfo, zoneinfo and vmallocinfo
+ * byte-identical, and the vmalloc and percpu counters unchanged.
  *
  * Findings abort() with the operation's index and name; PAGELAB_FUZZ_TRACE=1
  * prints each operation first (replay.c turns a crash input into the text
  * form for tests/fuzz/seeds.txt).
  *
+ * At the end everything is freed, purged and trimmed: the machine must be
+ * fully coalesced and the vmalloc space one free area again.
+ *
  * Built two ways: with clang -fsanitize=fuzzer,address,undefined as the
  * libFuzzer target fuzz_ops (FUZZ_MAIN), and into fuzz_replay, which runs
  * the seed corpus in every ordinary build.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pagelab/pagelab.h"
-#include "fuzz_ops.h"
-
-#define MEM_BYTES	(16UL << 20)
-#define DMA32_BYTES	(8UL << 20)
-#define NR_PFNS		(MEM_BYTES / PAGE_SIZE)
-#define LIVE_MAX	256
-#define GRAVE_MAX	16
-#define REPORT_SIZE	(64 * 1024)
+#include "fuzz_internal.h"
 
 const struct fz_op_desc fz_op_descs[FZ_NR_OPCODES] = {
 	[FZ_ALLOC] = { "alloc", 2 },
@@ -59,33 +58,28 @@ const struct fz_op_desc fz_op_descs[FZ_NR_OPCODES] = {
 	[FZ_BAD_ALLOC_ORDER] = { "bad_alloc_order", 1 },
 	[FZ_BAD_FREE_FROZEN_HELD] = { "bad_free_frozen_held", 1 },
 	[FZ_BAD_GET_FREE] = { "bad_get_free", 2 },
-};
-
-struct live {
-	struct page *page;
-	unsigned int order;
-	bool compound;
-	int refs;
-	uint64_t stamp;
-};
-
-struct grave {
-	struct page *page;
-	unsigned int order;
-};
-
-struct fz {
-	struct pl_machine *m;
-	unsigned char model[NR_PFNS];	/* 1 = free */
-	unsigned char lists[NR_PFNS];	/* 1 = on a free list */
-	struct live live[LIVE_MAX];
-	unsigned int nr_live;
-	struct grave grave[GRAVE_MAX];
-	unsigned int nr_grave, grave_next;
-	uint64_t stamps;
-	unsigned int op_index, opcode;
-	char report[2][3 * REPORT_SIZE];
-	long report_len[2];
+	[FZ_FAULT_SITE_SET] = { "fault_site_set", 4 },
+	[FZ_SPLIT_PAGE] = { "split_page", 1 },
+	[FZ_FREE_CONTIG_RANGE] = { "free_contig_range", 3 },
+	[FZ_ALLOC_CONTIG_RANGE] = { "alloc_contig_range", 4 },
+	[FZ_ALLOC_CONTIG_PAGES] = { "alloc_contig_pages", 2 },
+	[FZ_FREE_PAGES_BULK] = { "free_pages_bulk", 3 },
+	[FZ_BAD_CONTIG] = { "bad_contig", 3 },
+	[FZ_VMALLOC] = { "vmalloc", 4 },
+	[FZ_VFREE] = { "vfree", 2 },
+	[FZ_VM_MAP_RAM] = { "vm_map_ram", 1 },
+	[FZ_VM_UNMAP_RAM] = { "vm_unmap_ram", 1 },
+	[FZ_VPURGE] = { "vpurge", 1 },
+	[FZ_VCHECK] = { "vcheck", 1 },
+	[FZ_BAD_VFREE] = { "bad_vfree", 3 },
+	[FZ_BAD_VM_UNMAP_RAM] = { "bad_vm_unmap_ram", 3 },
+	[FZ_ALLOC_PERCPU] = { "alloc_percpu", 3 },
+	[FZ_FREE_PERCPU] = { "free_percpu", 1 },
+	[FZ_BAD_VMALLOC] = { "bad_vmalloc", 2 },
+	[FZ_BAD_FREE_PERCPU] = { "bad_free_percpu", 3 },
+	[FZ_MAPLE_STORE] = { "maple_store", 4 },
+	[FZ_MAPLE_ERASE] = { "maple_erase", 2 },
+	[FZ_MAPLE_EMPTY_AREA] = { "maple_empty_area", 4 },
 };
 
 static struct fz fz_state;
@@ -96,8 +90,7 @@ void fz_set_trace(int on)
 	trace = on;
 }
 
-static __attribute__((noreturn, format(printf, 2, 3))) void fz_fail(struct fz *f, const char *fmt,
-								   ...)
+void fz_fail(struct fz *f, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -110,30 +103,44 @@ static __attribute__((noreturn, format(printf, 2, 3))) void fz_fail(struct fz *f
 	abort();
 }
 
-#define FZ_ASSERT(f, cond) \
-	do { if (!(cond)) fz_fail(f, "%s:%d: %s", __FILE__, __LINE__, #cond); } while (0)
-
 /* ---- the model ------------------------------------------------------------ */
 
-static void model_alloc(struct fz *f, struct page *page, unsigned int order)
+void model_alloc_range(struct fz *f, unsigned long pfn, unsigned long nr)
 {
-	unsigned long pfn = page_to_pfn(page);
-
-	if (!IS_ALIGNED(pfn, 1UL << order) || pfn + (1UL << order) > NR_PFNS)
-		fz_fail(f, "pfn %#lx order %u misaligned or outside memory", pfn, order);
-	for (unsigned long i = pfn; i < pfn + (1UL << order); i++) {
-		if (!f->model[i])
-			fz_fail(f, "pfn %#lx handed out while allocated", i);
-		f->model[i] = 0;
+	if (pfn >= NR_PFNS || nr > NR_PFNS - pfn)
+		fz_fail(f, "pfn %#lx + %lu outside memory", pfn, nr);
+	for (unsigned long i = pfn; i < pfn + nr; i++) {
+		if (f->model[i] != FZ_PFN_FREE)
+			fz_fail(f, "pfn %#lx handed out while %s", i,
+				f->model[i] == FZ_PFN_SYS ? "the vmalloc layer holds it" : "allocated");
+		f->model[i] = FZ_PFN_OWNED;
 	}
 }
 
-static void model_free(struct fz *f, unsigned long pfn, unsigned long nr)
+void model_alloc(struct fz *f, struct page *page, unsigned int order)
+{
+	unsigned long pfn = page_to_pfn(page);
+
+	if (!IS_ALIGNED(pfn, 1UL << order))
+		fz_fail(f, "pfn %#lx misaligned for order %u", pfn, order);
+	model_alloc_range(f, pfn, 1UL << order);
+}
+
+void model_free(struct fz *f, unsigned long pfn, unsigned long nr)
 {
 	for (unsigned long i = pfn; i < pfn + nr; i++) {
-		FZ_ASSERT(f, !f->model[i]);
-		f->model[i] = 1;
+		FZ_ASSERT(f, f->model[i] == FZ_PFN_OWNED);
+		f->model[i] = FZ_PFN_FREE;
 	}
+}
+
+unsigned long fz_nr_model_free(struct fz *f)
+{
+	unsigned long n = 0;
+
+	for (unsigned long pfn = 0; pfn < NR_PFNS; pfn++)
+		n += f->model[pfn] == FZ_PFN_FREE;
+	return n;
 }
 
 static void mark_list(struct fz *f, struct list_head *head, unsigned int order, bool pcp)
@@ -154,8 +161,26 @@ static void mark_list(struct fz *f, struct list_head *head, unsigned int order, 
 	}
 }
 
+/* The pages the model gives the vmalloc layer: as many as it says it holds. */
+static void compare_sys_pages(struct fz *f)
+{
+	struct pl_vmalloc_stats st;
+	struct pl_percpu_stats ps;
+	unsigned long sys = 0, held;
+
+	for (unsigned long pfn = 0; pfn < NR_PFNS; pfn++)
+		sys += f->model[pfn] == FZ_PFN_SYS;
+	pl_vmalloc_stats(f->m, &st);
+	pl_percpu_stats(f->m, &ps);
+	held = st.vmalloc_pages + st.pgtable_pages + ps.nr_populated * f->m->nr_cpus;
+	if (sys != held)
+		fz_fail(f, "%lu pages neither free nor the fuzzer's, but the vmalloc layer holds %lu "
+			"(%lu vmalloc, %lu page tables, %lu percpu x %u CPUs)", sys, held,
+			st.vmalloc_pages, st.pgtable_pages, ps.nr_populated, f->m->nr_cpus);
+}
+
 /* Every free list of the machine against the model's free set. */
-static void compare_with_model(struct fz *f)
+void compare_with_model(struct fz *f)
 {
 	struct pl_machine *m = f->m;
 	struct zone *zone;
@@ -177,10 +202,21 @@ static void compare_with_model(struct fz *f)
 					mark_list(f, &pcp->owned_free[mt][o], o, true);
 		}
 	}
-	for (unsigned long pfn = 0; pfn < NR_PFNS; pfn++)
-		if (f->model[pfn] != f->lists[pfn])
-			fz_fail(f, "pfn %#lx: model says %s, free lists say %s", pfn,
-				f->model[pfn] ? "free" : "allocated", f->lists[pfn] ? "free" : "allocated");
+	for (unsigned long pfn = 0; pfn < NR_PFNS; pfn++) {
+		bool free = f->model[pfn] == FZ_PFN_FREE;
+
+		if (free == f->lists[pfn])
+			continue;
+		/* Only the vmalloc layer's operations move pages between FREE and SYS. */
+		if (f->sys_op && f->model[pfn] != FZ_PFN_OWNED) {
+			f->model[pfn] = f->lists[pfn] ? FZ_PFN_FREE : FZ_PFN_SYS;
+			continue;
+		}
+		fz_fail(f, "pfn %#lx: model says %s, free lists say %s", pfn,
+			free ? "free" : f->model[pfn] == FZ_PFN_SYS ? "vmalloc's" : "the fuzzer's",
+			f->lists[pfn] ? "free" : "allocated");
+	}
+	compare_sys_pages(f);
 }
 
 /* ---- snapshots for bad input ----------------------------------------------- */
@@ -191,23 +227,29 @@ static void snapshot(struct fz *f, int which)
 	long a = pl_show_buddyinfo(f->m, buf, REPORT_SIZE);
 	long b = pl_show_pagetypeinfo(f->m, buf + a, REPORT_SIZE);
 	long c = pl_show_zoneinfo(f->m, buf + a + b, REPORT_SIZE);
+	long d = pl_show_vmallocinfo(f->m, buf + a + b + c, REPORT_SIZE);
 
-	FZ_ASSERT(f, a > 0 && b > 0 && c > 0);
-	f->report_len[which] = a + b + c;
+	FZ_ASSERT(f, a > 0 && b > 0 && c > 0 && d >= 0);
+	f->report_len[which] = a + b + c + d;
+	pl_vmalloc_stats(f->m, &f->vst[which]);
+	pl_percpu_stats(f->m, &f->pst[which]);
 }
 
-struct bad_call {
-	unsigned long warns;
-};
-
-static void bad_begin(struct fz *f, struct bad_call *bc)
+void bad_begin(struct fz *f, struct bad_call *bc)
 {
+	bool sys_op = f->sys_op;
+
+	/* A queued vfree_atomic() would run in the bad call: run it first. */
+	pl_vmalloc_flush_deferred(f->m);
+	f->sys_op = true;
+	compare_with_model(f);
+	f->sys_op = sys_op;
 	snapshot(f, 0);
 	bc->warns = pl_warn_count();
 }
 
 /* The call was refused (@ret == @want) with one warning and nothing changed. */
-static void bad_end(struct fz *f, struct bad_call *bc, long ret, long want)
+void bad_end(struct fz *f, struct bad_call *bc, long ret, long want)
 {
 	if (ret != want)
 		fz_fail(f, "bad input returned %ld, expected %ld", ret, want);
@@ -216,12 +258,17 @@ static void bad_end(struct fz *f, struct bad_call *bc, long ret, long want)
 	snapshot(f, 1);
 	if (f->report_len[0] != f->report_len[1] ||
 	    memcmp(f->report[0], f->report[1], (size_t)f->report_len[0]))
-		fz_fail(f, "bad input changed the reports:\n%s\n----\n%s", f->report[0], f->report[1]);
+		fz_fail(f, "bad input changed the reports:\n%.*s\n----\n%.*s", (int)f->report_len[0],
+			f->report[0], (int)f->report_len[1], f->report[1]);
+	if (memcmp(&f->vst[0], &f->vst[1], sizeof(f->vst[0])))
+		fz_fail(f, "bad input changed the vmalloc counters");
+	if (memcmp(&f->pst[0], &f->pst[1], sizeof(f->pst[0])))
+		fz_fail(f, "bad input changed the percpu counters");
 }
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static gfp_t gfp_class(uint8_t c)
+gfp_t gfp_class(uint8_t c)
 {
 	static const gfp_t base[] = { GFP_KERNEL, GFP_ATOMIC, GFP_NOWAIT, GFP_HIGHUSER_MOVABLE,
 				      GFP_KERNEL | __GFP_RECLAIMABLE, GFP_KERNEL | __GFP_DMA32 };
@@ -236,12 +283,12 @@ static gfp_t gfp_class(uint8_t c)
 	return gfp;
 }
 
-static struct live *pick_live(struct fz *f, uint8_t idx)
+struct live *pick_live(struct fz *f, uint8_t idx)
 {
 	return f->nr_live ? &f->live[idx % f->nr_live] : NULL;
 }
 
-static void remove_live(struct fz *f, struct live *l)
+void remove_live(struct fz *f, struct live *l)
 {
 	*l = f->live[--f->nr_live];
 }
@@ -265,7 +312,7 @@ static void check_stamp(struct fz *f, const struct live *l)
 		fz_fail(f, "pfn %#lx: contents changed while allocated", page_to_pfn(l->page));
 }
 
-static void add_live(struct fz *f, struct page *page, unsigned int order, bool compound)
+void add_live(struct fz *f, struct page *page, unsigned int order, bool compound)
 {
 	struct live *l;
 
@@ -304,7 +351,7 @@ static long find_free_pfn(struct fz *f, unsigned long from)
 	for (unsigned long i = 0; i < NR_PFNS; i++) {
 		unsigned long pfn = (from + i) % NR_PFNS;
 
-		if (f->model[pfn])
+		if (f->model[pfn] == FZ_PFN_FREE)
 			return (long)pfn;
 	}
 	return -1;
@@ -406,7 +453,7 @@ static void assert_whole(struct fz *f)
 
 	drain_all_pages(NULL);
 	for (unsigned long pfn = 0; pfn < NR_PFNS; pfn++)
-		FZ_ASSERT(f, f->model[pfn]);
+		FZ_ASSERT(f, f->model[pfn] == FZ_PFN_FREE);
 	for_each_populated_zone(zone, f->m)
 		for (unsigned int o = 0; o < MAX_PAGE_ORDER; o++)
 			if (zone->free_area[o].nr_free)
@@ -440,7 +487,7 @@ static void check_buddyinfo(struct fz *f, const char *text)
 		for (unsigned int cpu = 0; cpu < f->m->nr_cpus; cpu++)
 			from_report += (unsigned long)zone->per_cpu_pageset[cpu].count;
 	for (unsigned long pfn = 0; pfn < NR_PFNS; pfn++)
-		model_free_pages += f->model[pfn];
+		model_free_pages += f->model[pfn] == FZ_PFN_FREE;
 	if (from_report != model_free_pages)
 		fz_fail(f, "buddyinfo + PCP counts say %lu free pages, the model %lu", from_report,
 			model_free_pages);
@@ -496,6 +543,7 @@ static void op_fail_set(struct fz *f, const uint8_t *a)
 	attr.verbose = (a[3] >> 5) & 1;
 	attr.seed = f->op_index;
 	FZ_ASSERT(f, pl_fail_page_alloc_set(f->m, &attr) == 0);
+	f->faults_on |= attr.probability && attr.times;
 }
 
 /* ---- bad input -------------------------------------------------------------- */
@@ -508,8 +556,8 @@ static void op_bad_double_free(struct fz *f, const uint8_t *a)
 	if (!f->nr_grave)
 		return;
 	g = &f->grave[a[0] % f->nr_grave];
-	if (!f->model[page_to_pfn(g->page)])
-		return; /* allocated again since: a free would be legitimate */
+	if (f->model[page_to_pfn(g->page)] != FZ_PFN_FREE)
+		return; /* allocated again since (by us or vmalloc): a free would be legitimate */
 	bad_begin(f, &bc);
 	bad_end(f, &bc, __free_pages(g->page, g->order), -EINVAL);
 }
@@ -624,6 +672,35 @@ static void op_bad_get_free(struct fz *f, const uint8_t *a)
 	FZ_ASSERT(f, page_ref_count(pfn_to_page((unsigned long)pfn)) == 0);
 }
 
+/* failslab on vmalloc's object caches, or the maple node site. */
+static void op_fault_site_set(struct fz *f, const uint8_t *a)
+{
+	enum pl_fault_site site = (a[0] & 1) ? PL_FAULT_MAPLE_NODE : PL_FAULT_SLAB;
+	struct pl_fault_attr attr;
+
+	pl_fault_attr_default(&attr);
+	attr.probability = a[1] % 101;
+	attr.interval = 1 + a[2] % 8;
+	attr.times = a[3] == 0xff ? -1 : a[3] % 16;
+	attr.min_order = 0;
+	attr.verbose = 0;
+	attr.seed = f->op_index;
+	FZ_ASSERT(f, pl_fault_set(f->m, site, &attr) == 0);
+	f->faults_on |= attr.probability && attr.times;
+}
+
+/* Operations after which pages may move between FREE and SYS. */
+static bool is_sys_op(unsigned int op)
+{
+	switch (op) {
+	case FZ_CHECK: case FZ_VMALLOC: case FZ_VFREE: case FZ_VM_MAP_RAM: case FZ_VM_UNMAP_RAM:
+	case FZ_VPURGE: case FZ_ALLOC_PERCPU: case FZ_FREE_PERCPU:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void run_op(struct fz *f, unsigned int op, const uint8_t *a)
 {
 	switch (op) {
@@ -632,7 +709,7 @@ static void run_op(struct fz *f, unsigned int op, const uint8_t *a)
 	case FZ_GET_PAGE: op_get_page(f, a); break;
 	case FZ_PUT_PAGE: op_put_page(f, a); break;
 	case FZ_CHECK:
-		if (!f->nr_live)
+		if (!f->nr_live && !f->nr_runs && fz_vm_settle_if_empty(f))
 			assert_whole(f);
 		break;
 	case FZ_SHOW: op_show(f, a); break;
@@ -654,6 +731,28 @@ static void run_op(struct fz *f, unsigned int op, const uint8_t *a)
 	case FZ_BAD_ALLOC_ORDER: op_bad_alloc_order(f, a); break;
 	case FZ_BAD_FREE_FROZEN_HELD: op_bad_free_frozen_held(f, a); break;
 	case FZ_BAD_GET_FREE: op_bad_get_free(f, a); break;
+	case FZ_FAULT_SITE_SET: op_fault_site_set(f, a); break;
+	case FZ_SPLIT_PAGE: op_split_page(f, a); break;
+	case FZ_FREE_CONTIG_RANGE: op_free_contig_range(f, a); break;
+	case FZ_ALLOC_CONTIG_RANGE: op_alloc_contig_range(f, a); break;
+	case FZ_ALLOC_CONTIG_PAGES: op_alloc_contig_pages(f, a); break;
+	case FZ_FREE_PAGES_BULK: op_free_pages_bulk(f, a); break;
+	case FZ_BAD_CONTIG: op_bad_contig(f, a); break;
+	case FZ_VMALLOC: op_vmalloc(f, a); break;
+	case FZ_VFREE: op_vfree(f, a); break;
+	case FZ_VM_MAP_RAM: op_vm_map_ram(f, a); break;
+	case FZ_VM_UNMAP_RAM: op_vm_unmap_ram(f, a); break;
+	case FZ_VPURGE: op_vpurge(f, a); break;
+	case FZ_VCHECK: op_vcheck(f, a); break;
+	case FZ_BAD_VFREE: op_bad_vfree(f, a); break;
+	case FZ_BAD_VM_UNMAP_RAM: op_bad_vm_unmap_ram(f, a); break;
+	case FZ_BAD_VMALLOC: op_bad_vmalloc(f, a); break;
+	case FZ_ALLOC_PERCPU: op_alloc_percpu(f, a); break;
+	case FZ_FREE_PERCPU: op_free_percpu(f, a); break;
+	case FZ_BAD_FREE_PERCPU: op_bad_free_percpu(f, a); break;
+	case FZ_MAPLE_STORE: op_maple_store(f, a); break;
+	case FZ_MAPLE_ERASE: op_maple_erase(f, a); break;
+	case FZ_MAPLE_EMPTY_AREA: op_maple_empty_area(f, a); break;
 	default: break;
 	}
 }
@@ -683,13 +782,17 @@ void fz_run(const uint8_t *data, size_t size)
 	if (!size)
 		return;
 	pl_warn_set_quiet(true);
-	memset(f->model, 1, sizeof(f->model));
-	f->nr_live = f->nr_grave = f->grave_next = 0;
+	memset(f->model, FZ_PFN_FREE, sizeof(f->model));
+	f->nr_live = f->nr_grave = f->grave_next = f->nr_runs = 0;
 	f->op_index = 0;
 	f->opcode = 0;
+	f->sys_op = f->faults_on = false;
 	f->m = make_machine(data[0]);
 	if (!f->m)
 		abort();
+	fz_vm_begin(f);
+	fz_pcpu_begin(f);
+	fz_maple_begin(f);
 	if (trace)
 		fprintf(stderr, "config %u (%s%s)\n", data[0], f->m->config.design.name,
 			f->m->config.pcp_disabled ? ", pcp=0" : "");
@@ -709,15 +812,22 @@ void fz_run(const uint8_t *data, size_t size)
 			fputc('\n', stderr);
 		}
 		pl_enter(f->m, cpu % FZ_NR_CPUS);
+		f->sys_op = is_sys_op(op);
 		run_op(f, op, args);
 		if (pl_check_machine(f->m))
 			fz_fail(f, "the checker found inconsistencies");
 		compare_with_model(f);
+		fz_vm_after_op(f);
 		f->op_index++;
 	}
 	/* Free what is left, then the machine must be whole again. */
 	pl_enter(f->m, 0);
 	f->opcode = FZ_CHECK;
+	f->sys_op = true;
+	fz_maple_end(f);
+	fz_pcpu_free_all(f);
+	fz_vm_free_all(f);
+	fz_contig_free_all(f);
 	while (f->nr_live) {
 		struct live *l = &f->live[f->nr_live - 1];
 
@@ -729,6 +839,7 @@ void fz_run(const uint8_t *data, size_t size)
 		FZ_ASSERT(f, __free_pages(l->page, l->order) == 0);
 		freed_one_ref(f, l);
 	}
+	FZ_ASSERT(f, fz_vm_settle_if_empty(f));
 	assert_whole(f);
 	if (pl_check_machine(f->m))
 		fz_fail(f, "the checker found inconsistencies at the end");

@@ -11,7 +11,9 @@
  *   opcode byte:  bits 0-5  the operation (enum fz_opcode; unassigned
  *                           numbers are no-ops taking no arguments)
  *                 bits 6-7  the vCPU that runs it (the machine has 4)
- *   config byte:  bits 0-2  design: pl_design_presets[n % count]
+ *   config byte:  bits 0-2  design: pl_design_presets[n % count] (v6.18,
+ *                           mt-counts, pcp-owner, contig-batch, v6.19-rc1,
+ *                           v6.19-rc1+contig, all, ...)
  *                 bit  3    pcp_disabled
  *
  * Opcode numbers are fixed forever, so a committed corpus keeps its
@@ -49,15 +51,32 @@ enum fz_opcode {
 	FZ_BAD_ALLOC_ORDER = 21,	/* delta above MAX_PAGE_ORDER */
 	FZ_BAD_FREE_FROZEN_HELD = 22,	/* live index */
 	FZ_BAD_GET_FREE = 23,		/* pfn lo, pfn hi */
-	/*
-	 * Reserved for the layers still to land (same shape: a handler and
-	 * a model update; bad-input variants in the 16..31 style):
-	 *   24 split_page            25 free_contig_range   26 alloc_contig_range
-	 *   27 alloc_contig_pages    28 free_pages_bulk
-	 *   32 vmalloc  33 vfree  34 vm_map_ram  35 vm_unmap_ram  36 purge
-	 *   40 alloc_percpu  41 free_percpu
-	 *   48 maple store  49 maple erase  50 maple empty_area
-	 */
+	FZ_FAULT_SITE_SET = 12,		/* site, probability, interval, times */
+	/* contiguous ranges (fuzz_contig.c) */
+	FZ_SPLIT_PAGE = 24,		/* live index */
+	FZ_FREE_CONTIG_RANGE = 25,	/* run index, offset, length */
+	FZ_ALLOC_CONTIG_RANGE = 26,	/* pfn lo, pfn hi, pages, gfp class */
+	FZ_ALLOC_CONTIG_PAGES = 27,	/* pages, gfp class */
+	FZ_FREE_PAGES_BULK = 28,	/* run index, length, stride */
+	FZ_BAD_CONTIG = 29,		/* kind, index, argument */
+	/* vmalloc (fuzz_vmalloc.c) */
+	FZ_VMALLOC = 32,		/* size lo, size class, alignment, kind */
+	FZ_VFREE = 33,			/* live area index, atomic */
+	FZ_VM_MAP_RAM = 34,		/* pages */
+	FZ_VM_UNMAP_RAM = 35,		/* live mapping index */
+	FZ_VPURGE = 36,			/* kind */
+	FZ_VCHECK = 37,			/* live area index */
+	FZ_BAD_VFREE = 38,		/* kind, index, offset */
+	FZ_BAD_VM_UNMAP_RAM = 39,	/* kind, index, delta */
+	/* percpu (fuzz_percpu.c) */
+	FZ_ALLOC_PERCPU = 40,		/* size lo, size class, alignment */
+	FZ_FREE_PERCPU = 41,		/* live index */
+	FZ_BAD_VMALLOC = 42,		/* kind, argument */
+	FZ_BAD_FREE_PERCPU = 43,	/* kind, index, offset */
+	/* maple tree (fuzz_maple.c) */
+	FZ_MAPLE_STORE = 48,		/* first lo, flags, length, entry */
+	FZ_MAPLE_ERASE = 49,		/* index lo, index hi */
+	FZ_MAPLE_EMPTY_AREA = 50,	/* min, span, size, flags */
 };
 
 /**

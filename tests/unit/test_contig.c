@@ -692,6 +692,30 @@ static void test_alloc_contig_pages(void **state)
 	test_machine_done(m);
 }
 
+/*
+ * Regression (found by fuzz_ops): a compound range larger than a pageblock
+ * was looked for at pageblock-aligned candidates, and the first one that
+ * was not naturally aligned failed alloc_contig_range() with a bad-input
+ * warning. ZONE_NORMAL starts at 0x4200: 512- but not 1024-aligned.
+ */
+static void test_alloc_contig_pages_compound_aligned(void **state)
+{
+	struct pl_machine *m = contig_machine("v6.18");
+	unsigned long w = pl_warn_count();
+	struct page *comp;
+
+	(void)state;
+	comp = alloc_contig_pages(1024, GFP_KERNEL | __GFP_COMP);
+	assert_non_null(comp);
+	assert_true(PageHead(comp));
+	assert_int_equal(page_to_pfn(comp), ZONE_PFN + 512);	/* 0x4400: the first aligned one */
+	assert_int_equal(pl_warn_count(), w);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_int_equal(__free_pages(comp, 10), 0);
+	assert_all_free(m);
+	test_machine_done(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -707,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_contig_range_busy),
 		cmocka_unit_test(test_alloc_contig_bad_input),
 		cmocka_unit_test(test_alloc_contig_pages),
+		cmocka_unit_test(test_alloc_contig_pages_compound_aligned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,58 +110,188 @@ static void test_many_random(void **state)
 	percpu_done(m);
 }
 
+/* What bad input must not change: percpu and vmalloc counters, free pages, vmallocinfo. */
+struct pcpu_snap {
+	struct pl_percpu_stats ps;
+	struct pl_vmalloc_stats vs;
+	unsigned long free_pages;
+	char info[8192];
+};
+
+static void pcpu_snap(struct pl_machine *m, struct pcpu_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	pl_percpu_stats(m, &s->ps);
+	pl_vmalloc_stats(m, &s->vs);
+	s->free_pages = pl_nr_free_pages(m);
+	assert_true(pl_show_vmallocinfo(m, s->info, sizeof(s->info)) >= 0);
+}
+
+/* One warning saying @what since @w, and nothing changed since @before; the checker is clean. */
+static void pcpu_refused(struct pl_machine *m, unsigned long w, const char *what,
+			 const struct pcpu_snap *before)
+{
+	static struct pcpu_snap now;
+
+	assert_warned(w, what);
+	pcpu_snap(m, &now);
+	assert_memory_equal(&now.ps, &before->ps, sizeof(now.ps));
+	assert_memory_equal(&now.vs, &before->vs, sizeof(now.vs));
+	assert_int_equal(now.free_pages, before->free_pages);
+	assert_string_equal(now.info, before->info);
+	assert_int_equal(pl_check_machine(m), 0);
+}
+
 static void test_bad_input(void **state)
 {
 	struct pl_machine *m = vm_test_machine(2, "v6.18");
-	struct pl_percpu_stats before, after;
-	unsigned long w, free_pages;
+	static struct pcpu_snap s;
+	unsigned long w;
 	char *p, *v;
 
 	(void)state;
 	pl_warn_set_quiet(true);
 	p = __alloc_percpu(64, 16);
 	v = vmalloc(PAGE_SIZE);
-	pl_percpu_stats(m, &before);
 	drain_all_pages(NULL);
-	free_pages = pl_nr_free_pages(m);
+	pcpu_snap(m, &s);
 
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(v), -EINVAL);		/* a vmalloc address */
-	assert_warned(w, "not a percpu pointer");
+	pcpu_refused(m, w, "not a percpu pointer", &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu((void *)&w), -EINVAL);	/* a host pointer */
-	assert_warned(w, "not a percpu pointer");
+	pcpu_refused(m, w, "not a percpu pointer", &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(p + 16), -EINVAL);	/* inside an allocation */
-	assert_warned(w, "not the start");
+	pcpu_refused(m, w, "not the start", &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(p + PCPU_UNIT_SIZE), -EINVAL);	/* CPU 1's copy */
-	assert_warned(w, "not a percpu pointer");
+	pcpu_refused(m, w, "not a percpu pointer", &s);
 	w = pl_warn_count();
 	assert_null(__alloc_percpu(0, 4));
-	assert_warned(w, "illegal size");
+	pcpu_refused(m, w, "illegal size", &s);
 	w = pl_warn_count();
 	assert_null(__alloc_percpu(PCPU_MIN_UNIT_SIZE + 1, 4));
-	assert_warned(w, "illegal size");
+	pcpu_refused(m, w, "illegal size", &s);
 	w = pl_warn_count();
 	assert_null(__alloc_percpu(8, 12));
-	assert_warned(w, "illegal size");
+	pcpu_refused(m, w, "illegal size", &s);
 	w = pl_warn_count();
 	assert_null(__alloc_percpu(8, 2 * PAGE_SIZE));
-	assert_warned(w, "illegal size");
-	pl_percpu_stats(m, &after);
-	assert_memory_equal(&before, &after, sizeof(before));
-	drain_all_pages(NULL);
-	assert_int_equal(pl_nr_free_pages(m), free_pages);
-	assert_int_equal(pl_check_machine(m), 0);
+	pcpu_refused(m, w, "illegal size", &s);
 
 	assert_int_equal(free_percpu(p), 0);
+	drain_all_pages(NULL);
+	pcpu_snap(m, &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(p), -EINVAL);		/* double free */
-	assert_warned(w, "not the start");
+	pcpu_refused(m, w, "not the start", &s);
 	pl_warn_set_quiet(false);
 	assert_int_equal(vfree(v), 0);
 	percpu_done(m);
+}
+
+/*
+ * Regression (found by fuzz_ops): vfree() and friends of a percpu pointer at
+ * the start of its chunk used to free the chunk's area from under it.
+ */
+static void test_vfree_of_a_chunk(void **state)
+{
+	struct pl_machine *m = vm_test_machine(2, "v6.18");
+	struct pl_percpu_stats before, after;
+	struct pl_vmalloc_stats vbefore, vafter;
+	unsigned long w, free_pages;
+	static char info[2][8192];
+	long n;
+	char *p;
+
+	(void)state;
+	pl_warn_set_quiet(true);
+	p = __alloc_percpu(64, 8);
+	assert_non_null(p);
+	assert_non_null(find_vm_area(p));	/* the first allocation: the chunk's start */
+	drain_all_pages(NULL);
+	pl_percpu_stats(m, &before);
+	pl_vmalloc_stats(m, &vbefore);
+	free_pages = pl_nr_free_pages(m);
+	n = pl_show_vmallocinfo(m, info[0], sizeof(info[0]));
+
+	w = pl_warn_count();
+	assert_int_equal(vfree(p), -EINVAL);
+	assert_warned(w, "percpu chunk");
+	w = pl_warn_count();
+	assert_int_equal(vfree_atomic(p), -EINVAL);
+	assert_warned(w, "percpu chunk");
+	w = pl_warn_count();
+	assert_null(vrealloc(p, 2 * PAGE_SIZE, GFP_KERNEL));
+	assert_warned(w, "percpu chunk");
+	w = pl_warn_count();
+	assert_int_equal(vfree(per_cpu_ptr(p, 1)), -EINVAL);	/* CPU 1's unit: inside the area */
+	assert_warned(w, "not the start");
+	pl_vmalloc_flush_deferred(m);
+
+	pl_percpu_stats(m, &after);
+	assert_memory_equal(&before, &after, sizeof(before));
+	pl_vmalloc_stats(m, &vafter);
+	assert_memory_equal(&vbefore, &vafter, sizeof(vbefore));
+	drain_all_pages(NULL);
+	assert_int_equal(pl_nr_free_pages(m), free_pages);
+	assert_int_equal(pl_show_vmallocinfo(m, info[1], sizeof(info[1])), n);
+	assert_memory_equal(info[0], info[1], (size_t)n);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_warn_set_quiet(false);
+	assert_int_equal(free_percpu(p), 0);
+	percpu_done(m);
+}
+
+/*
+ * Regression (found by fuzz_ops): an allocation spanning several pages in
+ * a new chunk, whose population failed after the first pages, used to
+ * discard the chunk with those pages still mapped and never freed. Fail
+ * each page allocation of the call in turn: every failure leaves nothing.
+ */
+static void test_populate_fails_midway(void **state)
+{
+	unsigned int failures = 0;
+
+	(void)state;
+	for (unsigned int nth = 1; nth <= 16; nth++) {
+		struct pl_machine *m = vm_test_machine(2, "v6.18");
+		struct pl_percpu_stats ps;
+		struct pl_fault_attr a;
+		unsigned long free_pages;
+		void *p;
+
+		drain_all_pages(NULL);
+		free_pages = pl_nr_free_pages(m);
+		pl_fault_attr_default(&a);
+		a.probability = 100;
+		a.interval = nth;
+		a.times = 1;
+		a.min_order = 0;
+		a.ignore_gfp_reclaim = false;
+		a.verbose = 0;
+		assert_int_equal(pl_fail_page_alloc_set(m, &a), 0);
+		p = __alloc_percpu_gfp(3 * PAGE_SIZE, PAGE_SIZE, GFP_KERNEL | __GFP_NOWARN);
+		a.probability = 0;
+		assert_int_equal(pl_fail_page_alloc_set(m, &a), 0);
+		assert_int_equal(pl_check_machine(m), 0);
+		pl_percpu_stats(m, &ps);
+		if (!p) {
+			failures++;
+			assert_int_equal(ps.nr_alloc, 0);
+			assert_int_equal(ps.nr_populated, 0);
+			pl_vmalloc_trim_pgtables(m);
+			drain_all_pages(NULL);
+			assert_int_equal(pl_nr_free_pages(m), free_pages);
+		} else {
+			assert_int_equal(ps.nr_populated, 3);
+			assert_int_equal(free_percpu(p), 0);
+		}
+		percpu_done(m);
+	}
+	assert_true(failures >= 6);	/* each of the 2 x 3 pages, and page tables */
 }
 
 static void test_every_preset(void **state)
@@ -185,6 +315,8 @@ int main(void)
 		cmocka_unit_test(test_alloc_write_free),
 		cmocka_unit_test(test_many_random),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_vfree_of_a_chunk),
+		cmocka_unit_test(test_populate_fails_midway),
 		cmocka_unit_test(test_every_preset),
 	};
 

@@ -2,20 +2,24 @@
 /*
  * test_stress.c - concurrency stress: real threads, each entering the same
  * machine as its own vCPU, allocate and free blocks of mixed orders,
- * migratetypes and zones, hand a share of them to the other thread through
- * a locked queue (so they are freed on another CPU's PCP, or routed to
- * their owner with pcp_owner), and now and then drain every CPU's lists,
- * decay pcp->high or take and drop extra references, with allocations
- * failed at random by fault injection. The same work also runs as 64 vCPUs
- * interleaved on 2 threads. Built under TSan by `make test` (build-tsan).
+ * migratetypes and zones, vmalloc areas and percpu allocations, hand a
+ * share of them to the other thread through a locked queue (so they are
+ * freed on another CPU: its PCP, or the owner's with pcp_owner; another
+ * vmap node; another CPU's percpu call), and now and then drain every
+ * CPU's lists, purge the lazily freed vmalloc areas, decay pcp->high or
+ * take and drop extra references, with allocations failed at random by
+ * fault injection. The same work also runs as 64 vCPUs interleaved on 2
+ * threads. Built under TSan by `make test` (build-tsan).
  *
  * What must hold:
  *  - no pfn is handed out twice at once: an atomic shadow bitmap of
- *    allocated pfns, set on allocation and cleared before the free;
- *  - a block's contents survive until its free: each is stamped with its
- *    pfn and a sequence number on allocation, checked when freed;
- *  - afterwards, with everything freed: PGALLOC == PGFREE, the checker is
- *    clean and all memory is back in MAX_PAGE_ORDER blocks.
+ *    allocated pfns, set on allocation and cleared before the free (the
+ *    pages under each vmalloc area included);
+ *  - contents survive until the free: each block, area and percpu copy is
+ *    stamped with a sequence number on allocation, checked when freed;
+ *  - afterwards, with everything freed, purged and reclaimed: as many
+ *    pages freed as allocated, the checker is clean, all memory is back in
+ *    MAX_PAGE_ORDER blocks and the vmalloc space is one free area.
  *
  * PAGELAB_STRESS_OPS sets the operations per thread (default 1000000, 50000
  * under sanitizers), PAGELAB_STRESS_SECONDS a time cap per run
@@ -43,8 +47,13 @@
 #define NR_VCPUS_INTERLEAVED 64
 #define MAX_WORKERS NR_VCPUS_INTERLEAVED
 
+enum block_kind { BLOCK_PAGES, BLOCK_VMALLOC, BLOCK_PERCPU };
+
+/* A page block (@page, @order), a vmalloc area (@addr, @order pages) or a percpu one (@addr, @order bytes). */
 struct block {
 	struct page *page;
+	void *addr;
+	enum block_kind kind;
 	unsigned int order;
 	uint64_t seq;
 };
@@ -64,6 +73,7 @@ struct worker {
 	unsigned int nr_live;
 	uint64_t seq;
 	unsigned long ops, allocs, failed, frees, handed, taken, drains;
+	unsigned long vallocs, pallocs, purges;
 };
 
 struct stress {
@@ -124,13 +134,114 @@ static void check_stamp(const struct block *b)
 	}
 }
 
+/*
+ * The word at @off of a vmalloc area (through the page tables), or of
+ * CPU @cpu's copy of a percpu allocation: written, or compared with @want.
+ */
+static void vword(void *addr, unsigned long off, uint64_t want, bool check)
+{
+	uint64_t got;
+
+	if (!check) {
+		if (vmalloc_write((char *)addr + off, &want, sizeof(want)))
+			abort();
+		return;
+	}
+	if (vmalloc_read(&got, (char *)addr + off, sizeof(got)) || got != want) {
+		fprintf(stderr, "stress: %p + %#lx: contents overwritten while allocated\n", addr, off);
+		abort();
+	}
+}
+
+/* A vmalloc area: its first and last words. A percpu one: CPU 0's and the last CPU's copy. */
+static void vstamp(struct stress *s, const struct block *b, bool check)
+{
+	if (b->kind == BLOCK_VMALLOC) {
+		vword(b->addr, 0, b->seq, check);
+		vword(b->addr, b->order * PAGE_SIZE - 8, ~b->seq, check);
+		return;
+	}
+	vword(per_cpu_ptr(b->addr, 0), 0, b->seq, check);
+	vword(per_cpu_ptr(b->addr, s->m->nr_cpus - 1), b->order - 8, ~b->seq, check);
+}
+
+/* The pages under a vmalloc area in the shadow bitmap. */
+static void shadow_vmalloc(struct stress *s, const struct block *b, bool set)
+{
+	for (unsigned int i = 0; i < b->order; i++) {
+		struct page *page = vmalloc_to_page((char *)b->addr + i * PAGE_SIZE);
+
+		if (!page)
+			abort();
+		if (set)
+			shadow_set(s, page_to_pfn(page), 0);
+		else
+			shadow_clear(s, page_to_pfn(page), 0);
+	}
+}
+
 static void free_block(struct stress *s, struct worker *w, const struct block *b)
 {
-	check_stamp(b);
-	shadow_clear(s, page_to_pfn(b->page), b->order);
-	if (__free_pages(b->page, b->order))
-		abort();
+	switch (b->kind) {
+	case BLOCK_VMALLOC:
+		vstamp(s, b, true);
+		shadow_vmalloc(s, b, false);
+		if (vfree(b->addr))
+			abort();
+		break;
+	case BLOCK_PERCPU:
+		vstamp(s, b, true);
+		if (free_percpu(b->addr))
+			abort();
+		break;
+	default:
+		check_stamp(b);
+		shadow_clear(s, page_to_pfn(b->page), b->order);
+		if (__free_pages(b->page, b->order))
+			abort();
+		break;
+	}
 	w->frees++;
+}
+
+/* Keep @b: in a free live slot, or in place of a random one, freed. */
+static void keep_block(struct stress *s, struct worker *w, const struct block *b)
+{
+	if (w->nr_live == LIVE) {
+		unsigned int i = (unsigned int)pl_rng_below(&w->rng, LIVE);
+
+		free_block(s, w, &w->live[i]);
+		w->live[i] = *b;
+	} else {
+		w->live[w->nr_live++] = *b;
+	}
+}
+
+/* A vmalloc area of 1-16 pages, or a percpu allocation of 8-512 bytes. */
+static void alloc_virtual(struct stress *s, struct worker *w, bool percpu)
+{
+	struct block b = { .kind = percpu ? BLOCK_PERCPU : BLOCK_VMALLOC, .seq = ++w->seq };
+
+	if (percpu) {
+		b.order = 8 * (1 + (unsigned int)pl_rng_below(&w->rng, 64));
+		b.addr = __alloc_percpu_gfp(b.order, 8, GFP_KERNEL | __GFP_NOWARN);
+	} else {
+		b.order = 1 + (unsigned int)pl_rng_below(&w->rng, 16);
+		b.addr = __vmalloc(b.order * PAGE_SIZE, GFP_KERNEL | __GFP_NOWARN);
+	}
+	if (!b.addr) {
+		w->failed++;
+		return;
+	}
+	if (percpu) {
+		w->pallocs++;
+	} else {
+		shadow_vmalloc(s, &b, true);
+		w->vallocs++;
+	}
+	vstamp(s, &b, false);
+	w->allocs++;
+	keep_block(s, w, &b);
 }
 
 static void alloc_block(struct stress *s, struct worker *w)
@@ -141,7 +252,7 @@ static void alloc_block(struct stress *s, struct worker *w)
 	unsigned int order = pl_rng_below(&w->rng, 8) ? (unsigned int)pl_rng_below(&w->rng, 4)
 						      : (unsigned int)pl_rng_below(&w->rng, 11);
 	gfp_t gfp = gfps[pl_rng_below(&w->rng, ARRAY_SIZE(gfps))] | __GFP_NOWARN;
-	struct block b = { alloc_pages(gfp, order), order, ++w->seq };
+	struct block b = { .page = alloc_pages(gfp, order), .order = order, .seq = ++w->seq };
 
 	if (!b.page) {
 		w->failed++;
@@ -157,14 +268,7 @@ static void alloc_block(struct stress *s, struct worker *w)
 	}
 	stamp(&b);
 	w->allocs++;
-	if (w->nr_live == LIVE) {
-		unsigned int i = (unsigned int)pl_rng_below(&w->rng, LIVE);
-
-		free_block(s, w, &w->live[i]);
-		w->live[i] = b;
-	} else {
-		w->live[w->nr_live++] = b;
-	}
+	keep_block(s, w, &b);
 }
 
 static bool handover_push(struct handover *h, const struct block *b)
@@ -201,7 +305,11 @@ static void do_op(struct stress *s, struct worker *w)
 	struct block b;
 
 	w->ops++;
-	if (r < 450 || !w->nr_live) {
+	if (r < 40) {
+		alloc_virtual(s, w, false);
+	} else if (r < 55) {
+		alloc_virtual(s, w, true);
+	} else if (r < 450 || !w->nr_live) {
 		alloc_block(s, w);
 	} else if (r < 800) {
 		unsigned int i = (unsigned int)pl_rng_below(&w->rng, w->nr_live);
@@ -225,9 +333,14 @@ static void do_op(struct stress *s, struct worker *w)
 		/* An extra reference taken and dropped: the block stays ours. */
 		struct block *l = &w->live[pl_rng_below(&w->rng, w->nr_live)];
 
-		get_page(l->page);
-		if (put_page(l->page))
-			abort();
+		if (l->kind == BLOCK_PAGES) {
+			get_page(l->page);
+			if (put_page(l->page))
+				abort();
+		}
+	} else if (r < 995) {
+		vm_unmap_aliases();	/* purge the lazy areas: every CPU's vfrees, one flush */
+		w->purges++;
 	} else if (r < 997) {
 		pl_vmstat_tick();
 	} else if (r < 999) {
@@ -293,7 +406,9 @@ static void run(const char *design, bool pcp_disabled, unsigned int vcpus, unsig
 {
 	static struct stress s;
 	unsigned long ev[NR_PL_VM_EVENTS], ops = 0, allocs = 0, failed = 0, frees = 0,
-		handed = 0, taken = 0, drains = 0;
+		handed = 0, taken = 0, drains = 0, vallocs = 0, pallocs = 0, purges = 0;
+	struct pl_vmalloc_stats vst;
+	struct pl_percpu_stats pst;
 	struct pl_config cfg;
 	struct block b;
 	uint64_t t0 = pl_now_ns(), seed = env_ul("PAGELAB_STRESS_SEED", 1);
@@ -358,18 +473,35 @@ static void run(const char *design, bool pcp_disabled, unsigned int vcpus, unsig
 		handed += s.w[c].handed;
 		taken += s.w[c].taken;
 		drains += s.w[c].drains;
+		vallocs += s.w[c].vallocs;
+		pallocs += s.w[c].pallocs;
+		purges += s.w[c].purges;
 	}
-	printf("stress %-9s%s %2u vCPUs on %u threads: %lu ops in %.2f s: %lu allocs (%lu failed), "
-	       "%lu frees, %lu handed over, %lu freed by the other side, %lu drain_all_pages\n",
+	printf("stress %-9s%s %2u vCPUs on %u threads: %lu ops in %.2f s: %lu allocs (%lu vmalloc, "
+	       "%lu percpu, %lu failed), %lu frees, %lu handed over, %lu freed by the other side, "
+	       "%lu drain_all_pages, %lu purges\n",
 	       design, pcp_disabled ? " pcp=0" : "", vcpus, threads, ops,
-	       (double)(pl_now_ns() - t0) / 1e9, allocs, failed, frees, handed, taken, drains);
-	assert_true(allocs > 0 && taken > 0);
+	       (double)(pl_now_ns() - t0) / 1e9, allocs, vallocs, pallocs, failed, frees, handed,
+	       taken, drains, purges);
+	assert_true(allocs > 0 && taken > 0 && vallocs > 0 && pallocs > 0);
 	assert_int_equal(allocs, frees);
-	pl_events_sum(s.m, ev);
-	assert_int_equal(ev[PL_EV_PGALLOC], allocs);
-	assert_int_equal(ev[PL_EV_PGFREE], frees);
 	for (unsigned long i = 0; i < NR_PFNS / 64; i++)
 		assert_int_equal(s.shadow[i], 0);
+	assert_int_equal(pl_check_machine(s.m), 0);
+
+	/* Empty chunks go, lazy areas are purged, empty page tables trimmed. */
+	pl_percpu_reclaim(s.m);
+	vm_unmap_aliases();
+	pl_vmalloc_purge(s.m);
+	pl_vmalloc_trim_pgtables(s.m);
+	pl_vmalloc_stats(s.m, &vst);
+	pl_percpu_stats(s.m, &pst);
+	assert_int_equal(pst.nr_chunks, 0);
+	assert_int_equal(vst.nr_busy + vst.nr_lazy + vst.nr_pooled, 0);
+	assert_int_equal(vst.nr_free, 1);	/* the space is one free area again */
+	assert_int_equal(vst.vmalloc_pages + vst.pgtable_pages, 0);
+	pl_events_sum(s.m, ev);
+	assert_int_equal(ev[PL_EV_PGALLOC_PAGES], ev[PL_EV_PGFREE_PAGES]);
 	assert_int_equal(pl_check_machine(s.m), 0);
 	assert_fully_coalesced(s.m);
 	test_machine_done(s.m);

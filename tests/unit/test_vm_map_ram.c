@@ -231,6 +231,16 @@ static void vm_assert_unchanged(struct pl_machine *m, const struct vm_snap *befo
 	assert_int_equal(pl_check_vmalloc(m), 0);
 }
 
+/* @ret is -EINVAL (or NULL: 0) with one warning saying @what, and nothing changed. */
+#define REFUSED(m, s, ret, want, what)				\
+	do {							\
+		unsigned long w_ = pl_warn_count();		\
+								\
+		assert_int_equal((long)(ret), (long)(want));	\
+		assert_warned(w_, what);			\
+		vm_assert_unchanged(m, s);			\
+	} while (0)
+
 static void test_bad_input(void **state)
 {
 	struct pl_machine *m = vm_test_machine(1, "v6.18");
@@ -238,7 +248,6 @@ static void test_bad_input(void **state)
 	struct page **pages = get_pages(big);
 	struct page *bad[2];
 	struct vm_snap s;
-	unsigned long w;
 	char *p, *q, *gone;
 
 	(void)state;
@@ -247,48 +256,28 @@ static void test_bad_input(void **state)
 	q = vm_map_ram(pages, big, NUMA_NO_NODE);
 	gone = vm_map_ram(pages, 1, NUMA_NO_NODE);
 	assert_int_equal(vm_unmap_ram(gone, 1), 0);
+	drain_all_pages(NULL);
 	snap(m, &s);
 
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram(p, 4), -EINVAL);		/* same order, wrong count */
-	assert_warned(w, "wrong count");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram(p, 1), -EINVAL);
-	assert_warned(w, "wrong count");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram(p + PAGE_SIZE, 2), -EINVAL);	/* inside a mapping */
-	assert_warned(w, "not the start");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram(gone, 1), -EINVAL);	/* double unmap */
-	assert_warned(w, "not the start");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram(q, big + 1), -EINVAL);	/* large, wrong count */
-	assert_warned(w, "wrong count");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram(q, 2), -EINVAL);		/* large as small */
-	assert_warned(w, "not a vm_map_ram address");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram((void *)(VMALLOC_START + (1UL << 40)), 1), -EINVAL);
-	assert_warned(w, "not a vm_map_ram address");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram(p + 1, 3), -EINVAL);	/* unaligned */
-	assert_warned(w, "bad address");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram(p, 0), -EINVAL);
-	assert_warned(w, "bad address");
-	w = pl_warn_count();
-	assert_int_equal(vm_unmap_ram((void *)0x1000, 1), -EINVAL);	/* not vmalloc space */
-	assert_warned(w, "bad address");
+	REFUSED(m, &s, vm_unmap_ram(p, 4), -EINVAL, "wrong count");	/* same order */
+	REFUSED(m, &s, vm_unmap_ram(p, 1), -EINVAL, "wrong count");
+	REFUSED(m, &s, vm_unmap_ram(p + PAGE_SIZE, 2), -EINVAL, "not the start");	/* inside */
+	REFUSED(m, &s, vm_unmap_ram(gone, 1), -EINVAL, "not the start");	/* double unmap */
+	REFUSED(m, &s, vm_unmap_ram(q, big + 1), -EINVAL, "wrong count");	/* large */
+	REFUSED(m, &s, vm_unmap_ram(q, 2), -EINVAL, "not a vm_map_ram address");
+	REFUSED(m, &s, vm_unmap_ram((void *)(VMALLOC_START + (1UL << 40)), 1), -EINVAL,
+		"not a vm_map_ram address");
+	REFUSED(m, &s, vm_unmap_ram(p + 1, 3), -EINVAL, "bad address");	/* unaligned */
+	REFUSED(m, &s, vm_unmap_ram(p, 0), -EINVAL, "bad address");
+	REFUSED(m, &s, vm_unmap_ram((void *)0x1000, 1), -EINVAL, "bad address");
+	/* vfree() of a mapping, from a block or large: not a vmalloc area. */
+	REFUSED(m, &s, vfree(p), -EINVAL, "nonexistent vm area");
+	REFUSED(m, &s, vfree(q), -EINVAL, "nonexistent vm area");
 	/* Pages that are not allocated pages of this machine. */
 	bad[0] = pages[0];
 	bad[1] = pfn_to_page(m->max_pfn - 1);	/* free */
-	w = pl_warn_count();
-	assert_null(vm_map_ram(bad, 2, NUMA_NO_NODE));
-	assert_warned(w, "pages[1]");
-	w = pl_warn_count();
-	assert_null(vm_map_ram(pages, 0, NUMA_NO_NODE));
-	assert_warned(w, "0 pages");
-	vm_assert_unchanged(m, &s);
+	REFUSED(m, &s, vm_map_ram(bad, 2, NUMA_NO_NODE) != NULL, 0, "pages[1]");
+	REFUSED(m, &s, vm_map_ram(pages, 0, NUMA_NO_NODE) != NULL, 0, "0 pages");
 	/* The mappings still work and unmap normally. */
 	assert_ptr_equal(vmalloc_to_page(p + 2 * PAGE_SIZE), pages[2]);
 	assert_int_equal(vm_unmap_ram(p, 3), 0);
