@@ -35,7 +35,7 @@ static const unsigned long lowmem_reserve_ratio[MAX_NR_ZONES] = { 256, 32 };
 static const unsigned long watermark_scale_factor = 10;
 
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
-					  "v6.19-rc1", "v6.19-rc1+contig", "all", NULL };
+					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -59,6 +59,9 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		out->vmalloc_high_order = true;
 		out->free_contig_batch = true;
 		out->vfree_batch = true;
+	} else if (!strcmp(name, "maple")) {
+		out->name = "maple";
+		out->vmap_index = VMAP_INDEX_MAPLE;
 	} else if (!strcmp(name, "all")) {
 		out->name = "all";
 		out->mt_counts = true;
@@ -66,6 +69,7 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		out->free_contig_batch = true;
 		out->vmalloc_high_order = true;
 		out->vfree_batch = true;
+		out->vmap_index = VMAP_INDEX_MAPLE;
 	} else {
 		return -EINVAL;
 	}

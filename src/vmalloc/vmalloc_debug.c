@@ -118,8 +118,9 @@ long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size)
 
 #define MAX_REPORTS 20
 
-enum va_state { VA_FREE, VA_BUSY, VA_LAZY, VA_POOLED };
-static const char *const state_names[] = { "free", "busy", "lazy", "pooled" };
+enum va_state { VA_FREE, VA_BUSY, VA_LAZY, VA_POOLED, VA_PARKED, VA_BUMP };
+static const char *const state_names[] = { "free", "busy", "lazy", "pooled", "parked",
+					    "bump chunk" };
 
 struct va_ref {
 	unsigned long start, end;
@@ -247,6 +248,13 @@ static void check_space(struct vchecker *c, struct vmap_space *vs)
 	c->errors += vs->ops->check_free(&vs->free, report_cb, c);
 	list_for_each(pos, &vs->free.head)
 		add_ref(c, list_entry(pos, struct vmap_area, list), VA_FREE);
+	/* Free areas the maple index parked (no nodes): free, outside its tree. */
+	if (vs->ops->parked) {
+		struct list_head *parked = vs->ops->parked(&vs->free);
+
+		for (pos = parked ? parked->next : NULL; pos && pos != parked; pos = pos->next)
+			add_ref(c, list_entry(pos, struct vmap_area, list), VA_PARKED);
+	}
 
 	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
 		struct vmap_node *vn = &vs->vmap_nodes[i];

@@ -168,7 +168,7 @@ static int __alloc_vmap_area(struct vmap_space *vs, unsigned long size, unsigned
 	unsigned long nva_start;
 	int ret;
 
-	va = vs->ops->find_vmap_lowest_match(&vs->free, size, align, vstart, adjust);
+	va = vs->ops->find_vmap_lowest_match(&vs->free, size, align, vstart, vend, adjust);
 	if (!va)
 		return -ENOENT;
 	nva_start = va->va_start > vstart ? va->va_start : vstart;
@@ -191,6 +191,11 @@ static void reclaim_and_purge_vmap_areas(struct vmap_space *vs)
 	pthread_mutex_lock(&vs->purge_lock);
 	__purge_vmap_area_lazy(vs, ULONG_MAX, 0, true);
 	pthread_mutex_unlock(&vs->purge_lock);
+	if (vs->ops->retry) {	/* areas the index had to park (maple: no nodes) */
+		spin_lock(&vs->free.lock);
+		vs->ops->retry(vs, &vs->free);
+		spin_unlock(&vs->free.lock);
+	}
 }
 
 struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsigned long vstart,
@@ -297,8 +302,6 @@ void free_vmap_area(struct vmap_area *va)
 	spin_unlock(&vs->free.lock);
 }
 
-#define ERR_AREA ((struct vmap_area *)-1L)
-
 /* ---- lookup ---------------------------------------------------------------- */
 
 struct vmap_area *find_vmap_area(unsigned long addr)
@@ -337,11 +340,7 @@ struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm)
 		struct vmap_area *va;
 
 		spin_lock(&vn->busy.lock);
-		va = vs->ops->find(&vn->busy, addr);
-		if (va && (va->va_start != addr || (need_vm && !va->vm)))
-			va = ERR_AREA;
-		else if (va)
-			vs->ops->unlink(&vn->busy, va);
+		va = vs->ops->find_unlink(&vn->busy, addr, need_vm);
 		spin_unlock(&vn->busy.lock);
 		if (va)
 			return va == ERR_AREA ? NULL : va;
@@ -386,7 +385,10 @@ static void decay_va_pool_node(struct vmap_space *vs, struct vmap_node *vn, bool
 {
 	struct rb_list decay;
 
-	vs->ops->reset(&decay);
+	if (vs->ops->init(&decay, VMAP_SET_LOCAL)) {
+		pl_warn_ratelimited("vmalloc: no memory to decay the pools of a vmap node");
+		return;
+	}
 	INIT_LIST_HEAD(&decay.head);
 	for (int i = 0; i < MAX_VA_SIZE_PAGES; i++) {
 		struct vmap_pool *vp = &vn->pool[i];
@@ -418,6 +420,7 @@ static void decay_va_pool_node(struct vmap_space *vs, struct vmap_node *vn, bool
 		}
 	}
 	reclaim_list_global(vs, &decay.head);
+	vs->ops->destroy(&decay);
 }
 
 /* purge_vmap_node() - recycle or free one node's stolen lazy areas. */
@@ -501,11 +504,12 @@ void pl_vmalloc_purge(struct pl_machine *m)
 
 /* ---- the space ------------------------------------------------------------- */
 
-static void rb_list_init(struct vmap_space *vs, struct rb_list *rl, bool timed)
+static int rb_list_init(struct vmap_space *vs, struct rb_list *rl, enum vmap_set_kind kind,
+			bool timed)
 {
-	vs->ops->reset(rl);
 	INIT_LIST_HEAD(&rl->head);
 	pl_spin_init(&rl->lock, timed);
+	return vs->ops->init(rl, kind);
 }
 
 struct vmap_space *vmap_space_create(struct pl_machine *m)
@@ -522,16 +526,23 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	case VMAP_INDEX_RBTREE:
 		vs->ops = &vmap_index_rbtree_ops;
 		break;
+	case VMAP_INDEX_MAPLE:
+		vs->ops = &vmap_index_maple_ops;
+		break;
 	default:
 		pl_warn_ratelimited("vmalloc: vmap_index %d is not implemented",
 				    (int)m->config.design.vmap_index);
 		free(vs);
 		return NULL;
 	}
-	rb_list_init(vs, &vs->free, timed);
-	vs->nr_vmap_nodes = n;
 	vs->vmap_zone_size = 16 * PAGE_SIZE;
 	vs->vmap_nodes = aligned_alloc(64, sizeof(struct vmap_node) * n);
+	if (vs->vmap_nodes) {	/* zeroed lists are what ops->destroy() may meet */
+		memset(vs->vmap_nodes, 0, sizeof(struct vmap_node) * n);
+		vs->nr_vmap_nodes = n;
+	}
+	if (rb_list_init(vs, &vs->free, VMAP_SET_FREE, timed))
+		goto fail;
 	vs->ne_fit_preload = calloc(m->nr_cpus, sizeof(*vs->ne_fit_preload));
 	vs->vmap_area_cachep = pl_objcache_create("vmap_area", vs->ops->va_objsize, m->nr_cpus);
 	vs->vm_struct_cachep = pl_objcache_create("vm_struct", sizeof(struct vm_struct), m->nr_cpus);
@@ -544,15 +555,15 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	pl_objcache_set_fault(vs->vm_struct_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
 	memset(vs->pgt.pgd, 0, PAGE_SIZE);
 	pl_spin_init(&vs->pgt.lock, false);
-	memset(vs->vmap_nodes, 0, sizeof(struct vmap_node) * n);
 	for (unsigned int i = 0; i < n; i++) {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
 
 		for (int p = 0; p < MAX_VA_SIZE_PAGES; p++)
 			INIT_LIST_HEAD(&vn->pool[p].head);
 		pl_spin_init(&vn->pool_lock, timed);
-		rb_list_init(vs, &vn->busy, timed);
-		rb_list_init(vs, &vn->lazy, timed);
+		if (rb_list_init(vs, &vn->busy, VMAP_SET_BUSY, timed) ||
+		    rb_list_init(vs, &vn->lazy, VMAP_SET_LAZY, timed))
+			goto fail;
 		INIT_LIST_HEAD(&vn->purge_list);
 	}
 	pthread_mutex_init(&vs->purge_lock, NULL);
@@ -590,6 +601,13 @@ void vmap_space_destroy(struct vmap_space *vs)
 	vmap_blocks_destroy(vs);
 	if (vs->pgt.pgd)
 		pgtable_destroy(vs);
+	if (vs->ops) {	/* the indexes; their areas go with the object cache */
+		vs->ops->destroy(&vs->free);
+		for (unsigned int i = 0; vs->vmap_nodes && i < vs->nr_vmap_nodes; i++) {
+			vs->ops->destroy(&vs->vmap_nodes[i].busy);
+			vs->ops->destroy(&vs->vmap_nodes[i].lazy);
+		}
+	}
 	pl_objcache_destroy(vs->vmap_area_cachep);
 	pl_objcache_destroy(vs->vm_struct_cachep);
 	free(vs->ne_fit_preload);

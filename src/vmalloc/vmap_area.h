@@ -76,6 +76,9 @@ struct vmap_area_rb {
  */
 #define VMAP_UNINDEXED		(1UL << 62)
 
+/* find_unlink()'s "an area holds the address but may not go" */
+#define ERR_AREA ((struct vmap_area *)-1L)
+
 static inline unsigned long va_size(const struct vmap_area *va)
 {
 	return va->va_end - va->va_start;
@@ -160,7 +163,9 @@ enum vmap_set_kind {
  * @find_vmap_lowest_match: the free area holding the lowest-addressed fit
  *                   of @size at @align at or above @vstart (with @adjust,
  *                   only areas of size + align - 1 or more are considered
- *                   for the descent, as the kernel does); NULL if none.
+ *                   for the descent, as the kernel does); NULL if none. The
+ *                   rbtree ignores @vend (the caller checks the fit against
+ *                   it); the maple index searches inside [@vstart, @vend).
  * @va_clip:         take [@nva_start, +@size) out of free area @va
  *                   (FL/LE/RE/NE); 0, or -ENOMEM without a spare for NE.
  * @merge_or_add:    put @va back into free set @fs, merging with its
@@ -169,11 +174,17 @@ enum vmap_set_kind {
  * @insert:          add @va to a busy/lazy set; -EEXIST on overlap.
  * @find:            the area of a busy/lazy set containing @addr, or NULL.
  * @unlink:          remove @va from the set it is in.
+ * @find_unlink:     find the busy area holding @addr and remove it if it
+ *                   starts at @addr (and has a vm_struct with @need_vm):
+ *                   the area; NULL if none holds @addr; ERR_AREA (nothing
+ *                   changed) if one does but may not be removed.
  * @init:            make @rl's index empty for areas of @kind (before the
  *                   list is initialised); 0 or -ENOMEM.
  * @destroy:         free what @init allocated (the areas are the caller's).
  * @reset:           make the index of @rl empty, forgetting its areas
  *                   (the caller has taken them off the list).
+ * @retry:           merge what @parked holds while nodes can be had, or
+ *                   NULL (free.lock held).
  * @parked:          free areas waiting outside the free index (the maple
  *                   index's retry queue), or NULL: for the checker.
  * @va_objsize:      bytes per vmap_area object this index needs.
@@ -185,7 +196,7 @@ struct vmap_index_ops {
 	const char *name;
 	struct vmap_area *(*find_vmap_lowest_match)(struct rb_list *fs, unsigned long size,
 						    unsigned long align, unsigned long vstart,
-						    bool adjust);
+						    unsigned long vend, bool adjust);
 	int (*va_clip)(struct vmap_space *vs, struct rb_list *fs, struct vmap_area *va,
 		       unsigned long nva_start, unsigned long size);
 	struct vmap_area *(*merge_or_add)(struct vmap_space *vs, struct rb_list *fs,
@@ -193,9 +204,11 @@ struct vmap_index_ops {
 	int (*insert)(struct rb_list *set, struct vmap_area *va);
 	struct vmap_area *(*find)(struct rb_list *set, unsigned long addr);
 	void (*unlink)(struct rb_list *set, struct vmap_area *va);
+	struct vmap_area *(*find_unlink)(struct rb_list *set, unsigned long addr, bool need_vm);
 	int (*init)(struct rb_list *rl, enum vmap_set_kind kind);
 	void (*destroy)(struct rb_list *rl);
 	void (*reset)(struct rb_list *rl);
+	void (*retry)(struct vmap_space *vs, struct rb_list *fs);
 	struct list_head *(*parked)(struct rb_list *fs);
 	size_t va_objsize;
 	int (*check_free)(struct rb_list *fs, void (*report)(void *ctx, const char *msg), void *ctx);

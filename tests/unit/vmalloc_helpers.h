@@ -11,12 +11,19 @@
 #include "helpers.h"
 #include "vmalloc/vmap_area.h"
 
-/* A 64 MiB machine with @cpus vCPUs; TLB flushes cost nothing. */
+/*
+ * A 64 MiB machine with @cpus vCPUs; TLB flushes cost nothing. With
+ * PAGELAB_VM_DESIGN set (CTest runs every vmalloc test again with
+ * PAGELAB_VM_DESIGN=maple), "v6.18" means that preset instead.
+ */
 static inline struct pl_machine *vm_test_machine(unsigned int cpus, const char *design)
 {
+	const char *over = getenv("PAGELAB_VM_DESIGN");
 	struct pl_config cfg;
 	struct pl_machine *m;
 
+	if (over && *over && !strcmp(design, "v6.18"))
+		design = over;
 	pl_config_default(&cfg);
 	cfg.mem_bytes = 64 * MiB;
 	cfg.dma32_bytes = 16 * MiB;
