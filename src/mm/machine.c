@@ -62,6 +62,7 @@ int pl_design_preset(const char *name, struct pl_design *out)
 	} else if (!strcmp(name, "maple")) {
 		out->name = "maple";
 		out->vmap_index = VMAP_INDEX_MAPLE;
+		out->vmap_pcpu_bump = true;
 	} else if (!strcmp(name, "all")) {
 		out->name = "all";
 		out->mt_counts = true;
@@ -70,6 +71,7 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		out->vmalloc_high_order = true;
 		out->vfree_batch = true;
 		out->vmap_index = VMAP_INDEX_MAPLE;
+		out->vmap_pcpu_bump = true;
 	} else {
 		return -EINVAL;
 	}

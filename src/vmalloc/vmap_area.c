@@ -187,6 +187,7 @@ static int __alloc_vmap_area(struct vmap_space *vs, unsigned long size, unsigned
 
 static void reclaim_and_purge_vmap_areas(struct vmap_space *vs)
 {
+	vmap_bump_drain_all(vs);
 	purge_fragmented_blocks_allcpus(vs);
 	pthread_mutex_lock(&vs->purge_lock);
 	__purge_vmap_area_lazy(vs, ULONG_MAX, 0, true);
@@ -213,6 +214,13 @@ struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsig
 	if (unlikely(!size || !IS_ALIGNED(size, PAGE_SIZE) || !align || (align & (align - 1)))) {
 		*err = -EINVAL;
 		return NULL;
+	}
+	if (vmap_bump_eligible(vs, size, align, vstart, vend, va_flags, vm)) {
+		va = vmap_bump_alloc(vs, size, gfp, vm);
+		if (va) {
+			*err = 0;
+			return va;
+		}
 	}
 	va = node_alloc(vs, size, align, vstart, vend, &vn_id);
 	if (va) {
@@ -294,6 +302,11 @@ void free_vmap_area(struct vmap_area *va)
 	struct vmap_space *vs = this_vmap();
 	struct vmap_node *vn = addr_to_node(vs, va->va_start);
 
+	if (va->flags & VMAP_BUMP) {
+		vmap_bump_free(vs, va);
+		return;
+	}
+
 	spin_lock(&vn->busy.lock);
 	vs->ops->unlink(&vn->busy, va);
 	spin_unlock(&vn->busy.lock);
@@ -310,6 +323,8 @@ struct vmap_area *find_vmap_area(unsigned long addr)
 	unsigned int nr = vs->nr_vmap_nodes, i, j;
 	struct vmap_area *va;
 
+	if (vs->bump && vmap_bump_find(vs, addr, &va, false, false))
+		return va;
 	i = j = addr_to_node_id(vs, addr);
 	do {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
@@ -333,7 +348,10 @@ struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm)
 {
 	struct vmap_space *vs = this_vmap();
 	unsigned int nr = vs->nr_vmap_nodes, i, j;
+	struct vmap_area *bva;
 
+	if (vs->bump && vmap_bump_find(vs, addr, &bva, true, need_vm))
+		return bva == ERR_AREA ? NULL : bva;
 	i = j = addr_to_node_id(vs, addr);
 	do {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
@@ -366,6 +384,10 @@ void free_vmap_area_noflush(struct vmap_area *va)
 	struct vmap_node *vn;
 	long nr_lazy;
 
+	if (va->flags & VMAP_BUMP) {	/* its chunk goes lazily once all of it is free */
+		vmap_bump_free(vs, va);
+		return;
+	}
 	nr_lazy = __atomic_add_fetch(&vs->vmap_lazy_nr, (long)(va_size(va) >> PAGE_SHIFT),
 				     __ATOMIC_RELAXED);
 	vn = vn_id < vs->nr_vmap_nodes ? &vs->vmap_nodes[vn_id] : addr_to_node(vs, va->va_start);
@@ -548,7 +570,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	vs->vm_struct_cachep = pl_objcache_create("vm_struct", sizeof(struct vm_struct), m->nr_cpus);
 	vs->pgt.pgd = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
 	if (!vs->vmap_nodes || !vs->ne_fit_preload || !vs->vmap_area_cachep ||
-	    !vs->vm_struct_cachep || !vs->pgt.pgd || vmap_blocks_init(vs))
+	    !vs->vm_struct_cachep || !vs->pgt.pgd || vmap_blocks_init(vs) || vmap_bump_init(vs))
 		goto fail;
 	/* failslab (fault_inject.h): both object caches ask the machine's site */
 	pl_objcache_set_fault(vs->vmap_area_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
@@ -599,6 +621,7 @@ void vmap_space_destroy(struct vmap_space *vs)
 	kvfree_rcu_destroy(vs);
 	percpu_destroy(vs);
 	vmap_blocks_destroy(vs);
+	vmap_bump_destroy(vs);
 	if (vs->pgt.pgd)
 		pgtable_destroy(vs);
 	if (vs->ops) {	/* the indexes; their areas go with the object cache */

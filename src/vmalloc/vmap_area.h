@@ -75,6 +75,11 @@ struct vmap_area_rb {
  * insert re-publishes it (seed 004's retry queue). Above the node id bits.
  */
 #define VMAP_UNINDEXED		(1UL << 62)
+/* vmap_pcpu_bump (vmap_bump.c): an area bumped out of a chunk; a chunk. */
+#define VMAP_BUMP		(1UL << 60)
+#define VMAP_BUMP_CHUNK		(1UL << 61)
+/* The node id bits of @flags (encode_vn_id), below the flags above. */
+#define VMAP_VN_ID_MASK		(((1UL << 60) - 1) & ~0xffUL)
 
 /* find_unlink()'s "an area holds the address but may not go" */
 #define ERR_AREA ((struct vmap_area *)-1L)
@@ -257,6 +262,7 @@ struct vmap_space {
 	struct vmap_block_queue *vmap_block_queue;	/* per CPU (vmap_block.c) */
 	struct pcpu_space *percpu;		/* percpu.c, made on first use (atomic) */
 	struct kvfree_rcu_space *krcp;		/* kvfree_rcu.c, made on first use (atomic) */
+	struct vmap_bump *bump;			/* vmap_bump.c, with vmap_pcpu_bump */
 };
 
 static inline struct vmap_space *this_vmap(void) { return pl_this.machine->vmap; }
@@ -297,9 +303,10 @@ static inline struct vmap_node *addr_to_node(const struct vmap_space *vs, unsign
 static inline unsigned long encode_vn_id(unsigned int id) { return (unsigned long)(id + 1) << 8; }
 static inline unsigned int decode_vn_id(const struct vmap_space *vs, unsigned long flags)
 {
-	unsigned long id = (flags >> 8) - 1;
+	unsigned long id = ((flags & VMAP_VN_ID_MASK) >> 8) - 1;
 
-	return (flags >> 8) && id < vs->nr_vmap_nodes ? (unsigned int)id : vs->nr_vmap_nodes;
+	return (flags & VMAP_VN_ID_MASK) && id < vs->nr_vmap_nodes ? (unsigned int)id
+								     : vs->nr_vmap_nodes;
 }
 
 struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsigned long vstart,
@@ -339,6 +346,39 @@ void _vm_unmap_aliases(struct vmap_space *vs);
 unsigned long vmap_block_check(struct vmap_space *vs, struct vmap_area *va,
 			       void (*report)(void *ctx, const char *msg), void *ctx, int *errors);
 unsigned long vmap_blocks_count(struct vmap_space *vs);
+
+/* ---- vmap_bump.c: seed 004's per-CPU bump chunks (vmap_pcpu_bump) -------- */
+
+int vmap_bump_init(struct vmap_space *vs);
+void vmap_bump_destroy(struct vmap_space *vs);
+/* Whether an allocation is for the bump chunks: VM_ALLOC, page aligned, small, whole space. */
+bool vmap_bump_eligible(struct vmap_space *vs, unsigned long size, unsigned long align,
+			unsigned long vstart, unsigned long vend, unsigned long va_flags,
+			const struct vm_struct *vm);
+/* An area of @size from this CPU's chunk (vm->addr/size set), or NULL: use the index. */
+struct vmap_area *vmap_bump_alloc(struct vmap_space *vs, unsigned long size, gfp_t gfp,
+				  struct vm_struct *vm);
+/*
+ * vmap_bump_find() - 0 if @addr is in no chunk (ask the index); 1 if it is,
+ * with the area holding it in *@vap (NULL: none). With @unlink, the area
+ * must start at @addr (and have a vm with @need_vm) and is unlinked, else
+ * *@vap is ERR_AREA.
+ */
+int vmap_bump_find(struct vmap_space *vs, unsigned long addr, struct vmap_area **vap,
+		   bool unlink, bool need_vm);
+/* Free a bump area (unlinked or not); returns its chunk when it was the last. */
+void vmap_bump_free(struct vmap_space *vs, struct vmap_area *va);
+/* Retire every CPU's current chunk; return the empty ones (purge path). */
+void vmap_bump_drain_all(struct vmap_space *vs);
+/* @fn on each live area of chunk @cva, in address order (vmallocinfo). */
+void vmap_bump_for_each(struct vmap_space *vs, struct vmap_area *cva,
+			void (*fn)(void *ctx, struct vmap_area *va), void *ctx);
+/* Chunks reserved, and live areas in them (pl_vmalloc_stats). */
+void vmap_bump_stats(struct vmap_space *vs, unsigned long *nr_chunks, unsigned long *nr_live);
+/* Checker: @area on each live area of chunk @cva; Return: how many. */
+unsigned long vmap_bump_check(struct vmap_space *vs, struct vmap_area *cva,
+			      void (*area)(void *ctx, struct vmap_area *va),
+			      void (*report)(void *ctx, const char *msg), void *ctx, int *errors);
 
 /* ---- percpu.c, kvfree_rcu.c ------------------------------------------------ */
 

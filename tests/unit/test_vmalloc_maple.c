@@ -302,6 +302,117 @@ static void test_every_nth_node_fault(void **state)
 	pl_warn_set_quiet(false);
 }
 
+/* ---- vmap_pcpu_bump ------------------------------------------------------ */
+
+/* A machine large enough to fill a 64 MiB chunk with one-page vmallocs. */
+static struct pl_machine *bump_machine(unsigned int cpus)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 256 * MiB;
+	cfg.dma32_bytes = 64 * MiB;
+	cfg.nr_cpus = cpus;
+	cfg.debug = 1;
+	cfg.tlb_flush_ns_per_cpu = 0;
+	assert_int_equal(pl_design_preset("maple", &cfg.design), 0);
+	assert_true(cfg.design.vmap_pcpu_bump);
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	assert_int_equal(pl_enter(m, 0), 0);
+	return m;
+}
+
+/*
+ * Bump areas: found from any address inside them (back-pointers), refused
+ * when freed from the middle, gone once freed; an aligned vmalloc still
+ * goes to the index and is found through the fast reject's fallback.
+ */
+static void test_bump_lookup(void **state)
+{
+	struct pl_machine *m = vm_test_machine(2, "maple");
+	char *a, *b, *c, *a3;
+	unsigned long allocs = vm_event(m, PL_EV_VMAP_BUMP_ALLOC);
+	struct pl_vmalloc_stats st;
+
+	(void)state;
+	pl_warn_set_quiet(true);
+	a = vmalloc(3 * P);
+	b = vmalloc(P);
+	c = __vmalloc_node(P, 4 * P, GFP_KERNEL, NUMA_NO_NODE);	/* not for the bump */
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_int_equal(vm_event(m, PL_EV_VMAP_BUMP_ALLOC), allocs + 2);
+	assert_int_equal((unsigned long)b, (unsigned long)a + 4 * P);	/* bumped: a, guard, b */
+	assert_ptr_equal(find_vm_area(a + 2 * P + 17)->addr, a);
+	assert_ptr_equal(find_vm_area(b)->addr, b);
+	assert_ptr_equal(find_vm_area(c)->addr, c);
+	assert_null(find_vm_area(b + 2 * P));		/* past b and its guard: nothing yet */
+	assert_int_equal(vfree(a + P), -EINVAL);	/* the middle of an area */
+	assert_non_null(find_vm_area(a));
+	pl_vmalloc_stats(m, &st);
+	assert_int_equal(st.nr_busy, 3);		/* the chunk is not an area of its own */
+	assert_int_equal(pl_check_vmalloc(m), 0);
+	{	/* the checker sees a bump area grown past its back-pointers */
+		struct vmap_area *va = find_vmap_area((unsigned long)b);
+
+		assert_true(va->flags & VMAP_BUMP);
+		va->va_end += P;
+		assert_true(pl_check_vmalloc(m) > 0);
+		va->va_end -= P;
+		assert_int_equal(pl_check_vmalloc(m), 0);
+	}
+	/* allocated on CPU 1, freed on CPU 0 */
+	a3 = a;
+	assert_int_equal(pl_enter(m, 1), 0);
+	a = vmalloc(P);
+	assert_int_equal(pl_enter(m, 0), 0);
+	assert_int_equal(vfree(a), 0);
+	assert_int_equal(vfree(b), 0);
+	assert_null(find_vm_area(b));
+	assert_int_equal(vfree(b), -EINVAL);		/* twice */
+	assert_int_equal(vfree(c), 0);
+	assert_int_equal(pl_check_vmalloc(m), 0);
+	assert_int_equal(vfree(a3), 0);
+	pl_warn_set_quiet(false);
+	vm_test_done(m);
+}
+
+/*
+ * A chunk fills: the next area retires it and reserves another; freeing
+ * everything returns both chunks (lazily, then purged) and the space is
+ * one free area again. The checker's partition holds throughout.
+ */
+static void test_bump_chunk_fill_and_return(void **state)
+{
+	const unsigned long per_chunk = (64UL << 20) / (2 * P);	/* one page + guard */
+	struct pl_machine *m = bump_machine(1);
+	void **p = calloc(per_chunk + 1, sizeof(*p));
+	unsigned long chunks = vm_event(m, PL_EV_VMAP_BUMP_CHUNK_NEW);
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned long i = 0; i <= per_chunk; i++) {
+		p[i] = vmalloc(P);
+		assert_non_null(p[i]);
+	}
+	assert_int_equal(vm_event(m, PL_EV_VMAP_BUMP_CHUNK_NEW), chunks + 2);
+	assert_int_equal((unsigned long)p[per_chunk] % (64UL << 20), 0);	/* a new chunk */
+	assert_int_equal(pl_check_vmalloc(m), 0);
+	for (unsigned long i = 0; i < per_chunk; i++)
+		assert_int_equal(vfree(p[i]), 0);
+	/* the full chunk's last area went: it went back */
+	assert_int_equal(vm_event(m, PL_EV_VMAP_BUMP_CHUNK_FREE), 1);
+	assert_null(find_vm_area(p[0]));
+	assert_int_equal(pl_check_vmalloc(m), 0);
+	assert_int_equal(vfree(p[per_chunk]), 0);
+	free(p);
+	vm_test_done(m);	/* the purge drains the current chunk: one free area */
+	(void)chunks;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +423,8 @@ int main(void)
 		cmocka_unit_test(test_busy_erase_refuses_inside),
 		cmocka_unit_test(test_retry_queue_under_node_faults),
 		cmocka_unit_test(test_every_nth_node_fault),
+		cmocka_unit_test(test_bump_lookup),
+		cmocka_unit_test(test_bump_chunk_fill_and_return),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

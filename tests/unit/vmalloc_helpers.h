@@ -37,6 +37,18 @@ static inline struct pl_machine *vm_test_machine(unsigned int cpus, const char *
 	return m;
 }
 
+/*
+ * A vmalloc of @size the vmap_area index serves, for tests of its lazy
+ * freeing and pools: with vmap_pcpu_bump, small page-aligned vmallocs come
+ * from the CPU's bump chunk instead, so ask for two-page alignment there.
+ */
+static inline void *vm_index_vmalloc(struct pl_machine *m, unsigned long size)
+{
+	if (m->config.design.vmap_pcpu_bump)
+		return __vmalloc_node(size, 2 * PAGE_SIZE, GFP_KERNEL, NUMA_NO_NODE);
+	return vmalloc(size);
+}
+
 static inline unsigned long vm_event(struct pl_machine *m, enum pl_vm_event e)
 {
 	unsigned long ev[NR_PL_VM_EVENTS];
