@@ -379,7 +379,8 @@ struct pl_design {
  * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
- *        vmap_pcpu_bump) or "all" (every switch).
+ *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
+ *        (every switch).
  * Return: 0, or -EINVAL for an unknown name.
  */
 int pl_design_preset(const char *name, struct pl_design *out);

@@ -132,9 +132,21 @@ static inline unsigned long vmt_worst_nodes(struct vmap_mt *t)
  */
 static inline int vmt_prealloc(struct vmap_mt *t, struct ma_state *mas, void *entry)
 {
+	unsigned long first = mas->index, last = mas->last;
+	int ret;
+
+	(void)entry;
 	if (mas->node_request >= vmt_worst_nodes(t))
 		return 0;
-	return mas_preallocate(mas, entry, GFP_NOWAIT);
+	/*
+	 * Top the reserve up to the worst case at once, so that the next
+	 * stores need no top-up: a NULL store at index 0 (the tree's left
+	 * edge) is what mas_preallocate() sizes for the worst case.
+	 */
+	mas_set_range(mas, 0, 0);
+	ret = mas_preallocate(mas, NULL, GFP_NOWAIT);
+	mas_set_range(mas, first, last);
+	return ret;
 }
 
 /*
@@ -155,6 +167,24 @@ static int vmt_store(struct vmap_mt *t, unsigned long first, unsigned long last,
 		ret = mas.error;
 	vmt_keep_reserve(t, &mas);
 	return ret;
+}
+
+/*
+ * vmt_store_exact() - replace the entry of the one slot that is exactly
+ * [@first, @last]: an in-place store, which needs no node (no top-up, so it
+ * cannot fail for want of one).
+ */
+static void vmt_store_exact(struct vmap_mt *t, unsigned long first, unsigned long last,
+			    void *entry)
+{
+	MA_STATE(mas, &t->mt, first, last);
+
+	vmt_take_reserve(t, &mas);
+	mas_store(&mas, entry);
+	if (mas_is_err(&mas))
+		pl_warn_ratelimited("vmalloc: maple: in-place store over [%#lx, %#lx] failed (%d)",
+				    first, last, mas.error);
+	vmt_keep_reserve(t, &mas);
 }
 
 /*
@@ -264,10 +294,7 @@ static int vmt_merge(struct vmap_space *vs, struct rb_list *fs, struct vmap_area
 		 * below @va and names it. That part is exactly one slot: an
 		 * in-place store, no node needed.
 		 */
-		ret = vmt_store(t, ms, s - 1, va);
-		if (ret)
-			pl_warn_ratelimited("vmalloc: maple: re-pointing run [%#lx, %#lx) failed (%d)",
-					    ms, s, ret);
+		vmt_store_exact(t, ms, s - 1, va);
 		list_add_tail(&va->list, nf == VMT_END ? &fs->head : &((struct vmap_area *)nf)->list);
 		*out = va;
 	}
@@ -356,15 +383,24 @@ static struct vmap_area *vmt_ops_find_vmap_lowest_match(struct rb_list *fs, unsi
 
 		if (mas_empty_area(&mas, lo, vend - 1, length))
 			return NULL;
-		mas_set(&mas, mas.index);
-		if (mas_walk(&mas))
-			goto corrupt;
 		gs = mas.index;
-		ge = mas.last;
-		va = mas_prev(&mas, 0);
-		if (!va || va == VMT_END || va == VMT_HOLE || va->va_start != gs ||
-		    va->va_end - 1 != ge)
+		/*
+		 * The run just below the gap names its free area, which knows
+		 * the gap's extent: one walk. Only when the search was clipped
+		 * at @lo inside a gap is the gap walked first.
+		 */
+		mas_set(&mas, gs - 1);
+		va = mas_walk(&mas);
+		if (!va) {
+			mas_set(&mas, gs);
+			mas_walk(&mas);
+			va = mas_prev(&mas, 0);
+		}
+		if (!va || va == VMT_END || va == VMT_HOLE || va->va_start > gs ||
+		    va->va_end <= gs)
 			goto corrupt;
+		gs = va->va_start;
+		ge = va->va_end - 1;
 		nva = gs > vstart ? gs : vstart;
 		nva = (nva + align - 1) & ~(align - 1);
 		if (nva >= gs && nva + size > nva && nva + size - 1 <= ge) {
@@ -437,10 +473,7 @@ static int vmt_ops_va_clip(struct vmap_space *vs, struct rb_list *fs, struct vma
 		lva->flags = 0;
 		va->va_start = nva_end;
 		/* the run before is one slot: re-pointed in place */
-		ret = vmt_store(t, run, lva->va_start - 1, lva);
-		if (ret)
-			pl_warn_ratelimited("vmalloc: maple: re-pointing run [%#lx, %#lx) failed (%d)",
-					    run, lva->va_start, ret);
+		vmt_store_exact(t, run, lva->va_start - 1, lva);
 		list_add_tail(&lva->list, &va->list);
 		return 0;
 	default:
@@ -575,10 +608,7 @@ static void vmt_unindex(struct vmap_mt *t, struct vmap_area *va)
 
 	old = vmt_erase(t, va->va_start, &err);
 	if (err) {
-		/* its exact slot: an in-place store, no node needed */
-		MA_STATE(mas, &t->mt, va->va_start, va->va_end - 1);
-
-		mas_store(&mas, VMT_HOLE);
+		vmt_store_exact(t, va->va_start, va->va_end - 1, VMT_HOLE);
 		return;
 	}
 	if (old != va)
