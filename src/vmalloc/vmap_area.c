@@ -216,7 +216,7 @@ struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsig
 		return NULL;
 	}
 	if (vmap_bump_eligible(vs, size, align, vstart, vend, va_flags, vm)) {
-		va = vmap_bump_alloc(vs, size, gfp, vm);
+		va = vmap_bump_alloc(vs, size, align, gfp, vm);
 		if (va) {
 			*err = 0;
 			return va;

@@ -351,13 +351,13 @@ unsigned long vmap_blocks_count(struct vmap_space *vs);
 
 int vmap_bump_init(struct vmap_space *vs);
 void vmap_bump_destroy(struct vmap_space *vs);
-/* Whether an allocation is for the bump chunks: VM_ALLOC, page aligned, small, whole space. */
+/* Whether an allocation is for the bump chunks: VM_ALLOC, align <= 64 KiB, small, whole space. */
 bool vmap_bump_eligible(struct vmap_space *vs, unsigned long size, unsigned long align,
 			unsigned long vstart, unsigned long vend, unsigned long va_flags,
 			const struct vm_struct *vm);
 /* An area of @size from this CPU's chunk (vm->addr/size set), or NULL: use the index. */
-struct vmap_area *vmap_bump_alloc(struct vmap_space *vs, unsigned long size, gfp_t gfp,
-				  struct vm_struct *vm);
+struct vmap_area *vmap_bump_alloc(struct vmap_space *vs, unsigned long size, unsigned long align,
+				  gfp_t gfp, struct vm_struct *vm);
 /*
  * vmap_bump_find() - 0 if @addr is in no chunk (ask the index); 1 if it is,
  * with the area holding it in *@vap (NULL: none). With @unlink, the area

@@ -340,7 +340,7 @@ static void test_bump_lookup(void **state)
 	pl_warn_set_quiet(true);
 	a = vmalloc(3 * P);
 	b = vmalloc(P);
-	c = __vmalloc_node(P, 4 * P, GFP_KERNEL, NUMA_NO_NODE);	/* not for the bump */
+	c = __vmalloc_node(P, 32 * P, GFP_KERNEL, NUMA_NO_NODE);	/* not for the bump */
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_non_null(c);
@@ -373,6 +373,12 @@ static void test_bump_lookup(void **state)
 	assert_int_equal(vfree(b), 0);
 	assert_null(find_vm_area(b));
 	assert_int_equal(vfree(b), -EINVAL);		/* twice */
+	assert_int_equal(vfree(c), 0);
+	/* up to 64 KiB alignment (thread stacks) is bumped, aligned */
+	c = __vmalloc_node(5 * P, 8 * P, GFP_KERNEL, NUMA_NO_NODE);
+	assert_true(IS_ALIGNED((unsigned long)c, 8 * P));
+	assert_true(find_vmap_area((unsigned long)c)->flags & VMAP_BUMP);
+	assert_int_equal(pl_check_vmalloc(m), 0);
 	assert_int_equal(vfree(c), 0);
 	assert_int_equal(pl_check_vmalloc(m), 0);
 	assert_int_equal(vfree(a3), 0);

@@ -40,12 +40,12 @@ static inline struct pl_machine *vm_test_machine(unsigned int cpus, const char *
 /*
  * A vmalloc of @size the vmap_area index serves, for tests of its lazy
  * freeing and pools: with vmap_pcpu_bump, small page-aligned vmallocs come
- * from the CPU's bump chunk instead, so ask for two-page alignment there.
+ * from the CPU's bump chunk instead, so ask for 128 KiB alignment there (past what the chunks serve).
  */
 static inline void *vm_index_vmalloc(struct pl_machine *m, unsigned long size)
 {
 	if (m->config.design.vmap_pcpu_bump)
-		return __vmalloc_node(size, 2 * PAGE_SIZE, GFP_KERNEL, NUMA_NO_NODE);
+		return __vmalloc_node(size, 32 * PAGE_SIZE, GFP_KERNEL, NUMA_NO_NODE);
 	return vmalloc(size);
 }
 
