@@ -286,6 +286,11 @@ static void reclaim_list_global(struct vmap_space *vs, struct list_head *head)
 	if (list_empty(head))
 		return;
 	spin_lock(&vs->free.lock);
+	if (vs->ops->merge_list) {
+		vs->ops->merge_list(vs, &vs->free, head);
+		spin_unlock(&vs->free.lock);
+		return;
+	}
 	for (pos = head->next; pos != head; pos = next) {
 		next = pos->next;
 		vs->ops->merge_or_add(vs, &vs->free, list_entry(pos, struct vmap_area, list));

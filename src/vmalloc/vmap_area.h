@@ -188,6 +188,8 @@ enum vmap_set_kind {
  * @destroy:         free what @init allocated (the areas are the caller's).
  * @reset:           make the index of @rl empty, forgetting its areas
  *                   (the caller has taken them off the list).
+ * @merge_list:      merge every area of @head (unlinked from anything
+ *                   else) into free set @fs, or NULL: merge_or_add() each.
  * @retry:           merge what @parked holds while nodes can be had, or
  *                   NULL (free.lock held).
  * @parked:          free areas waiting outside the free index (the maple
@@ -214,6 +216,7 @@ struct vmap_index_ops {
 	void (*destroy)(struct rb_list *rl);
 	void (*reset)(struct rb_list *rl);
 	void (*retry)(struct vmap_space *vs, struct rb_list *fs);
+	void (*merge_list)(struct vmap_space *vs, struct rb_list *fs, struct list_head *head);
 	struct list_head *(*parked)(struct rb_list *fs);
 	size_t va_objsize;
 	int (*check_free)(struct rb_list *fs, void (*report)(void *ctx, const char *msg), void *ctx);

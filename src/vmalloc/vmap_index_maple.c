@@ -481,6 +481,84 @@ static int vmt_ops_va_clip(struct vmap_space *vs, struct rb_list *fs, struct vma
 	}
 }
 
+/* Merge two address-sorted NULL-terminated chains (linked through list.next). */
+static struct list_head *vmt_sorted_merge(struct list_head *a, struct list_head *b)
+{
+	struct list_head head, *tail = &head;
+
+	while (a && b) {
+		if (list_va(a)->va_start <= list_va(b)->va_start) {
+			tail->next = a;
+			a = a->next;
+		} else {
+			tail->next = b;
+			b = b->next;
+		}
+		tail = tail->next;
+	}
+	tail->next = a ? a : b;
+	return head.next;
+}
+
+/*
+ * vmt_ops_merge_list() - the purge's areas into the free tree: sorted by
+ * address (a natural merge sort: lazy lists are mostly ascending already)
+ * and coalesced where they touch, so that a run of areas freed together
+ * costs one NULL store, not one per area. The rbtree merges them one by
+ * one (merge_or_add); the result is the same free space.
+ */
+static void vmt_ops_merge_list(struct vmap_space *vs, struct rb_list *fs, struct list_head *head)
+{
+	struct list_head *runs[64], *pos, *chain = NULL;
+	unsigned int nr_runs = 0;
+
+	if (list_empty(head))
+		return;
+	/* cut the list into ascending runs, merging them like a binary counter */
+	head->prev->next = NULL;
+	pos = head->next;
+	while (pos) {
+		struct list_head *run = pos, *next;
+		unsigned int k;
+
+		while (pos->next && list_va(pos->next)->va_start >= list_va(pos)->va_start)
+			pos = pos->next;
+		next = pos->next;
+		pos->next = NULL;
+		for (k = 0; k < nr_runs && runs[k]; k++) {
+			run = vmt_sorted_merge(runs[k], run);
+			runs[k] = NULL;
+		}
+		if (k == nr_runs) {
+			if (nr_runs == ARRAY_SIZE(runs)) {	/* cannot happen: 2^64 runs */
+				run = vmt_sorted_merge(runs[--nr_runs], run);
+				k = nr_runs;
+			}
+			nr_runs++;
+		}
+		runs[k] = run;
+		pos = next;
+	}
+	for (unsigned int k = 0; k < nr_runs; k++)
+		if (runs[k])
+			chain = chain ? vmt_sorted_merge(runs[k], chain) : runs[k];
+	INIT_LIST_HEAD(head);
+	while (chain) {
+		struct vmap_area *va = list_va(chain);
+
+		chain = chain->next;
+		/* absorb the areas that start where this one ends */
+		while (chain && list_va(chain)->va_start == va->va_end) {
+			struct vmap_area *next = list_va(chain);
+
+			chain = chain->next;
+			va->va_end = next->va_end;
+			va_cache_free(vs, next);
+		}
+		vmt_ops_merge_or_add(vs, fs, va);
+	}
+}
+
 static void vmt_ops_retry(struct vmap_space *vs, struct rb_list *fs)
 {
 	if (vmt(fs) && !list_empty(&vmt(fs)->retry))
@@ -869,6 +947,7 @@ const struct vmap_index_ops vmap_index_maple_ops = {
 	.destroy = vmt_ops_destroy,
 	.reset = vmt_ops_reset,
 	.retry = vmt_ops_retry,
+	.merge_list = vmt_ops_merge_list,
 	.parked = vmt_ops_parked,
 	.va_objsize = sizeof(struct vmap_area),
 	.check_free = vmt_ops_check_free,

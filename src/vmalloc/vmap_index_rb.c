@@ -439,6 +439,7 @@ const struct vmap_index_ops vmap_index_rbtree_ops = {
 	.destroy = rb_destroy,
 	.reset = rb_reset,
 	.retry = NULL,
+	.merge_list = NULL,
 	.parked = NULL,
 	.va_objsize = sizeof(struct vmap_area_rb),
 	.check_free = rb_check_free,

@@ -302,6 +302,46 @@ static void test_every_nth_node_fault(void **state)
 	pl_warn_set_quiet(false);
 }
 
+/*
+ * The purge hands the maple index its lazy areas as one list: sorted and
+ * coalesced first (shuffled here, with gaps and with touching neighbours),
+ * the free space ends up exactly as merging them one by one would leave it.
+ */
+static void test_purge_merge_list(void **state)
+{
+	struct pl_machine *m = vm_test_machine(1, "maple");
+	struct vmap_space *vs = m->vmap;
+	struct vmap_area *v[300];
+	struct pl_rng rng;
+
+	(void)state;
+	pl_rng_seed(&rng, 3);
+	for (int i = 0; i < 300; i++)
+		v[i] = area((1 + pl_rng_below(&rng, 4)) * P, P, S, VMALLOC_END);
+	for (int i = 299; i > 0; i--) {		/* shuffle */
+		int j = (int)pl_rng_below(&rng, (uint64_t)i + 1);
+		struct vmap_area *t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
+	}
+	/* every third one stays busy: the rest go lazily, out of order */
+	for (int i = 0; i < 300; i++) {
+		if (i % 3 == 0)
+			continue;
+		spin_lock(&addr_to_node(vs, v[i]->va_start)->busy.lock);
+		vs->ops->unlink(&addr_to_node(vs, v[i]->va_start)->busy, v[i]);
+		spin_unlock(&addr_to_node(vs, v[i]->va_start)->busy.lock);
+		free_vmap_area_noflush(v[i]);
+	}
+	purge_vmap_area_lazy(vs);
+	assert_int_equal(pl_check_vmalloc(m), 0);
+	assert_true(nr_free_areas(vs) <= 101);
+	for (int i = 0; i < 300; i += 3)
+		free_vmap_area(v[i]);
+	vm_test_done(m);
+}
+
 /* ---- vmap_pcpu_bump ------------------------------------------------------ */
 
 /* A machine large enough to fill a 64 MiB chunk with one-page vmallocs. */
@@ -429,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_busy_erase_refuses_inside),
 		cmocka_unit_test(test_retry_queue_under_node_faults),
 		cmocka_unit_test(test_every_nth_node_fault),
+		cmocka_unit_test(test_purge_merge_list),
 		cmocka_unit_test(test_bump_lookup),
 		cmocka_unit_test(test_bump_chunk_fill_and_return),
 	};
