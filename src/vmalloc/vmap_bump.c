@@ -7,7 +7,7 @@
  *
  *   chunk (64 MiB, 64 MiB aligned, one busy area flagged VMAP_BUMP_CHUNK)
  *   | a0 | a1 | a2 | ...               | next -->            free tail |
- *   back[page] = the area covering that page (NULL: none, or freed)
+ *   back[page] = the area starting at that page (NULL: none, or freed)
  *
  * Why 64 MiB: the largest bump area is 256 pages (1 MiB, what the vmap
  * node pools serve) plus its guard page, so a chunk wastes at most 1/64 of
@@ -29,7 +29,13 @@
  *
  * Lookup: a bounded fast reject - an address outside [lo, hi) of all
  * chunks, or whose 64 MiB slot of the hash table names no chunk holding
- * it, is not a bump area and goes to the busy index - then back[] in O(1).
+ * it, is not a bump area and goes to the busy index - then back[] in O(1):
+ * one read for an area's start (vfree, find_vm_area of the pointer
+ * vmalloc returned); an address inside an area reads back at most
+ * VMAP_BUMP_MAX_SIZE / PAGE_SIZE entries to the area's start. Only the
+ * first page names its area, so bumping and freeing write one entry
+ * whatever the size (writing every page cost more than the rbtree's whole
+ * insert for random_size_alloc_test, callgrind).
  * An address inside a chunk is never looked up in the index: the only busy
  * area there is the chunk itself, which no caller may see.
  *
@@ -41,7 +47,7 @@
  * free_vmap_area_noflush().
  *
  * Invariants (vmap_bump_check): each chunk's live areas lie in [start,
- * next), do not overlap, each has back[] naming it on all its pages and
+ * next), do not overlap, each has back[] naming it on its first page and
  * every other back[] is NULL; their count is nr_live; a chunk in the table
  * is a busy area flagged VMAP_BUMP_CHUNK covering [start, end).
  */
@@ -248,8 +254,7 @@ static bool chunk_bump(struct vmap_bump_chunk *ch, struct vmap_area *va, unsigne
 	va->va_start = addr;
 	va->va_end = addr + size;
 	idx = (addr - ch->start) >> PAGE_SHIFT;
-	for (unsigned long i = 0; i < size >> PAGE_SHIFT; i++)
-		ch->back[idx + i] = va;
+	ch->back[idx] = va;
 	spin_unlock(&ch->lock);
 	return true;
 }
@@ -298,6 +303,22 @@ struct vmap_area *vmap_bump_alloc(struct vmap_space *vs, unsigned long size, uns
 	return NULL;	/* the caller falls back to the free index */
 }
 
+/* The live area of @ch holding @addr, or NULL. Context: ch->lock. */
+static struct vmap_area *chunk_area_at(struct vmap_bump_chunk *ch, unsigned long addr)
+{
+	unsigned long idx = (addr - ch->start) >> PAGE_SHIFT;
+	unsigned long stop = idx >= VMAP_BUMP_MAX_SIZE / PAGE_SIZE ?
+			     idx - VMAP_BUMP_MAX_SIZE / PAGE_SIZE + 1 : 0;
+
+	for (unsigned long i = idx + 1; i-- > stop;) {
+		struct vmap_area *va = ch->back[i];
+
+		if (va)
+			return addr < va->va_end ? va : NULL;
+	}
+	return NULL;
+}
+
 int vmap_bump_find(struct vmap_space *vs, unsigned long addr, struct vmap_area **vap,
 		   bool unlink, bool need_vm)
 {
@@ -316,16 +337,12 @@ int vmap_bump_find(struct vmap_space *vs, unsigned long addr, struct vmap_area *
 	}
 	spin_lock(&ch->lock);
 	pthread_rwlock_unlock(&b->table_lock);
-	va = ch->back[(addr - ch->start) >> PAGE_SHIFT];
+	va = chunk_area_at(ch, addr);
 	if (va && unlink) {
-		if (va->va_start != addr || (need_vm && !va->vm)) {
+		if (va->va_start != addr || (need_vm && !va->vm))
 			va = ERR_AREA;
-		} else {
-			unsigned long idx = (addr - ch->start) >> PAGE_SHIFT;
-
-			for (unsigned long i = 0; i < va_size(va) >> PAGE_SHIFT; i++)
-				ch->back[idx + i] = NULL;
-		}
+		else
+			ch->back[(addr - ch->start) >> PAGE_SHIFT] = NULL;
 	}
 	spin_unlock(&ch->lock);
 	*vap = va;
@@ -340,8 +357,7 @@ void vmap_bump_free(struct vmap_space *vs, struct vmap_area *va)
 
 	spin_lock(&ch->lock);
 	if (ch->back[idx] == va)	/* not unlinked by a lookup (error paths) */
-		for (unsigned long i = 0; i < va_size(va) >> PAGE_SHIFT; i++)
-			ch->back[idx + i] = NULL;
+		ch->back[idx] = NULL;
 	ch->nr_live--;
 	drain = ch->full && !ch->nr_live;
 	spin_unlock(&ch->lock);
@@ -419,9 +435,9 @@ unsigned long vmap_bump_check(struct vmap_space *vs, struct vmap_area *cva,
 			break;
 		}
 		for (unsigned long j = 1; j < n; j++) {
-			if (ch->back[i + j] != va) {
-				snprintf(msg, sizeof(msg), "bump chunk %#lx: area %#lx lacks its "
-					 "back-pointer on page %lu", ch->start, va->va_start, j);
+			if (ch->back[i + j]) {
+				snprintf(msg, sizeof(msg), "bump chunk %#lx: area %#lx has another "
+					 "area's back-pointer on its page %lu", ch->start, va->va_start, j);
 				report(ctx, msg);
 				(*errors)++;
 				break;

@@ -63,7 +63,7 @@ static const unsigned long vmt_end_token, vmt_hole_token;
 #define VMT_HOLE	((void *)&vmt_hole_token)	/* a busy area erased without nodes */
 
 /* How many misaligned gaps the search looks past before asking for size + align - 1. */
-#define VMT_ALIGN_TRIES	8
+#define VMT_ALIGN_TRIES	2
 
 /**
  * struct vmap_mt - an rb_list's index (rl->priv) for the free and busy sets.
@@ -358,7 +358,7 @@ static struct vmap_area *vmt_ops_merge_or_add(struct vmap_space *vs, struct rb_l
 /*
  * vmt_ops_find_vmap_lowest_match() - mas_empty_area() for @size in [vstart,
  * vend); the gap found is checked against @align, and up to
- * VMAP_ALIGN_TRIES misaligned gaps are passed over before the search asks
+ * VMT_ALIGN_TRIES (2) misaligned gaps are passed over before the search asks
  * for size + align - 1, which any gap of that length satisfies (the kernel
  * asks for that at once when align > PAGE_SIZE; the lowest fit is found
  * more often this way). @adjust is not needed.
