@@ -92,6 +92,7 @@ struct vmap_bump {
 	struct vmap_bump_chunk *table[VMAP_BUMP_SLOTS];	/* under table_lock */
 	struct list_head chunks;			/* under table_lock */
 	unsigned long lo, hi;		/* written under table_lock, read racily */
+	struct vmap_bump_chunk *spare;	/* under table_lock: a returned chunk's memory */
 	unsigned int nr_cpus;
 	struct vmap_bump_cpu cpu[];
 };
@@ -134,6 +135,7 @@ void vmap_bump_destroy(struct vmap_space *vs)
 
 	if (!b)
 		return;
+	free(b->spare);
 	while (!list_empty(&b->chunks)) {
 		struct vmap_bump_chunk *ch = list_first_entry(&b->chunks, struct vmap_bump_chunk, list);
 
@@ -175,12 +177,25 @@ static void bounds_update(struct vmap_bump *b)
 static struct vmap_bump_chunk *chunk_new(struct vmap_space *vs, gfp_t gfp)
 {
 	struct vmap_bump *b = vs->bump;
-	struct vmap_bump_chunk *ch = calloc(1, sizeof(*ch));
+	struct vmap_bump_chunk *ch;
 	struct vmap_area *va;
 	int err;
 
+	/*
+	 * The last chunk returned, if any: its back[] is all NULL already
+	 * (each free cleared its entry), so it is not zeroed again - a new
+	 * 128 KiB calloc() per chunk was most of the bump path's cost.
+	 */
+	pthread_rwlock_wrlock(&b->table_lock);
+	ch = b->spare;
+	b->spare = NULL;
+	pthread_rwlock_unlock(&b->table_lock);
+	if (!ch)
+		ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return NULL;
+	ch->nr_live = 0;
+	ch->full = false;
 	va = alloc_vmap_area(VMAP_BUMP_CHUNK_SIZE, VMAP_BUMP_CHUNK_SIZE, VMALLOC_START, VMALLOC_END,
 			     NUMA_NO_NODE, gfp | __GFP_NOWARN, VMAP_BUMP_CHUNK, NULL, &err);
 	if (!va) {
@@ -223,6 +238,12 @@ static void chunk_return(struct vmap_space *vs, struct vmap_bump_chunk *ch)
 		pl_warn_ratelimited("vmalloc: bump chunk %#lx is not a busy area", ch->start);
 	else
 		free_vmap_area_noflush(va);	/* lazy: the purge flushes before reuse */
+	pthread_rwlock_wrlock(&b->table_lock);
+	if (!b->spare) {
+		b->spare = ch;
+		ch = NULL;
+	}
+	pthread_rwlock_unlock(&b->table_lock);
 	free(ch);
 	vm_count(PL_EV_VMAP_BUMP_CHUNK_FREE, 1);
 }
