@@ -64,6 +64,7 @@ static const unsigned long vmt_end_token, vmt_hole_token;
 
 /* How many misaligned gaps the search looks past before asking for size + align - 1. */
 #define VMT_ALIGN_TRIES	2
+#define VMT_PROBE_MAX_ALIGN	(16 * PAGE_SIZE)
 
 /**
  * struct vmap_mt - an rb_list's index (rl->priv) for the free and busy sets.
@@ -361,7 +362,7 @@ static struct vmap_area *vmt_ops_merge_or_add(struct vmap_space *vs, struct rb_l
  * VMT_ALIGN_TRIES (2) misaligned gaps are passed over before the search asks
  * for size + align - 1, which any gap of that length satisfies (the kernel
  * asks for that at once when align > PAGE_SIZE; the lowest fit is found
- * more often this way). @adjust is not needed.
+ * more often this way); past 16 pages of alignment it asks for that at once.
  */
 static struct vmap_area *vmt_ops_find_vmap_lowest_match(struct rb_list *fs, unsigned long size,
 						   unsigned long align, unsigned long vstart,
@@ -371,7 +372,15 @@ static struct vmap_area *vmt_ops_find_vmap_lowest_match(struct rb_list *fs, unsi
 	unsigned long length = size, lo = vstart;
 	int tries = 0;
 
-	(void)adjust;
+	/*
+	 * Beyond 16 pages of alignment a gap of the bare size rarely holds an
+	 * aligned fit: ask for size + align - 1 at once, as the kernel does
+	 * (@adjust: not for a window exactly the size of the request).
+	 */
+	bool shortcut = adjust && align > VMT_PROBE_MAX_ALIGN && size + align - 1 > size;
+
+	if (shortcut)
+		length = size + align - 1;
 	if (unlikely(!list_empty(&t->retry)))
 		vmt_retry_parked(this_vmap(), fs);
 	if (vend <= vstart)
@@ -381,8 +390,19 @@ static struct vmap_area *vmt_ops_find_vmap_lowest_match(struct rb_list *fs, unsi
 		unsigned long gs, ge, nva;
 		struct vmap_area *va;
 
-		if (mas_empty_area(&mas, lo, vend - 1, length))
-			return NULL;
+		if (mas_empty_area(&mas, lo, vend - 1, length)) {
+			/*
+			 * No gap of size + align - 1 in the window: an aligned
+			 * fit may still end before vend. Probe every gap.
+			 */
+			if (!shortcut)
+				return NULL;
+			shortcut = false;
+			length = size;
+			lo = vstart;
+			tries = INT_MIN;
+			continue;
+		}
 		gs = mas.index;
 		/*
 		 * The run just below the gap names its free area, which knows
