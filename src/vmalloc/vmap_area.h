@@ -18,7 +18,9 @@
  * by the design's vmap_index: the augmented rbtree of 6.18
  * (vmap_index_rb.c) or seed 004's maple tree (vmap_index_maple.c). The
  * address-ordered lists beside the indexes are common to both (the maple
- * index keeps its lazy sets as unordered lists).
+ * index keeps its lazy sets as unordered lists). With vmap_pcpu_bump,
+ * small VM_ALLOC areas come from per-CPU chunks of the space instead
+ * (vmap_bump.c); each chunk is one busy area flagged VMAP_BUMP_CHUNK.
  *
  * Invariants: see include/pagelab/vmalloc.h; besides, every vmap_area
  * object handed out by vmap_area_cachep is in exactly one of: the free
@@ -42,7 +44,8 @@
  * index (6.18) allocates a struct vmap_area_rb around it instead, 72 bytes
  * as the kernel's, with the rb_node the augmented tree needs.
  * @list:             linkage in the list beside the index holding it, a
- *                    pool, or a purge list.
+ *                    pool, or a purge list; a bump area (VMAP_BUMP) is on
+ *                    no list and its list.next names its chunk.
  * @subtree_max_size: while in an rbtree free index: the largest area's size
  *                    in its subtree (the augmented value).
  * @vm:               while busy: the area's contents (NULL for vm_map_ram).
