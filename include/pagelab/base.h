@@ -149,7 +149,11 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(VMAP_BLOCK_NEW, "vmap blocks created for vm_map_ram")                 \
 	X(PCPU_CHUNK_NEW, "percpu chunks created (pcpu_get_vm_areas)")          \
 	X(PCPU_POPULATE_PAGES, "pages mapped into percpu chunks")               \
-	X(KVFREE_RCU_BATCH, "kvfree_rcu batches freed after a grace period")
+	X(KVFREE_RCU_BATCH, "kvfree_rcu batches freed after a grace period")   \
+	X(VMAP_MT_PARKED, "vmap areas parked: no maple nodes (vmap_index=maple)") \
+	X(VMAP_BUMP_ALLOC, "vmalloc areas bump-allocated from a per-CPU chunk") \
+	X(VMAP_BUMP_CHUNK_NEW, "per-CPU bump chunks reserved (vmap_pcpu_bump)") \
+	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -354,9 +354,13 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @vfree_batch: seed 000, vfree() frees an area's pages with
  *             free_pages_bulk() (contiguous pfn runs) instead of one by one.
  * @vmap_index: how vmalloc indexes its free/busy/lazy areas (enum vmap_index).
+ * @vmap_pcpu_bump: seed 004 (patches 10-12), short-lived page-aligned
+ *             vmalloc areas come from per-CPU bump chunks reserved from the
+ *             space, found again in O(1) through the chunk's back-pointers.
  */
 enum vmap_index {
 	VMAP_INDEX_RBTREE,	/* the augmented rbtree of 6.18 */
+	VMAP_INDEX_MAPLE,	/* seed 004: maple trees, vmap_index=maple */
 };
 
 struct pl_design {
@@ -367,13 +371,16 @@ struct pl_design {
 	bool vmalloc_high_order;
 	bool vfree_batch;
 	enum vmap_index vmap_index;
+	bool vmap_pcpu_bump;
 };
 
 /**
  * pl_design_preset() - fill @out with the named preset.
  * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
- *        free_contig_batch and vfree_batch) or "all".
+ *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
+ *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
+ *        (every switch).
  * Return: 0, or -EINVAL for an unknown name.
  */
 int pl_design_preset(const char *name, struct pl_design *out);

@@ -35,7 +35,8 @@ static const unsigned long lowmem_reserve_ratio[MAX_NR_ZONES] = { 256, 32 };
 static const unsigned long watermark_scale_factor = 10;
 
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
-					  "v6.19-rc1", "v6.19-rc1+contig", "all", NULL };
+					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
+					  NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -59,6 +60,14 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		out->vmalloc_high_order = true;
 		out->free_contig_batch = true;
 		out->vfree_batch = true;
+	} else if (!strcmp(name, "maple")) {
+		out->name = "maple";
+		out->vmap_index = VMAP_INDEX_MAPLE;
+		out->vmap_pcpu_bump = true;
+	} else if (!strcmp(name, "maple-index")) {
+		/* the maple index alone, to measure it against the rbtree */
+		out->name = "maple-index";
+		out->vmap_index = VMAP_INDEX_MAPLE;
 	} else if (!strcmp(name, "all")) {
 		out->name = "all";
 		out->mt_counts = true;
@@ -66,6 +75,8 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		out->free_contig_batch = true;
 		out->vmalloc_high_order = true;
 		out->vfree_batch = true;
+		out->vmap_index = VMAP_INDEX_MAPLE;
+		out->vmap_pcpu_bump = true;
 	} else {
 		return -EINVAL;
 	}

@@ -154,10 +154,14 @@ static void put_unused_vm_area(struct vmap_space *vs, struct vm_struct *area)
 
 	if (va) {
 		vunmap_range_noflush(va->va_start, va->va_end);
-		va->subtree_max_size = 0;
-		spin_lock(&vs->free.lock);
-		vs->ops->merge_or_add(vs, &vs->free, va);
-		spin_unlock(&vs->free.lock);
+		if (va->flags & VMAP_BUMP) {
+			vmap_bump_free(vs, va);
+		} else {
+			va->subtree_max_size = 0;
+			spin_lock(&vs->free.lock);
+			vs->ops->merge_or_add(vs, &vs->free, va);
+			spin_unlock(&vs->free.lock);
+		}
 	}
 	free(area->pages);
 	vm_struct_free(vs, area);
@@ -719,6 +723,12 @@ void pl_vmalloc_stats(struct pl_machine *m, struct pl_vmalloc_stats *out)
 		out->nr_lazy += count_list(&vn->lazy.head, &vn->lazy.lock);
 		for (int p = 0; p < MAX_VA_SIZE_PAGES; p++)
 			out->nr_pooled += READ_ONCE(vn->pool[p].len);
+	}
+	{	/* bump chunks: their live areas are the busy ones, not they */
+		unsigned long chunks, live;
+
+		vmap_bump_stats(vs, &chunks, &live);
+		out->nr_busy = out->nr_busy - chunks + live;
 	}
 	out->lazy_pages = (unsigned long)__atomic_load_n(&vs->vmap_lazy_nr, __ATOMIC_RELAXED);
 	out->lazy_max_pages = vs->lazy_max;

@@ -81,6 +81,11 @@ static void show_vm_area(struct pl_seq *s, struct vmap_area *va)
 	seq_printf(s, "\n");
 }
 
+static void show_bump_area(void *ctx, struct vmap_area *va)
+{
+	show_vm_area(ctx, va);
+}
+
 long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size)
 {
 	struct pl_seq s = { .buf = buf, .size = size };
@@ -93,8 +98,14 @@ long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size)
 		struct vmap_node *vn = &vs->vmap_nodes[i];
 
 		spin_lock(&vn->busy.lock);
-		list_for_each(pos, &vn->busy.head)
-			show_vm_area(&s, list_entry(pos, struct vmap_area, list));
+		list_for_each(pos, &vn->busy.head) {
+			struct vmap_area *va = list_entry(pos, struct vmap_area, list);
+
+			if (va->flags & VMAP_BUMP_CHUNK)	/* its areas, not itself */
+				vmap_bump_for_each(vs, va, show_bump_area, &s);
+			else
+				show_vm_area(&s, va);
+		}
 		spin_unlock(&vn->busy.lock);
 	}
 	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {	/* show_purge_info() */
@@ -118,8 +129,9 @@ long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size)
 
 #define MAX_REPORTS 20
 
-enum va_state { VA_FREE, VA_BUSY, VA_LAZY, VA_POOLED };
-static const char *const state_names[] = { "free", "busy", "lazy", "pooled" };
+enum va_state { VA_FREE, VA_BUSY, VA_LAZY, VA_POOLED, VA_PARKED, VA_BUMP };
+static const char *const state_names[] = { "free", "busy", "lazy", "pooled", "parked",
+					    "bump chunk" };
 
 struct va_ref {
 	unsigned long start, end;
@@ -127,6 +139,8 @@ struct va_ref {
 };
 
 struct vchecker {
+	struct vmap_space *vs;
+	unsigned long bump_areas, bump_vm, bump_mapped, bump_vmalloc_pages;
 	int errors;
 	struct va_ref *refs;
 	size_t nr, cap;
@@ -217,6 +231,22 @@ static unsigned long check_busy_vm(struct vchecker *c, struct vmap_space *vs, st
 	return mapped;
 }
 
+/* A live area of a bump chunk: a busy area inside its chunk's ref. */
+static void check_bump_area(void *ctx, struct vmap_area *va)
+{
+	struct vchecker *c = ctx;
+
+	c->bump_areas++;
+	if (!va->vm) {
+		vreport(c, "bump area [%#lx, %#lx) has no vm_struct", va->va_start, va->va_end);
+		return;
+	}
+	c->bump_vm++;
+	c->bump_mapped += check_busy_vm(c, c->vs, va);
+	if ((va->vm->flags & VM_ALLOC) && !(va->vm->flags & VM_MAP_PUT_PAGES))
+		c->bump_vmalloc_pages += va->vm->nr_pages;
+}
+
 static void lock_all(struct vmap_space *vs)
 {
 	spin_lock(&vs->free.lock);
@@ -247,6 +277,13 @@ static void check_space(struct vchecker *c, struct vmap_space *vs)
 	c->errors += vs->ops->check_free(&vs->free, report_cb, c);
 	list_for_each(pos, &vs->free.head)
 		add_ref(c, list_entry(pos, struct vmap_area, list), VA_FREE);
+	/* Free areas the maple index parked (no nodes): free, outside its tree. */
+	if (vs->ops->parked) {
+		struct list_head *parked = vs->ops->parked(&vs->free);
+
+		for (pos = parked ? parked->next : NULL; pos && pos != parked; pos = pos->next)
+			add_ref(c, list_entry(pos, struct vmap_area, list), VA_PARKED);
+	}
 
 	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
@@ -267,6 +304,9 @@ static void check_space(struct vchecker *c, struct vmap_space *vs)
 					mapped += vmap_block_check(vs, va, report_cb, c, &c->errors);
 				} else if (va->flags & VMAP_RAM) {
 					mapped += va_size(va) >> PAGE_SHIFT;
+				} else if (va->flags & VMAP_BUMP_CHUNK) {
+					vmap_bump_check(vs, va, check_bump_area, report_cb, c,
+							&c->errors);
 				}
 				continue;
 			}
@@ -307,6 +347,10 @@ static void check_space(struct vchecker *c, struct vmap_space *vs)
 		vreport(c, "out of memory");
 		return;
 	}
+	/* bump areas: busy, inside their chunk's ref */
+	nr_vm += c->bump_vm;
+	mapped += c->bump_mapped;
+	vmalloc_pages += c->bump_vmalloc_pages;
 
 	/* The partition of [VMALLOC_START, VMALLOC_END). */
 	qsort(c->refs, c->nr, sizeof(*c->refs), cmp_ref);
@@ -339,9 +383,10 @@ static void check_space(struct vchecker *c, struct vmap_space *vs)
 			__atomic_load_n(&vs->nr_vmalloc_pages, __ATOMIC_RELAXED), vmalloc_pages);
 	for (unsigned int cpu = 0; cpu < vs->m->nr_cpus; cpu++)
 		spares += vs->ne_fit_preload[cpu] != NULL;
-	if ((unsigned long)pl_objcache_in_use(vs->vmap_area_cachep) != c->nr + spares)
-		vreport(c, "%ld vmap_area objects in use, %zu areas + %lu preloaded spares",
-			pl_objcache_in_use(vs->vmap_area_cachep), c->nr, spares);
+	if ((unsigned long)pl_objcache_in_use(vs->vmap_area_cachep) != c->nr + spares + c->bump_areas)
+		vreport(c, "%ld vmap_area objects in use, %zu areas + %lu preloaded spares + %lu "
+			"bump areas", pl_objcache_in_use(vs->vmap_area_cachep), c->nr, spares,
+			c->bump_areas);
 	if ((unsigned long)pl_objcache_in_use(vs->vm_struct_cachep) != nr_vm)
 		vreport(c, "%ld vm_struct objects in use, %lu busy areas have one",
 			pl_objcache_in_use(vs->vm_struct_cachep), nr_vm);
@@ -366,6 +411,7 @@ int pl_check_vmalloc(struct pl_machine *m)
 	/* The walk needs the machine's memmap: act from its CPU 0, read only. */
 	pl_this.machine = m;
 	pl_this.cpu = &m->cpus[0];
+	c.vs = vs;
 	lock_all(vs);
 	check_space(&c, vs);
 	unlock_all(vs);

@@ -168,7 +168,7 @@ static int __alloc_vmap_area(struct vmap_space *vs, unsigned long size, unsigned
 	unsigned long nva_start;
 	int ret;
 
-	va = vs->ops->find_vmap_lowest_match(&vs->free, size, align, vstart, adjust);
+	va = vs->ops->find_vmap_lowest_match(&vs->free, size, align, vstart, vend, adjust);
 	if (!va)
 		return -ENOENT;
 	nva_start = va->va_start > vstart ? va->va_start : vstart;
@@ -187,10 +187,16 @@ static int __alloc_vmap_area(struct vmap_space *vs, unsigned long size, unsigned
 
 static void reclaim_and_purge_vmap_areas(struct vmap_space *vs)
 {
+	vmap_bump_drain_all(vs);
 	purge_fragmented_blocks_allcpus(vs);
 	pthread_mutex_lock(&vs->purge_lock);
 	__purge_vmap_area_lazy(vs, ULONG_MAX, 0, true);
 	pthread_mutex_unlock(&vs->purge_lock);
+	if (vs->ops->retry) {	/* areas the index had to park (maple: no nodes) */
+		spin_lock(&vs->free.lock);
+		vs->ops->retry(vs, &vs->free);
+		spin_unlock(&vs->free.lock);
+	}
 }
 
 struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsigned long vstart,
@@ -208,6 +214,13 @@ struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsig
 	if (unlikely(!size || !IS_ALIGNED(size, PAGE_SIZE) || !align || (align & (align - 1)))) {
 		*err = -EINVAL;
 		return NULL;
+	}
+	if (vmap_bump_eligible(vs, size, align, vstart, vend, va_flags, vm)) {
+		va = vmap_bump_alloc(vs, size, align, gfp, vm);
+		if (va) {
+			*err = 0;
+			return va;
+		}
 	}
 	va = node_alloc(vs, size, align, vstart, vend, &vn_id);
 	if (va) {
@@ -273,6 +286,11 @@ static void reclaim_list_global(struct vmap_space *vs, struct list_head *head)
 	if (list_empty(head))
 		return;
 	spin_lock(&vs->free.lock);
+	if (vs->ops->merge_list) {
+		vs->ops->merge_list(vs, &vs->free, head);
+		spin_unlock(&vs->free.lock);
+		return;
+	}
 	for (pos = head->next; pos != head; pos = next) {
 		next = pos->next;
 		vs->ops->merge_or_add(vs, &vs->free, list_entry(pos, struct vmap_area, list));
@@ -289,6 +307,11 @@ void free_vmap_area(struct vmap_area *va)
 	struct vmap_space *vs = this_vmap();
 	struct vmap_node *vn = addr_to_node(vs, va->va_start);
 
+	if (va->flags & VMAP_BUMP) {
+		vmap_bump_free(vs, va);
+		return;
+	}
+
 	spin_lock(&vn->busy.lock);
 	vs->ops->unlink(&vn->busy, va);
 	spin_unlock(&vn->busy.lock);
@@ -296,8 +319,6 @@ void free_vmap_area(struct vmap_area *va)
 	vs->ops->merge_or_add(vs, &vs->free, va);
 	spin_unlock(&vs->free.lock);
 }
-
-#define ERR_AREA ((struct vmap_area *)-1L)
 
 /* ---- lookup ---------------------------------------------------------------- */
 
@@ -307,6 +328,8 @@ struct vmap_area *find_vmap_area(unsigned long addr)
 	unsigned int nr = vs->nr_vmap_nodes, i, j;
 	struct vmap_area *va;
 
+	if (vs->bump && vmap_bump_find(vs, addr, &va, false, false))
+		return va;
 	i = j = addr_to_node_id(vs, addr);
 	do {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
@@ -330,18 +353,17 @@ struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm)
 {
 	struct vmap_space *vs = this_vmap();
 	unsigned int nr = vs->nr_vmap_nodes, i, j;
+	struct vmap_area *bva;
 
+	if (vs->bump && vmap_bump_find(vs, addr, &bva, true, need_vm))
+		return bva == ERR_AREA ? NULL : bva;
 	i = j = addr_to_node_id(vs, addr);
 	do {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
 		struct vmap_area *va;
 
 		spin_lock(&vn->busy.lock);
-		va = vs->ops->find(&vn->busy, addr);
-		if (va && (va->va_start != addr || (need_vm && !va->vm)))
-			va = ERR_AREA;
-		else if (va)
-			vs->ops->unlink(&vn->busy, va);
+		va = vs->ops->find_unlink(&vn->busy, addr, need_vm);
 		spin_unlock(&vn->busy.lock);
 		if (va)
 			return va == ERR_AREA ? NULL : va;
@@ -367,6 +389,10 @@ void free_vmap_area_noflush(struct vmap_area *va)
 	struct vmap_node *vn;
 	long nr_lazy;
 
+	if (va->flags & VMAP_BUMP) {	/* its chunk goes lazily once all of it is free */
+		vmap_bump_free(vs, va);
+		return;
+	}
 	nr_lazy = __atomic_add_fetch(&vs->vmap_lazy_nr, (long)(va_size(va) >> PAGE_SHIFT),
 				     __ATOMIC_RELAXED);
 	vn = vn_id < vs->nr_vmap_nodes ? &vs->vmap_nodes[vn_id] : addr_to_node(vs, va->va_start);
@@ -386,7 +412,10 @@ static void decay_va_pool_node(struct vmap_space *vs, struct vmap_node *vn, bool
 {
 	struct rb_list decay;
 
-	vs->ops->reset(&decay);
+	if (vs->ops->init(&decay, VMAP_SET_LOCAL)) {
+		pl_warn_ratelimited("vmalloc: no memory to decay the pools of a vmap node");
+		return;
+	}
 	INIT_LIST_HEAD(&decay.head);
 	for (int i = 0; i < MAX_VA_SIZE_PAGES; i++) {
 		struct vmap_pool *vp = &vn->pool[i];
@@ -418,6 +447,7 @@ static void decay_va_pool_node(struct vmap_space *vs, struct vmap_node *vn, bool
 		}
 	}
 	reclaim_list_global(vs, &decay.head);
+	vs->ops->destroy(&decay);
 }
 
 /* purge_vmap_node() - recycle or free one node's stolen lazy areas. */
@@ -501,11 +531,12 @@ void pl_vmalloc_purge(struct pl_machine *m)
 
 /* ---- the space ------------------------------------------------------------- */
 
-static void rb_list_init(struct vmap_space *vs, struct rb_list *rl, bool timed)
+static int rb_list_init(struct vmap_space *vs, struct rb_list *rl, enum vmap_set_kind kind,
+			bool timed)
 {
-	vs->ops->reset(rl);
 	INIT_LIST_HEAD(&rl->head);
 	pl_spin_init(&rl->lock, timed);
+	return vs->ops->init(rl, kind);
 }
 
 struct vmap_space *vmap_space_create(struct pl_machine *m)
@@ -522,37 +553,44 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	case VMAP_INDEX_RBTREE:
 		vs->ops = &vmap_index_rbtree_ops;
 		break;
+	case VMAP_INDEX_MAPLE:
+		vs->ops = &vmap_index_maple_ops;
+		break;
 	default:
 		pl_warn_ratelimited("vmalloc: vmap_index %d is not implemented",
 				    (int)m->config.design.vmap_index);
 		free(vs);
 		return NULL;
 	}
-	rb_list_init(vs, &vs->free, timed);
-	vs->nr_vmap_nodes = n;
 	vs->vmap_zone_size = 16 * PAGE_SIZE;
 	vs->vmap_nodes = aligned_alloc(64, sizeof(struct vmap_node) * n);
+	if (vs->vmap_nodes) {	/* zeroed lists are what ops->destroy() may meet */
+		memset(vs->vmap_nodes, 0, sizeof(struct vmap_node) * n);
+		vs->nr_vmap_nodes = n;
+	}
+	if (rb_list_init(vs, &vs->free, VMAP_SET_FREE, timed))
+		goto fail;
 	vs->ne_fit_preload = calloc(m->nr_cpus, sizeof(*vs->ne_fit_preload));
 	vs->vmap_area_cachep = pl_objcache_create("vmap_area", vs->ops->va_objsize, m->nr_cpus);
 	vs->vm_struct_cachep = pl_objcache_create("vm_struct", sizeof(struct vm_struct), m->nr_cpus);
 	vs->pgt.pgd = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
 	if (!vs->vmap_nodes || !vs->ne_fit_preload || !vs->vmap_area_cachep ||
-	    !vs->vm_struct_cachep || !vs->pgt.pgd || vmap_blocks_init(vs))
+	    !vs->vm_struct_cachep || !vs->pgt.pgd || vmap_blocks_init(vs) || vmap_bump_init(vs))
 		goto fail;
 	/* failslab (fault_inject.h): both object caches ask the machine's site */
 	pl_objcache_set_fault(vs->vmap_area_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
 	pl_objcache_set_fault(vs->vm_struct_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
 	memset(vs->pgt.pgd, 0, PAGE_SIZE);
 	pl_spin_init(&vs->pgt.lock, false);
-	memset(vs->vmap_nodes, 0, sizeof(struct vmap_node) * n);
 	for (unsigned int i = 0; i < n; i++) {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
 
 		for (int p = 0; p < MAX_VA_SIZE_PAGES; p++)
 			INIT_LIST_HEAD(&vn->pool[p].head);
 		pl_spin_init(&vn->pool_lock, timed);
-		rb_list_init(vs, &vn->busy, timed);
-		rb_list_init(vs, &vn->lazy, timed);
+		if (rb_list_init(vs, &vn->busy, VMAP_SET_BUSY, timed) ||
+		    rb_list_init(vs, &vn->lazy, VMAP_SET_LAZY, timed))
+			goto fail;
 		INIT_LIST_HEAD(&vn->purge_list);
 	}
 	pthread_mutex_init(&vs->purge_lock, NULL);
@@ -588,8 +626,16 @@ void vmap_space_destroy(struct vmap_space *vs)
 	kvfree_rcu_destroy(vs);
 	percpu_destroy(vs);
 	vmap_blocks_destroy(vs);
+	vmap_bump_destroy(vs);
 	if (vs->pgt.pgd)
 		pgtable_destroy(vs);
+	if (vs->ops) {	/* the indexes; their areas go with the object cache */
+		vs->ops->destroy(&vs->free);
+		for (unsigned int i = 0; vs->vmap_nodes && i < vs->nr_vmap_nodes; i++) {
+			vs->ops->destroy(&vs->vmap_nodes[i].busy);
+			vs->ops->destroy(&vs->vmap_nodes[i].lazy);
+		}
+	}
 	pl_objcache_destroy(vs->vmap_area_cachep);
 	pl_objcache_destroy(vs->vm_struct_cachep);
 	free(vs->ne_fit_preload);

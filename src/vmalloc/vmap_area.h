@@ -18,7 +18,9 @@
  * by the design's vmap_index: the augmented rbtree of 6.18
  * (vmap_index_rb.c) or seed 004's maple tree (vmap_index_maple.c). The
  * address-ordered lists beside the indexes are common to both (the maple
- * index keeps its lazy sets as unordered lists).
+ * index keeps its lazy sets as unordered lists). With vmap_pcpu_bump,
+ * small VM_ALLOC areas come from per-CPU chunks of the space instead
+ * (vmap_bump.c); each chunk is one busy area flagged VMAP_BUMP_CHUNK.
  *
  * Invariants: see include/pagelab/vmalloc.h; besides, every vmap_area
  * object handed out by vmap_area_cachep is in exactly one of: the free
@@ -42,7 +44,8 @@
  * index (6.18) allocates a struct vmap_area_rb around it instead, 72 bytes
  * as the kernel's, with the rb_node the augmented tree needs.
  * @list:             linkage in the list beside the index holding it, a
- *                    pool, or a purge list.
+ *                    pool, or a purge list; a bump area (VMAP_BUMP) is on
+ *                    no list and its list.next names its chunk.
  * @subtree_max_size: while in an rbtree free index: the largest area's size
  *                    in its subtree (the augmented value).
  * @vm:               while busy: the area's contents (NULL for vm_map_ram).
@@ -75,6 +78,14 @@ struct vmap_area_rb {
  * insert re-publishes it (seed 004's retry queue). Above the node id bits.
  */
 #define VMAP_UNINDEXED		(1UL << 62)
+/* vmap_pcpu_bump (vmap_bump.c): an area bumped out of a chunk; a chunk. */
+#define VMAP_BUMP		(1UL << 60)
+#define VMAP_BUMP_CHUNK		(1UL << 61)
+/* The node id bits of @flags (encode_vn_id), below the flags above. */
+#define VMAP_VN_ID_MASK		(((1UL << 60) - 1) & ~0xffUL)
+
+/* find_unlink()'s "an area holds the address but may not go" */
+#define ERR_AREA ((struct vmap_area *)-1L)
 
 static inline unsigned long va_size(const struct vmap_area *va)
 {
@@ -160,7 +171,9 @@ enum vmap_set_kind {
  * @find_vmap_lowest_match: the free area holding the lowest-addressed fit
  *                   of @size at @align at or above @vstart (with @adjust,
  *                   only areas of size + align - 1 or more are considered
- *                   for the descent, as the kernel does); NULL if none.
+ *                   for the descent, as the kernel does); NULL if none. The
+ *                   rbtree ignores @vend (the caller checks the fit against
+ *                   it); the maple index searches inside [@vstart, @vend).
  * @va_clip:         take [@nva_start, +@size) out of free area @va
  *                   (FL/LE/RE/NE); 0, or -ENOMEM without a spare for NE.
  * @merge_or_add:    put @va back into free set @fs, merging with its
@@ -169,11 +182,19 @@ enum vmap_set_kind {
  * @insert:          add @va to a busy/lazy set; -EEXIST on overlap.
  * @find:            the area of a busy/lazy set containing @addr, or NULL.
  * @unlink:          remove @va from the set it is in.
+ * @find_unlink:     find the busy area holding @addr and remove it if it
+ *                   starts at @addr (and has a vm_struct with @need_vm):
+ *                   the area; NULL if none holds @addr; ERR_AREA (nothing
+ *                   changed) if one does but may not be removed.
  * @init:            make @rl's index empty for areas of @kind (before the
  *                   list is initialised); 0 or -ENOMEM.
  * @destroy:         free what @init allocated (the areas are the caller's).
  * @reset:           make the index of @rl empty, forgetting its areas
  *                   (the caller has taken them off the list).
+ * @merge_list:      merge every area of @head (unlinked from anything
+ *                   else) into free set @fs, or NULL: merge_or_add() each.
+ * @retry:           merge what @parked holds while nodes can be had, or
+ *                   NULL (free.lock held).
  * @parked:          free areas waiting outside the free index (the maple
  *                   index's retry queue), or NULL: for the checker.
  * @va_objsize:      bytes per vmap_area object this index needs.
@@ -185,7 +206,7 @@ struct vmap_index_ops {
 	const char *name;
 	struct vmap_area *(*find_vmap_lowest_match)(struct rb_list *fs, unsigned long size,
 						    unsigned long align, unsigned long vstart,
-						    bool adjust);
+						    unsigned long vend, bool adjust);
 	int (*va_clip)(struct vmap_space *vs, struct rb_list *fs, struct vmap_area *va,
 		       unsigned long nva_start, unsigned long size);
 	struct vmap_area *(*merge_or_add)(struct vmap_space *vs, struct rb_list *fs,
@@ -193,9 +214,12 @@ struct vmap_index_ops {
 	int (*insert)(struct rb_list *set, struct vmap_area *va);
 	struct vmap_area *(*find)(struct rb_list *set, unsigned long addr);
 	void (*unlink)(struct rb_list *set, struct vmap_area *va);
+	struct vmap_area *(*find_unlink)(struct rb_list *set, unsigned long addr, bool need_vm);
 	int (*init)(struct rb_list *rl, enum vmap_set_kind kind);
 	void (*destroy)(struct rb_list *rl);
 	void (*reset)(struct rb_list *rl);
+	void (*retry)(struct vmap_space *vs, struct rb_list *fs);
+	void (*merge_list)(struct vmap_space *vs, struct rb_list *fs, struct list_head *head);
 	struct list_head *(*parked)(struct rb_list *fs);
 	size_t va_objsize;
 	int (*check_free)(struct rb_list *fs, void (*report)(void *ctx, const char *msg), void *ctx);
@@ -244,6 +268,7 @@ struct vmap_space {
 	struct vmap_block_queue *vmap_block_queue;	/* per CPU (vmap_block.c) */
 	struct pcpu_space *percpu;		/* percpu.c, made on first use (atomic) */
 	struct kvfree_rcu_space *krcp;		/* kvfree_rcu.c, made on first use (atomic) */
+	struct vmap_bump *bump;			/* vmap_bump.c, with vmap_pcpu_bump */
 };
 
 static inline struct vmap_space *this_vmap(void) { return pl_this.machine->vmap; }
@@ -284,9 +309,10 @@ static inline struct vmap_node *addr_to_node(const struct vmap_space *vs, unsign
 static inline unsigned long encode_vn_id(unsigned int id) { return (unsigned long)(id + 1) << 8; }
 static inline unsigned int decode_vn_id(const struct vmap_space *vs, unsigned long flags)
 {
-	unsigned long id = (flags >> 8) - 1;
+	unsigned long id = ((flags & VMAP_VN_ID_MASK) >> 8) - 1;
 
-	return (flags >> 8) && id < vs->nr_vmap_nodes ? (unsigned int)id : vs->nr_vmap_nodes;
+	return (flags & VMAP_VN_ID_MASK) && id < vs->nr_vmap_nodes ? (unsigned int)id
+								     : vs->nr_vmap_nodes;
 }
 
 struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsigned long vstart,
@@ -326,6 +352,39 @@ void _vm_unmap_aliases(struct vmap_space *vs);
 unsigned long vmap_block_check(struct vmap_space *vs, struct vmap_area *va,
 			       void (*report)(void *ctx, const char *msg), void *ctx, int *errors);
 unsigned long vmap_blocks_count(struct vmap_space *vs);
+
+/* ---- vmap_bump.c: seed 004's per-CPU bump chunks (vmap_pcpu_bump) -------- */
+
+int vmap_bump_init(struct vmap_space *vs);
+void vmap_bump_destroy(struct vmap_space *vs);
+/* Whether an allocation is for the bump chunks: VM_ALLOC, align <= 64 KiB, small, whole space. */
+bool vmap_bump_eligible(struct vmap_space *vs, unsigned long size, unsigned long align,
+			unsigned long vstart, unsigned long vend, unsigned long va_flags,
+			const struct vm_struct *vm);
+/* An area of @size from this CPU's chunk (vm->addr/size set), or NULL: use the index. */
+struct vmap_area *vmap_bump_alloc(struct vmap_space *vs, unsigned long size, unsigned long align,
+				  gfp_t gfp, struct vm_struct *vm);
+/*
+ * vmap_bump_find() - 0 if @addr is in no chunk (ask the index); 1 if it is,
+ * with the area holding it in *@vap (NULL: none). With @unlink, the area
+ * must start at @addr (and have a vm with @need_vm) and is unlinked, else
+ * *@vap is ERR_AREA.
+ */
+int vmap_bump_find(struct vmap_space *vs, unsigned long addr, struct vmap_area **vap,
+		   bool unlink, bool need_vm);
+/* Free a bump area (unlinked or not); returns its chunk when it was the last. */
+void vmap_bump_free(struct vmap_space *vs, struct vmap_area *va);
+/* Retire every CPU's current chunk; return the empty ones (purge path). */
+void vmap_bump_drain_all(struct vmap_space *vs);
+/* @fn on each live area of chunk @cva, in address order (vmallocinfo). */
+void vmap_bump_for_each(struct vmap_space *vs, struct vmap_area *cva,
+			void (*fn)(void *ctx, struct vmap_area *va), void *ctx);
+/* Chunks reserved, and live areas in them (pl_vmalloc_stats). */
+void vmap_bump_stats(struct vmap_space *vs, unsigned long *nr_chunks, unsigned long *nr_live);
+/* Checker: @area on each live area of chunk @cva; Return: how many. */
+unsigned long vmap_bump_check(struct vmap_space *vs, struct vmap_area *cva,
+			      void (*area)(void *ctx, struct vmap_area *va),
+			      void (*report)(void *ctx, const char *msg), void *ctx, int *errors);
 
 /* ---- percpu.c, kvfree_rcu.c ------------------------------------------------ */
 

@@ -169,6 +169,17 @@ static void rb_set_unlink(struct rb_list *set, struct vmap_area *va)
 	unlink_va(va, set, false);
 }
 
+static struct vmap_area *rb_set_find_unlink(struct rb_list *set, unsigned long addr, bool need_vm)
+{
+	struct vmap_area *va = rb_set_find(set, addr);
+
+	if (va && (va->va_start != addr || (need_vm && !va->vm)))
+		return ERR_AREA;
+	if (va)
+		unlink_va(va, set, false);
+	return va;
+}
+
 static void rb_reset(struct rb_list *rl)
 {
 	WRITE_ONCE(rl->root.rb_node, NULL);
@@ -213,11 +224,12 @@ static inline bool is_within_this_va(struct vmap_area *va, unsigned long size,
  */
 static struct vmap_area *rb_find_vmap_lowest_match(struct rb_list *fs, unsigned long size,
 						   unsigned long align, unsigned long vstart,
-						   bool adjust)
+						   unsigned long vend, bool adjust)
 {
 	unsigned long length = adjust ? size + align - 1 : size;
 	struct rb_node *node = fs->root.rb_node;
 
+	(void)vend;
 	if (adjust && length < size)
 		return NULL;	/* size + align overflows: nothing can hold it */
 	while (node) {
@@ -422,9 +434,12 @@ const struct vmap_index_ops vmap_index_rbtree_ops = {
 	.insert = rb_set_insert,
 	.find = rb_set_find,
 	.unlink = rb_set_unlink,
+	.find_unlink = rb_set_find_unlink,
 	.init = rb_init,
 	.destroy = rb_destroy,
 	.reset = rb_reset,
+	.retry = NULL,
+	.merge_list = NULL,
 	.parked = NULL,
 	.va_objsize = sizeof(struct vmap_area_rb),
 	.check_free = rb_check_free,

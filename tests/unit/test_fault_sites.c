@@ -122,6 +122,13 @@ struct state {
 
 static void take_state(struct pl_machine *m, struct state *s)
 {
+	/*
+	 * vmap_pcpu_bump: a call may retire a full chunk, which then goes to
+	 * the lazy list as one area whatever the call's outcome: compare the
+	 * spaces purged (the drain returns every empty chunk).
+	 */
+	if (m->config.design.vmap_pcpu_bump)
+		pl_vmalloc_purge(m);
 	drain_all_pages(NULL);
 	pl_vmalloc_stats(m, &s->vm);
 	pl_percpu_stats(m, &s->pc);

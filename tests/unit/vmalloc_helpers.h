@@ -11,12 +11,19 @@
 #include "helpers.h"
 #include "vmalloc/vmap_area.h"
 
-/* A 64 MiB machine with @cpus vCPUs; TLB flushes cost nothing. */
+/*
+ * A 64 MiB machine with @cpus vCPUs; TLB flushes cost nothing. With
+ * PAGELAB_VM_DESIGN set (CTest runs every vmalloc test again with
+ * PAGELAB_VM_DESIGN=maple), "v6.18" means that preset instead.
+ */
 static inline struct pl_machine *vm_test_machine(unsigned int cpus, const char *design)
 {
+	const char *over = getenv("PAGELAB_VM_DESIGN");
 	struct pl_config cfg;
 	struct pl_machine *m;
 
+	if (over && *over && !strcmp(design, "v6.18"))
+		design = over;
 	pl_config_default(&cfg);
 	cfg.mem_bytes = 64 * MiB;
 	cfg.dma32_bytes = 16 * MiB;
@@ -28,6 +35,18 @@ static inline struct pl_machine *vm_test_machine(unsigned int cpus, const char *
 	assert_non_null(m);
 	assert_int_equal(pl_enter(m, 0), 0);
 	return m;
+}
+
+/*
+ * A vmalloc of @size the vmap_area index serves, for tests of its lazy
+ * freeing and pools: with vmap_pcpu_bump, small page-aligned vmallocs come
+ * from the CPU's bump chunk instead, so ask for 128 KiB alignment there (past what the chunks serve).
+ */
+static inline void *vm_index_vmalloc(struct pl_machine *m, unsigned long size)
+{
+	if (m->config.design.vmap_pcpu_bump)
+		return __vmalloc_node(size, 32 * PAGE_SIZE, GFP_KERNEL, NUMA_NO_NODE);
+	return vmalloc(size);
 }
 
 static inline unsigned long vm_event(struct pl_machine *m, enum pl_vm_event e)
