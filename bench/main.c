@@ -158,6 +158,12 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 		       "\"zone_lock_wait_ns\": %llu, \"zone_lock_hold_ns\": %llu",
 		       (unsigned long long)ls.acquisitions, (unsigned long long)ls.contentions,
 		       (unsigned long long)ls.wait_ns, (unsigned long long)ls.hold_ns);
+		if (m->vmap) {
+			struct pl_vmalloc_stats vst;
+
+			pl_vmalloc_stats(m, &vst);
+			printf(", \"VMAP_AREA_BYTES\": %lu", vst.va_objsize);
+		}
 	}
 	printf("}}\n");
 	fflush(stdout);

@@ -239,6 +239,8 @@ void pl_vmalloc_flush_deferred(struct pl_machine *m);
  * @vmalloc_pages:  nr_vmalloc_pages (pages held by vmalloc areas).
  * @pgtable_pages:  page-table pages taken from the page allocator.
  * @va_objects:     vmap_area objects allocated from their cache.
+ * @va_objsize:     bytes per vmap_area object (72 for the rbtree index, 48
+ *                  for the maple index: seed 004's shrink).
  */
 struct pl_vmalloc_stats {
 	unsigned long nr_busy, nr_lazy, nr_pooled, nr_free;
@@ -246,6 +248,7 @@ struct pl_vmalloc_stats {
 	unsigned long vmalloc_pages;
 	unsigned long pgtable_pages;
 	unsigned long va_objects;
+	unsigned long va_objsize;
 	unsigned int nr_vmap_nodes;
 };
 void pl_vmalloc_stats(struct pl_machine *m, struct pl_vmalloc_stats *out);

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import stats, tables
+from . import seed004, stats, tables
 from .runner import BenchError, list_suites, machine_info, run_interleaved, save_results
 from .show import buddyinfo_timeline
 
@@ -463,7 +463,8 @@ SEEDS = {s.id: s for s in (
     SeedSpec("003", "PCP pageblock ownership (pcp_owner)", "issue 3",
              ("alloc_many_free_few", "exit_avalanche", "kbuild"), run_003, render_003),
     SeedSpec("004", "vmalloc on a maple tree, per-CPU bump allocator (maple)",
-             "issue 6 (maple tree, vmalloc on it)", ("test_vmalloc",)),
+             "issue 6 (maple tree, vmalloc on it)", ("test_vmalloc",), seed004.run,
+             seed004.render),
 )}
 
 

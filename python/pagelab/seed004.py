@@ -171,16 +171,20 @@ def _verdicts(ms) -> list[str]:
 
 COUNTERS = (("vmap_area bytes", "VMAP_AREA_BYTES"), ("purges", "VMAP_PURGE"),
             ("TLB flushes", "TLB_FLUSH"), ("pool hits", "VMAP_POOL_HIT"),
-            ("bump allocations", "VMAP_BUMP_ALLOC"), ("maple retries", "VMAP_RETRY"))
+            ("bump allocations", "VMAP_BUMP_ALLOC"), ("areas parked (no maple nodes)", "VMAP_MT_PARKED"),
+            ("bump chunks", "VMAP_BUMP_CHUNK_NEW"))
 
 
 def _counters(ms) -> list[str]:
-    """Counters per run at the largest configuration (mean over runs), per design."""
-    big = [m for m in ms if m.params.get("smp") == "16" and m.params.get("nt") == "16"]
-    if not big:
+    """Counters per run at the largest configuration run (mean over runs), per design."""
+    confs = {(int(m.params.get("smp", 0)), int(m.params.get("nt", 0))) for m in ms}
+    confs.discard((0, 1))
+    if not confs:
         return []
+    smp, nt = max(confs)
+    big = [m for m in ms if m.params.get("smp") == str(smp) and m.params.get("nt") == str(nt)]
     cols = [(label, key) for label, key in COUNTERS if any(key in m.counters for m in big)]
-    lines = ["the counters behind the smp=16 nt=16 row (per run, mean):"]
+    lines = [f"the counters behind the smp={smp} nt={nt} rows (per run, mean):"]
     for d in DESIGNS:
         recs = {m.rep: m.counters for m in big if m.design == d}
         if not recs:

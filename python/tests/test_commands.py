@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from pagelab import compare, reproduce
+from pagelab import compare, reproduce, seed004
 from pagelab.cli import main
 from pagelab.runner import Measurement, Progress, load_results, save_results
 from pagelab.show import parse_buddyinfo
@@ -88,7 +88,31 @@ def test_reproduce_000_quick_tiny(tmp_path, capsys, monkeypatch):
     assert per_free["v6.19-rc1+contig"] > 4 * per_free["v6.19-rc1"]
 
 
-def test_reproduce_unavailable_seeds_are_skipped(tmp_path, capsys):
+def test_reproduce_004_quick_tiny(tmp_path, capsys, monkeypatch):
+    # Seed 004's cases, maple against the rbtree, at toy loop counts.
+    # (full_fit holds fls(smp) x 32 MiB per worker: the small cases only.)
+    rows = [r for r in seed004.ROWS if r[1] in (0, 4)]
+    monkeypatch.setattr(seed004, "ROWS", tuple(rows))
+    monkeypatch.setitem(seed004.MODES, "quick", {"loops": 30, "reps": 2, "functional_loops": 30,
+                                                 "pcpu_objects": 100})
+    assert main(["reproduce", "004", "--quick", "mem=1G", "dma32=256M", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "x86_64 (seed)" in out and "+26.5%" in out and "functional sweep" in out
+    body = [x for x in out.splitlines() if x.startswith("| ") and "_test " in x]
+    assert len(body) == len(rows) and not any("n/a" in x for x in body)
+    assert "functional sweep, maple: 12 tests ran, none failed" in out
+    assert "smp=4 nt=2 rows" in out and "vmap_area bytes 48" in out
+    doc = json.loads((tmp_path / "seed-004.json").read_text())
+    ms = doc["measurements"]
+    assert {m["design"] for m in ms} == {"v6.18", "maple"}
+    size = {m["design"]: m["counters"]["VMAP_AREA_BYTES"] for m in ms}
+    assert size == {"v6.18": 72, "maple": 48}
+
+
+def test_reproduce_unavailable_seeds_are_skipped(tmp_path, capsys, monkeypatch):
+    spec = reproduce.SEEDS["004"]
+    monkeypatch.setitem(reproduce.SEEDS, "004", reproduce.SeedSpec(spec.id, spec.title, spec.needs,
+                                                                   spec.suites))
     assert main(["reproduce", "004", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out == ["seed 004: not yet available: needs issue 6 (maple tree, vmalloc on it)"]

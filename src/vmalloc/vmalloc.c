@@ -715,6 +715,7 @@ void pl_vmalloc_stats(struct pl_machine *m, struct pl_vmalloc_stats *out)
 	if (!vs)
 		return;
 	out->nr_vmap_nodes = vs->nr_vmap_nodes;
+	out->va_objsize = vs->ops->va_objsize;
 	out->nr_free = count_list(&vs->free.head, &vs->free.lock);
 	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
