@@ -154,23 +154,13 @@ static void assert_same_state(struct pl_machine *m, const struct state *before)
 /* Everything freed: purge, reclaim, trim; one free area, fully coalesced. */
 static void assert_whole(struct pl_machine *m)
 {
-	struct pl_vmalloc_stats st;
 	struct pl_percpu_stats ps;
 
 	assert_int_equal(pl_check_machine(m), 0);
 	pl_percpu_reclaim(m);
-	pl_vmalloc_purge(m);
-	pl_vmalloc_trim_pgtables(m);
 	pl_percpu_stats(m, &ps);
 	assert_int_equal(ps.nr_chunks, 0);
-	pl_vmalloc_stats(m, &st);
-	assert_int_equal(st.nr_busy, 0);
-	assert_int_equal(st.nr_lazy, 0);
-	assert_int_equal(st.nr_pooled, 0);
-	assert_int_equal(st.nr_free, 1);
-	assert_int_equal(st.vmalloc_pages, 0);
-	assert_int_equal(st.pgtable_pages, 0);
-	assert_fully_coalesced(m);
+	vm_assert_whole(m);
 	assert_int_equal(pl_check_machine(m), 0);
 }
 
