@@ -29,7 +29,7 @@ from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import compare, stats  # noqa: E402
-from .reproduce import render_saved  # noqa: E402
+from .reproduce import figure_measurements, render_saved  # noqa: E402
 from .runner import BenchError, Measurement, load_results  # noqa: E402
 
 
@@ -73,7 +73,7 @@ def bars_figure(measurements: list[Measurement], title: str):
     for ax in list(axes.flat)[len(groups):]:
         ax.axis("off")
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (3.2 * nrow)))   # room for the suptitle
     return fig
 
 
@@ -182,7 +182,7 @@ def build_html(docs: list[dict]) -> str:
             except ValueError:
                 text = "(no measurements)"
         parts.append(f"<pre>{html.escape(text)}</pre>")
-        fig = bars_figure(doc["measurements"], f"{name}: mean per design, 95% CI whiskers")
+        fig = bars_figure(figure_measurements(doc), f"{name}: mean per design, 95% CI whiskers")
         if fig is not None:
             parts.append(_img(_png(fig), f"{name} bars"))
         all_ms += doc["measurements"]

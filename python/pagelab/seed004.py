@@ -20,7 +20,7 @@ import re
 from collections import defaultdict
 
 from . import stats, tables
-from .runner import run_interleaved
+from .runner import Measurement, run_interleaved
 
 DESIGNS = ("v6.18", "maple")
 FUNCTIONAL = "functional sweep"
@@ -118,6 +118,17 @@ def per_run(ms, smp: int, nt: int, test: str, design: str) -> list[float]:
                 and m.params.get("nt") == str(nt) and _test_name(m.test) == test):
             by_rep[m.rep].append(m.value)
     return [sum(v) / len(v) for _, v in sorted(by_rep.items())]
+
+
+def figure_measurements(ms) -> list[Measurement]:
+    """One record per row, design and run (the per-run figure), for the report's bars."""
+    out = []
+    for test, smp, nt, _, _ in ROWS:
+        where = f"smp={smp} nt={nt}" if smp else FUNCTIONAL
+        for d in DESIGNS:
+            for rep, v in enumerate(per_run(ms, smp, nt, test, d)):
+                out.append(Measurement("test_vmalloc", f"{test} {where}", d, rep, v, "usec"))
+    return out
 
 
 def _seed_cell(gain) -> str:
