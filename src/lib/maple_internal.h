@@ -162,12 +162,23 @@ static inline unsigned long ma_arange_max_gap(struct maple_node *node)
 }
 
 /* Slot lookups shared by the read and write sides. */
+/*
+ * The first slot whose pivot is >= @index: pivots increase and the unused
+ * ones are ULONG_MAX, so this is the number of pivots below @index. Counted
+ * without a data-dependent branch (the early-exit scan mispredicts once per
+ * level), with a constant trip count per node type so it unrolls.
+ */
 static inline unsigned int ma_offset(const unsigned long *piv, unsigned int np, unsigned long index)
 {
 	unsigned int off = 0;
 
-	while (off < np && piv[off] < index)
-		off++;
+	if (np == MAPLE_RANGE64_SLOTS - 1) {
+		for (unsigned int i = 0; i < MAPLE_RANGE64_SLOTS - 1; i++)
+			off += piv[i] < index;
+	} else {
+		for (unsigned int i = 0; i < MAPLE_ARANGE64_SLOTS - 1; i++)
+			off += piv[i] < index;
+	}
 	return off;
 }
 

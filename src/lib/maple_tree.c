@@ -383,6 +383,86 @@ static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long 
 	return false;
 }
 
+/*
+ * mas_awalk() for the common case, lowest first in an allocation tree: the
+ * same depth-first search with the node types known, so each level is a
+ * tight scan - of gap[] in internal nodes, of the slots for a NULL one in
+ * leaves - and ranges are computed only for the candidates. Return: as
+ * mas_awalk().
+ */
+static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned long hi,
+			  unsigned long size, unsigned long *fmin, unsigned long *fmax)
+{
+	struct awalk_frame st[MAPLE_HEIGHT_MAX + 1];
+	struct maple_enode *enode = root;
+	unsigned long min = 0, max = ULONG_MAX;
+	int sp = 0, off = -1;
+
+	for (;;) {
+		struct maple_node *node = mte_to_node(enode);
+		unsigned long smin, smax;
+
+		if (mte_node_type(enode) == maple_arange_64) {
+			const unsigned int np = MAPLE_ARANGE64_SLOTS - 1;
+			unsigned long *piv = node->ma64.pivot, *gaps = node->ma64.gap;
+
+			off = off < 0 ? (int)ma_offset(piv, np, lo) : off + 1;
+			for (; off < MAPLE_ARANGE64_SLOTS; off++) {
+				if (ma_load_gap(&gaps[off]) < size)
+					continue;
+				if (off && piv[off - 1] == ULONG_MAX)
+					break;		/* past the last used slot */
+				ma_slot_range(piv, np, (unsigned int)off, min, max, &smin, &smax);
+				if (smin > hi)
+					break;
+				if (range_len(max(smin, lo), min(smax, hi)) < size)
+					continue;
+				st[sp].enode = enode;
+				st[sp].min = min;
+				st[sp].max = max;
+				st[sp].off = off;
+				sp++;
+				enode = ma_load_slot(&node->ma64.slot[off]);
+				min = smin;
+				max = smax;
+				off = -1;
+				goto next;
+			}
+		} else {
+			const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
+			unsigned long *piv = node->mr64.pivot;
+			void **slots = node->mr64.slot;
+
+			/* Leaves are only entered from above: always a first visit. */
+			for (off = (int)ma_offset(piv, np, lo); off < MAPLE_RANGE64_SLOTS; off++) {
+				if (ma_load_slot(&slots[off]))
+					continue;
+				if (off && piv[off - 1] == ULONG_MAX)
+					break;
+				ma_slot_range(piv, np, (unsigned int)off, min, max, &smin, &smax);
+				if (smin > hi)
+					break;
+				smin = max(smin, lo);
+				smax = min(smax, hi);
+				if (range_len(smin, smax) >= size) {
+					*fmin = smin;
+					*fmax = smax;
+					return true;
+				}
+			}
+		}
+		/* Nothing here: back to the parent's next slot. */
+		if (!sp)
+			return false;
+		sp--;
+		enode = st[sp].enode;
+		min = st[sp].min;
+		max = st[sp].max;
+		off = st[sp].off;
+next:;
+	}
+}
+
 static int mas_empty_area_common(struct ma_state *mas, unsigned long min, unsigned long max,
 				 unsigned long size, bool rev)
 {
@@ -395,7 +475,9 @@ static int mas_empty_area_common(struct ma_state *mas, unsigned long min, unsign
 	if (!root) {
 		fmin = min;
 		fmax = max;
-	} else if (!mas_awalk(root, min, max, size, rev, &fmin, &fmax)) {
+	} else if (!(!rev && mt_is_alloc(mas->tree) ?
+		     mas_awalk_fwd(root, min, max, size, &fmin, &fmax) :
+		     mas_awalk(root, min, max, size, rev, &fmin, &fmax))) {
 		mas->status = ma_none;
 		return -EBUSY;
 	}

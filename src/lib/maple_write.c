@@ -303,7 +303,12 @@ static bool big_build(struct mt_wr *wr, struct mt_big *b, enum maple_type type, 
 
 /* ---- writing: the paths ---------------------------------------------------------------- */
 
-/* The node on the left spine at @depth now has largest gap @gap: tell its ancestors. */
+/*
+ * The node on the left spine at @depth now has largest gap @gap: tell its
+ * ancestors. A parent's own largest gap is what the grandparent's gap[] holds
+ * for it, so a parent's ten gaps are only scanned again when its largest one
+ * shrank; the walk up stops at the first level whose largest gap is unchanged.
+ */
 static void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
 {
 	if (!wr->alloc)
@@ -311,13 +316,20 @@ static void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long g
 	while (depth--) {
 		struct maple_node *parent = mte_to_node(wr->l[depth]);
 		unsigned long *g = &parent->ma64.gap[wr->loff[depth]];
-		unsigned long old_max, new_max;
+		unsigned long was = *g, old_max, new_max;
 
-		if (*g == gap)
+		if (was == gap)
 			return;
-		old_max = ma_arange_max_gap(parent);
 		ma_store_gap(g, gap);
-		new_max = ma_arange_max_gap(parent);
+		if (!depth)
+			return;		/* the root: no gap above it */
+		old_max = mte_to_node(wr->l[depth - 1])->ma64.gap[wr->loff[depth - 1]];
+		if (gap >= old_max)
+			new_max = gap;
+		else if (was < old_max)
+			new_max = old_max;	/* the largest was another slot's, still there */
+		else
+			new_max = ma_arange_max_gap(parent);	/* the largest shrank */
 		if (new_max == old_max)
 			return;
 		gap = new_max;
@@ -437,6 +449,96 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 			re = ma_slots(rn, rt)[ro];
 		}
 	}
+}
+
+/*
+ * Paths 1 and 2 outside RCU mode (the kernel's mas_wr_slot_store and
+ * mas_wr_node_store in place): write [@L, @R] = @entry into the leaf on the
+ * left spine by shifting its slots, when the result keeps the leaf between
+ * its minimum fill and 16 slots. Outside RCU mode every reader holds the
+ * lock, so nobody sees the leaf half-written, and no node is allocated or
+ * freed. @lo..@ro are the slots [@L, @R] touches; [@lsmin, @L) stays
+ * slot @lo's entry and (@R, @rsmax] slot @ro's. The leaf's largest gap is
+ * derived from its old one (the parent's gap[] holds it) unless a NULL range
+ * as large as that one was shortened.
+ * Return: false (nothing changed) if the leaf has to be rebuilt instead.
+ */
+static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo, unsigned int ro,
+			    unsigned long lsmin, unsigned long rsmax, unsigned long L, unsigned long R,
+			    void *entry)
+{
+	const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
+	struct maple_node *node = mte_to_node(wr->l[leaf]);
+	unsigned long *piv = node->mr64.pivot;
+	void **sl = node->mr64.slot;
+	unsigned int end = ma_data_end(piv, np);
+	unsigned int lsplit = lsmin < L, rsplit = rsmax > R;
+	unsigned int nn = lo + lsplit + 1 + rsplit + (end - ro), p, i;
+	void *lval = sl[lo], *rval = sl[ro];
+	bool gaps = wr->alloc && leaf, rescan = false;
+	unsigned long gap = 0;
+	int shift;
+
+	if (nn > MAPLE_RANGE64_SLOTS || (leaf ? nn < MAPLE_RANGE64_MIN : nn == 1 && !entry))
+		return false;
+	if (gaps) {
+		gap = mte_to_node(wr->l[leaf - 1])->ma64.gap[wr->loff[leaf - 1]];
+		if (!entry) {
+			gap = max(gap, range_len(L, R));	/* the NULL run only grew */
+		} else {
+			for (i = lo; i <= ro && !rescan; i++) {
+				unsigned long smin, smax;
+
+				if (sl[i])
+					continue;
+				ma_slot_range(piv, np, i, wr->lmin[leaf], wr->lmax[leaf], &smin, &smax);
+				rescan = range_len(smin, smax) >= gap;
+			}
+		}
+	}
+	/* Move the slots right of @ro, then write the middle. */
+	shift = (int)nn - (int)(end + 1);
+	if (shift > 0) {
+		for (i = end; i > ro; i--) {
+			unsigned int j = i + (unsigned int)shift;
+
+			sl[j] = sl[i];
+			if (j < np)
+				piv[j] = i < np ? piv[i] : ULONG_MAX;
+		}
+	} else if (shift < 0) {
+		for (i = ro + 1; i <= end; i++) {
+			unsigned int j = i - (unsigned int)-shift;
+
+			sl[j] = sl[i];
+			piv[j] = i < np ? piv[i] : ULONG_MAX;
+		}
+		for (i = nn; i <= end; i++) {
+			sl[i] = NULL;
+			if (i < np)
+				piv[i] = ULONG_MAX;
+		}
+	}
+	p = lo;
+	if (lsplit) {
+		piv[p] = L - 1;
+		sl[p++] = lval;
+	}
+	sl[p] = entry;
+	if (p < np)
+		piv[p] = p + 1 < nn ? R : ULONG_MAX;
+	if (rsplit) {
+		p++;
+		sl[p] = rval;
+		if (p < np)
+			piv[p] = p + 1 < nn ? rsmax : ULONG_MAX;
+	}
+	if (gaps) {
+		if (rescan)
+			gap = ma_leaf_max_gap(node, wr->lmin[leaf], wr->lmax[leaf]);
+		wr_update_gaps(wr, leaf, gap);
+	}
+	return true;
 }
 
 /*
@@ -618,6 +720,11 @@ widened:
 	*Lp = L;
 	*Rp = R;
 	*oldp = old;
+
+	/* 1 and 2 outside RCU mode: in place. */
+	if (ll == rl && !wr->retire.rcu &&
+	    wr_leaf_inplace(wr, leaf, lo, ro, lsmin, rsmax, L, R, entry))
+		return 0;
 
 	/* 1. Exact fit: one pointer store. */
 	if (ll == rl && lo == ro && lsmin == L && lsmax == R) {
