@@ -408,27 +408,54 @@ static int wr_abort(struct mt_wr *wr)
 	return -ENOMEM;
 }
 
-/* Descend both spines: to @L on the left, to @R on the right. */
+/*
+ * Descend both spines: to @L on the left, to @R on the right. Until they
+ * part, the two are one path, walked once.
+ */
 static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L, unsigned long R)
 {
 	struct maple_enode *le = root, *re = root;
 	unsigned long lmin = 0, lmax = ULONG_MAX, rmin = 0, rmax = ULONG_MAX;
-	unsigned int h = wr->height;
-	bool parted = false;
+	unsigned int h = wr->height, d = 0;
 
 	wr->lca = h - 1;
-	for (unsigned int d = 0; d < h; d++) {
+	for (; d < h; d++) {
+		struct maple_node *ln = mte_to_node(le);
+		enum maple_type lt = mte_node_type(le);
+		unsigned long *lp = ma_pivots(ln, lt);
+		unsigned int np = mt_pivots[lt];
+		unsigned int lo = ma_offset(lp, np, L), ro = lo;
+
+		/* Most stores stay inside one slot per level: no second search. */
+		if (lo < np && lp[lo] != ULONG_MAX && R > lp[lo])
+			ro = ma_offset(lp, np, R);
+		wr->l[d] = wr->r[d] = le;
+		wr->lmin[d] = wr->rmin[d] = lmin;
+		wr->lmax[d] = wr->rmax[d] = lmax;
+		wr->loff[d] = (unsigned char)lo;
+		wr->roff[d] = (unsigned char)ro;
+		if (lo != ro) {
+			wr->lca = d;
+			if (d + 1 < h) {
+				ma_slot_range(lp, np, ro, lmin, lmax, &rmin, &rmax);
+				ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
+				re = ma_slots(ln, lt)[ro];
+				le = ma_slots(ln, lt)[lo];
+			}
+			d++;
+			break;
+		}
+		if (d + 1 < h) {
+			ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
+			le = re = ma_slots(ln, lt)[lo];
+		}
+	}
+	for (; d < h; d++) {
 		struct maple_node *ln = mte_to_node(le), *rn = mte_to_node(re);
 		enum maple_type lt = mte_node_type(le), rt = mte_node_type(re);
 		unsigned long *lp = ma_pivots(ln, lt), *rp = ma_pivots(rn, rt);
 		unsigned int np = mt_pivots[lt];
-		unsigned int lo = ma_offset(lp, np, L), ro;
-
-		/* Most stores stay inside one slot per level: no second search. */
-		if (le == re && (lo == np || lp[lo] == ULONG_MAX || R <= lp[lo]))
-			ro = lo;
-		else
-			ro = ma_offset(rp, np, R);
+		unsigned int lo = ma_offset(lp, np, L), ro = ma_offset(rp, np, R);
 
 		wr->l[d] = le;
 		wr->r[d] = re;
@@ -438,10 +465,6 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 		wr->rmax[d] = rmax;
 		wr->loff[d] = (unsigned char)lo;
 		wr->roff[d] = (unsigned char)ro;
-		if (!parted && (le != re || lo != ro)) {
-			parted = true;
-			wr->lca = d;
-		}
 		if (d + 1 < h) {
 			ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
 			ma_slot_range(rp, np, ro, rmin, rmax, &rmin, &rmax);
