@@ -164,21 +164,26 @@ static inline unsigned long ma_arange_max_gap(struct maple_node *node)
 /* Slot lookups shared by the read and write sides. */
 /*
  * The first slot whose pivot is >= @index: pivots increase and the unused
- * ones are ULONG_MAX, so this is the number of pivots below @index. Counted
- * without a data-dependent branch (the early-exit scan mispredicts once per
- * level), with a constant trip count per node type so it unrolls.
+ * ones are ULONG_MAX, so this is the number of pivots below @index. The
+ * kernel scans linearly; that exit mispredicts once per level, so this is a
+ * branchless binary search instead: 15 pivots (range/leaf) are 2^4 - 1, four
+ * halvings; 9 (arange) are 5 + 4, one split and then 4 = 2 + 2. The compiler
+ * turns each step into a conditional move.
  */
 static inline unsigned int ma_offset(const unsigned long *piv, unsigned int np, unsigned long index)
 {
-	unsigned int off = 0;
+	unsigned int off;
 
 	if (np == MAPLE_RANGE64_SLOTS - 1) {
-		for (unsigned int i = 0; i < MAPLE_RANGE64_SLOTS - 1; i++)
-			off += piv[i] < index;
+		off = piv[7] < index ? 8 : 0;
+		off += piv[off + 3] < index ? 4 : 0;
 	} else {
-		for (unsigned int i = 0; i < MAPLE_ARANGE64_SLOTS - 1; i++)
-			off += piv[i] < index;
+		off = piv[4] < index ? 5 : 0;
 	}
+	off += piv[off + 1] < index ? 2 : 0;
+	off += piv[off] < index;
+	if (np != MAPLE_RANGE64_SLOTS - 1)
+		off += piv[off] < index;	/* the second of the last two */
 	return off;
 }
 
