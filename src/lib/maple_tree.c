@@ -405,18 +405,27 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 		if (mte_node_type(enode) == maple_arange_64) {
 			const unsigned int np = MAPLE_ARANGE64_SLOTS - 1;
 			unsigned long *piv = node->ma64.pivot, *gaps = node->ma64.gap;
+			unsigned int mask = 0;
 
-			off = off < 0 ? (int)ma_offset(piv, np, lo) : off + 1;
-			for (; off < MAPLE_ARANGE64_SLOTS; off++) {
-				if (ma_load_gap(&gaps[off]) < size)
-					continue;
+			/* Candidates as a bit mask: no branch per slot to mispredict. */
+#pragma GCC unroll 10
+			for (unsigned int i = 0; i < MAPLE_ARANGE64_SLOTS; i++)
+				mask |= (unsigned int)(ma_load_gap(&gaps[i]) >= size) << i;
+			off = off < 0 ? (min >= lo ? 0 : (int)ma_offset(piv, np, lo)) : off + 1;
+			mask >>= off;
+			while (mask) {
+				off += __builtin_ctz(mask);
+				mask >>= __builtin_ctz(mask);
+				mask >>= 1;
 				if (off && piv[off - 1] == ULONG_MAX)
 					break;		/* past the last used slot */
 				ma_slot_range(piv, np, (unsigned int)off, min, max, &smin, &smax);
 				if (smin > hi)
 					break;
-				if (range_len(max(smin, lo), min(smax, hi)) < size)
+				if (range_len(max(smin, lo), min(smax, hi)) < size) {
+					off++;
 					continue;
+				}
 				st[sp].enode = enode;
 				st[sp].min = min;
 				st[sp].max = max;
@@ -432,13 +441,20 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 			const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
 			unsigned long *piv = node->mr64.pivot;
 			void **slots = node->mr64.slot;
+			unsigned int mask = 0;
 
 			/* Leaves are only entered from above: always a first visit. */
-			for (off = (int)ma_offset(piv, np, lo); off < MAPLE_RANGE64_SLOTS; off++) {
-				if (ma_load_slot(&slots[off]))
-					continue;
+#pragma GCC unroll 16
+			for (unsigned int i = 0; i < MAPLE_RANGE64_SLOTS; i++)
+				mask |= (unsigned int)(ma_load_slot(&slots[i]) == NULL) << i;
+			off = min >= lo ? 0 : (int)ma_offset(piv, np, lo);
+			mask >>= off;
+			while (mask) {
+				off += __builtin_ctz(mask);
+				mask >>= __builtin_ctz(mask);
+				mask >>= 1;
 				if (off && piv[off - 1] == ULONG_MAX)
-					break;
+					break;		/* unused slots are NULL too */
 				ma_slot_range(piv, np, (unsigned int)off, min, max, &smin, &smax);
 				if (smin > hi)
 					break;
@@ -449,6 +465,7 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 					*fmax = smax;
 					return true;
 				}
+				off++;
 			}
 		}
 		/* Nothing here: back to the parent's next slot. */
