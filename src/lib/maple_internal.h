@@ -59,8 +59,18 @@ static inline unsigned long *ma_gaps(struct maple_node *node, enum maple_type ty
 	return type == maple_arange_64 ? node->ma64.gap : NULL;
 }
 
-/* Number of used slots - 1: the pivots below ULONG_MAX are the used ones. */
+/*
+ * Number of used slots - 1: the pivots below ULONG_MAX are the used ones,
+ * i.e. ma_offset(ULONG_MAX), which counts them without a branch.
+ */
+static inline unsigned int ma_offset(const unsigned long *piv, unsigned int np, unsigned long index);
 static inline unsigned int ma_data_end(const unsigned long *pivots, unsigned int nr_pivots)
+{
+	return ma_offset(pivots, nr_pivots, ULONG_MAX);
+}
+
+/* ma_data_end() by a plain scan: for the validator, which must not trust the order. */
+static inline unsigned int ma_data_end_scan(const unsigned long *pivots, unsigned int nr_pivots)
 {
 	unsigned int end = 0;
 
