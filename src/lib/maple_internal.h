@@ -146,17 +146,16 @@ static inline unsigned long ma_leaf_max_gap(struct maple_node *node, unsigned lo
 {
 	unsigned long *piv = node->mr64.pivot;
 	void **slots = node->mr64.slot;
+	unsigned int end = ma_data_end(piv, MAPLE_RANGE64_SLOTS - 1);
 	unsigned long gap = 0, start = min;
-	unsigned int i;
 
-	for (i = 0; i < MAPLE_RANGE64_SLOTS; i++) {
-		unsigned long end = (i < MAPLE_RANGE64_SLOTS - 1 && piv[i] != ULONG_MAX) ? piv[i] : max;
+	/* One pass over the used slots, with conditional moves for the maximum. */
+	for (unsigned int i = 0; i <= end; i++) {
+		unsigned long last = i < end ? piv[i] : max;
+		unsigned long len = slots[i] ? 0 : last - start + 1;
 
-		if (!slots[i] && end - start + 1 > gap)
-			gap = end - start + 1;
-		if (end == max)
-			break;
-		start = end + 1;
+		gap = len > gap ? len : gap;
+		start = last + 1;
 	}
 	return gap;
 }
