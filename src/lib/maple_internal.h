@@ -85,6 +85,22 @@ static inline enum maple_type mt_internal_type(const struct maple_tree *mt)
 	return mt_is_alloc(mt) ? maple_arange_64 : maple_range_64;
 }
 
+/*
+ * Ask for all four cache lines of the node @enode names at once. A descent
+ * reads a pivot in the second line, then one in the first or second, then a
+ * slot (or gap) in the third or fourth: without this the misses of a cold
+ * node come one after the other.
+ */
+static inline void ma_prefetch_node(const struct maple_enode *enode)
+{
+	const char *p = (const char *)mte_to_node(enode);
+
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + 64);
+	__builtin_prefetch(p + 128);
+	__builtin_prefetch(p + 192);
+}
+
 /* Parent words. */
 static inline struct maple_pnode *ma_mk_parent(const struct maple_node *parent, unsigned int slot)
 {

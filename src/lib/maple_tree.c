@@ -77,6 +77,7 @@ static void *mas_descend(struct ma_state *mas, struct maple_enode *enode, unsign
 			mas->status = ma_active;
 			return entry;
 		}
+		ma_prefetch_node(entry);
 		ma_slot_range(piv, np, off, min, max, &min, &max);
 		enode = entry;
 		depth++;
@@ -432,6 +433,7 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 				st[sp].off = off;
 				sp++;
 				enode = ma_load_slot(&node->ma64.slot[off]);
+				ma_prefetch_node(enode);
 				min = smin;
 				max = smax;
 				off = -1;

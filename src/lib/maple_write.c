@@ -446,8 +446,9 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 			break;
 		}
 		if (d + 1 < h) {
-			ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
 			le = re = ma_slots(ln, lt)[lo];
+			ma_prefetch_node(le);
+			ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
 		}
 	}
 	for (; d < h; d++) {
