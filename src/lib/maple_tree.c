@@ -9,13 +9,15 @@
  * reader that holds a node sees a consistent (if old) snapshot below it;
  * iteration that leaves a leaf walks again from the root.
  *
- * Writes (mt_wr_store) have three paths:
+ * Writes (mt_wr_store, maple_write.c) have three paths:
  *
  *  1. exact fit: [index, last] is exactly one slot's range - the entry is
  *     replaced with one pointer store (safe for RCU readers);
  *  2. leaf store: the new content of the one leaf holding [index, last] still
- *     fits it, between its minimum fill and 16 slots - the leaf is rewritten
- *     in place, or, in RCU mode, a copy is published with one pointer store;
+ *     fits it, between its minimum fill and 16 slots - outside RCU mode the
+ *     slots are shifted in place (wr_leaf_inplace, also taking path 1), and
+ *     the leaf's largest gap is derived from its old one; in RCU mode a copy
+ *     is published with one pointer store;
  *  3. the general path, for splits, underfull nodes and stores that span
  *     leaves. The walk keeps two paths, one to index (left spine) and one to
  *     last (right spine). Bottom up, each level's new content - what the
