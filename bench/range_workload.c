@@ -12,7 +12,8 @@
  * per peer run, default 120: drm_mm's aligned lowest fit is slow).
  *
  * Ours and the kernel's maple tree are driven alike: under the tree lock,
- * mas_empty_area() for size + align - 1 pages, round the start up, store;
+ * mas_empty_area() for size + align - 1 pages, round the start up with the
+ * kernel's ALIGN() (align must be a power of 2), store;
  * free is mtree_erase(). drm_mm gets DRM_MM_INSERT_LOW with its own alignment.
  */
 #include <libgen.h>
@@ -49,7 +50,8 @@ static int rw_alloc(void *be, struct rw_area *a, unsigned long size, unsigned lo
 	mtree_lock(mt);
 	ret = mas_empty_area(&mas, rw_lo, rw_hi, size + align - 1);
 	if (!ret) {
-		unsigned long s = (mas.index + align - 1) / align * align;
+		/* The kernel's ALIGN(), as the peer range_kmaple.c does (@align is a power of 2). */
+		unsigned long s = (mas.index + align - 1) & ~(align - 1);
 
 		mas_set_range(&mas, s, s + size - 1);
 		ret = mas_store_gfp(&mas, a, GFP_KERNEL);
@@ -150,7 +152,12 @@ static int range_workload_run(struct bench *b)
 			struct rw_result ours, r;
 			char test[96], name[64];
 
-			if (!live || !align || rw_run(live, align, pairs, seed, &ours)) {
+			if (!align || (align & (align - 1))) {
+				fprintf(stderr, "range_workload: align=%lu is not a power of 2 (pages)\n",
+					align);
+				return 1;
+			}
+			if (!live || rw_run(live, align, pairs, seed, &ours)) {
 				fprintf(stderr, "range_workload: live=%lu align=%lu failed\n", live, align);
 				return 1;
 			}

@@ -40,8 +40,13 @@ BFLAGS="-I../shared -I. -I../../include -I../../../lib -O2 -g -Wall -D_LGPL_SOUR
 LIBS="xarray-shared.o radix-tree.o idr.o linux.o slab.o find_bit.o bitmap.o hweight.o vsprintf.o"
 make -s -C "$RT" generated/map-shift.h generated/bit-length.h generated/autoconf.h $LIBS \
 	CFLAGS="$BFLAGS" LDFLAGS= >/dev/null
+# The shim's kmem_cache has no free list for aligned caches (every node a
+# posix_memalign + free); bench/peers/kmaple_slab.c gives the nodes a slab-like
+# free list, as the kernel (and pagelab) have.
 ( cd "$RT" && $CC $BFLAGS -I"$REPO/bench" -w -c "$REPO/bench/peers/range_kmaple.c" -o range_kmaple.o &&
-  $CC range_kmaple.o $LIBS -lpthread -lurcu -o "$OUT/range_kmaple" )
+  $CC -O2 -g -Wall -c "$REPO/bench/peers/kmaple_slab.c" -o kmaple_slab.o &&
+  $CC range_kmaple.o kmaple_slab.o $LIBS -lpthread -lurcu \
+	-Wl,--wrap=posix_memalign,--wrap=free -o "$OUT/range_kmaple" )
 echo "build-peers: $OUT/range_kmaple"
 
 # 2. drm_mm, with pagelab's shims for the few kernel headers it needs.

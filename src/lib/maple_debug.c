@@ -54,7 +54,7 @@ static unsigned long mt_vnode(struct mt_vstate *v, struct maple_enode *enode, un
 	gaps = ma_gaps(node, type);
 	np = mt_pivots[type];
 	ns = mt_slots[type];
-	end = ma_data_end(piv, np);
+	end = ma_data_end_scan(piv, np);
 	count = end + 1;
 
 	if (ma_dead_node(node))
@@ -167,7 +167,7 @@ static void mt_dump_node(struct maple_enode *enode, unsigned long min, unsigned 
 	enum maple_type type = mte_node_type(enode);
 	unsigned long *piv = ma_pivots(node, type), *gaps = ma_gaps(node, type);
 	void **slots = ma_slots(node, type);
-	unsigned int end = ma_data_end(piv, mt_pivots[type]);
+	unsigned int end = ma_data_end_scan(piv, mt_pivots[type]);
 	static const char *const names[] = { "dense", "leaf_64", "range_64", "arange_64" };
 	const char *fmt = format == mt_dump_hex ? "%*s%lx-%lx: " : "%*s%lu-%lu: ";
 
@@ -205,7 +205,7 @@ static unsigned long mt_count_nodes(struct maple_enode *enode)
 	unsigned long n = 1;
 
 	if (!ma_is_leaf(type)) {
-		unsigned int end = ma_data_end(ma_pivots(node, type), mt_pivots[type]);
+		unsigned int end = ma_data_end_scan(ma_pivots(node, type), mt_pivots[type]);
 
 		for (unsigned int i = 0; i <= end; i++)
 			n += mt_count_nodes(ma_slots(node, type)[i]);

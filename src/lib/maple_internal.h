@@ -59,8 +59,18 @@ static inline unsigned long *ma_gaps(struct maple_node *node, enum maple_type ty
 	return type == maple_arange_64 ? node->ma64.gap : NULL;
 }
 
-/* Number of used slots - 1: the pivots below ULONG_MAX are the used ones. */
+/*
+ * Number of used slots - 1: the pivots below ULONG_MAX are the used ones,
+ * i.e. ma_offset(ULONG_MAX), which counts them without a branch.
+ */
+static inline unsigned int ma_offset(const unsigned long *piv, unsigned int np, unsigned long index);
 static inline unsigned int ma_data_end(const unsigned long *pivots, unsigned int nr_pivots)
+{
+	return ma_offset(pivots, nr_pivots, ULONG_MAX);
+}
+
+/* ma_data_end() by a plain scan: for the validator, which must not trust the order. */
+static inline unsigned int ma_data_end_scan(const unsigned long *pivots, unsigned int nr_pivots)
 {
 	unsigned int end = 0;
 
@@ -73,6 +83,22 @@ static inline unsigned int ma_data_end(const unsigned long *pivots, unsigned int
 static inline enum maple_type mt_internal_type(const struct maple_tree *mt)
 {
 	return mt_is_alloc(mt) ? maple_arange_64 : maple_range_64;
+}
+
+/*
+ * Ask for all four cache lines of the node @enode names at once. A descent
+ * reads a pivot in the second line, then one in the first or second, then a
+ * slot (or gap) in the third or fourth: without this the misses of a cold
+ * node come one after the other.
+ */
+static inline void ma_prefetch_node(const struct maple_enode *enode)
+{
+	const char *p = (const char *)mte_to_node(enode);
+
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + 64);
+	__builtin_prefetch(p + 128);
+	__builtin_prefetch(p + 192);
 }
 
 /* Parent words. */
@@ -136,17 +162,16 @@ static inline unsigned long ma_leaf_max_gap(struct maple_node *node, unsigned lo
 {
 	unsigned long *piv = node->mr64.pivot;
 	void **slots = node->mr64.slot;
+	unsigned int end = ma_data_end(piv, MAPLE_RANGE64_SLOTS - 1);
 	unsigned long gap = 0, start = min;
-	unsigned int i;
 
-	for (i = 0; i < MAPLE_RANGE64_SLOTS; i++) {
-		unsigned long end = (i < MAPLE_RANGE64_SLOTS - 1 && piv[i] != ULONG_MAX) ? piv[i] : max;
+	/* One pass over the used slots, with conditional moves for the maximum. */
+	for (unsigned int i = 0; i <= end; i++) {
+		unsigned long last = i < end ? piv[i] : max;
+		unsigned long len = slots[i] ? 0 : last - start + 1;
 
-		if (!slots[i] && end - start + 1 > gap)
-			gap = end - start + 1;
-		if (end == max)
-			break;
-		start = end + 1;
+		gap = len > gap ? len : gap;
+		start = last + 1;
 	}
 	return gap;
 }
@@ -162,12 +187,28 @@ static inline unsigned long ma_arange_max_gap(struct maple_node *node)
 }
 
 /* Slot lookups shared by the read and write sides. */
+/*
+ * The first slot whose pivot is >= @index: pivots increase and the unused
+ * ones are ULONG_MAX, so this is the number of pivots below @index. The
+ * kernel scans linearly; that exit mispredicts once per level, so this is a
+ * branchless binary search instead: 15 pivots (range/leaf) are 2^4 - 1, four
+ * halvings; 9 (arange) are 5 + 4, one split and then 4 = 2 + 2. The compiler
+ * turns each step into a conditional move.
+ */
 static inline unsigned int ma_offset(const unsigned long *piv, unsigned int np, unsigned long index)
 {
-	unsigned int off = 0;
+	unsigned int off;
 
-	while (off < np && piv[off] < index)
-		off++;
+	if (np == MAPLE_RANGE64_SLOTS - 1) {
+		off = piv[7] < index ? 8 : 0;
+		off += piv[off + 3] < index ? 4 : 0;
+	} else {
+		off = piv[4] < index ? 5 : 0;
+	}
+	off += piv[off + 1] < index ? 2 : 0;
+	off += piv[off] < index;
+	if (np != MAPLE_RANGE64_SLOTS - 1)
+		off += piv[off] < index;	/* the second of the last two */
 	return off;
 }
 

@@ -9,13 +9,15 @@
  * reader that holds a node sees a consistent (if old) snapshot below it;
  * iteration that leaves a leaf walks again from the root.
  *
- * Writes (mt_wr_store) have three paths:
+ * Writes (mt_wr_store, maple_write.c) have three paths:
  *
  *  1. exact fit: [index, last] is exactly one slot's range - the entry is
  *     replaced with one pointer store (safe for RCU readers);
  *  2. leaf store: the new content of the one leaf holding [index, last] still
- *     fits it, between its minimum fill and 16 slots - the leaf is rewritten
- *     in place, or, in RCU mode, a copy is published with one pointer store;
+ *     fits it, between its minimum fill and 16 slots - outside RCU mode the
+ *     slots are shifted in place (wr_leaf_inplace, also taking path 1), and
+ *     the leaf's largest gap is derived from its old one; in RCU mode a copy
+ *     is published with one pointer store;
  *  3. the general path, for splits, underfull nodes and stores that span
  *     leaves. The walk keeps two paths, one to index (left spine) and one to
  *     last (right spine). Bottom up, each level's new content - what the
@@ -77,6 +79,7 @@ static void *mas_descend(struct ma_state *mas, struct maple_enode *enode, unsign
 			mas->status = ma_active;
 			return entry;
 		}
+		ma_prefetch_node(entry);
 		ma_slot_range(piv, np, off, min, max, &min, &max);
 		enode = entry;
 		depth++;
@@ -383,6 +386,104 @@ static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long 
 	return false;
 }
 
+/*
+ * mas_awalk() for the common case, lowest first in an allocation tree: the
+ * same depth-first search with the node types known, so each level is a
+ * tight scan - of gap[] in internal nodes, of the slots for a NULL one in
+ * leaves - and ranges are computed only for the candidates. Return: as
+ * mas_awalk().
+ */
+static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned long hi,
+			  unsigned long size, unsigned long *fmin, unsigned long *fmax)
+{
+	struct awalk_frame st[MAPLE_HEIGHT_MAX + 1];
+	struct maple_enode *enode = root;
+	unsigned long min = 0, max = ULONG_MAX;
+	int sp = 0, off = -1;
+
+	for (;;) {
+		struct maple_node *node = mte_to_node(enode);
+		unsigned long smin, smax;
+
+		if (mte_node_type(enode) == maple_arange_64) {
+			const unsigned int np = MAPLE_ARANGE64_SLOTS - 1;
+			unsigned long *piv = node->ma64.pivot, *gaps = node->ma64.gap;
+			unsigned int mask = 0;
+
+			/* Candidates as a bit mask: no branch per slot to mispredict. */
+#pragma GCC unroll 10
+			for (unsigned int i = 0; i < MAPLE_ARANGE64_SLOTS; i++)
+				mask |= (unsigned int)(ma_load_gap(&gaps[i]) >= size) << i;
+			off = off < 0 ? (min >= lo ? 0 : (int)ma_offset(piv, np, lo)) : off + 1;
+			mask >>= off;
+			while (mask) {
+				off += __builtin_ctz(mask);
+				mask >>= __builtin_ctz(mask);
+				mask >>= 1;
+				if (off && piv[off - 1] == ULONG_MAX)
+					break;		/* past the last used slot */
+				ma_slot_range(piv, np, (unsigned int)off, min, max, &smin, &smax);
+				if (smin > hi)
+					break;
+				if (range_len(max(smin, lo), min(smax, hi)) < size) {
+					off++;
+					continue;
+				}
+				st[sp].enode = enode;
+				st[sp].min = min;
+				st[sp].max = max;
+				st[sp].off = off;
+				sp++;
+				enode = ma_load_slot(&node->ma64.slot[off]);
+				ma_prefetch_node(enode);
+				min = smin;
+				max = smax;
+				off = -1;
+				goto next;
+			}
+		} else {
+			const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
+			unsigned long *piv = node->mr64.pivot;
+			void **slots = node->mr64.slot;
+			unsigned int mask = 0;
+
+			/* Leaves are only entered from above: always a first visit. */
+#pragma GCC unroll 16
+			for (unsigned int i = 0; i < MAPLE_RANGE64_SLOTS; i++)
+				mask |= (unsigned int)(ma_load_slot(&slots[i]) == NULL) << i;
+			off = min >= lo ? 0 : (int)ma_offset(piv, np, lo);
+			mask >>= off;
+			while (mask) {
+				off += __builtin_ctz(mask);
+				mask >>= __builtin_ctz(mask);
+				mask >>= 1;
+				if (off && piv[off - 1] == ULONG_MAX)
+					break;		/* unused slots are NULL too */
+				ma_slot_range(piv, np, (unsigned int)off, min, max, &smin, &smax);
+				if (smin > hi)
+					break;
+				smin = max(smin, lo);
+				smax = min(smax, hi);
+				if (range_len(smin, smax) >= size) {
+					*fmin = smin;
+					*fmax = smax;
+					return true;
+				}
+				off++;
+			}
+		}
+		/* Nothing here: back to the parent's next slot. */
+		if (!sp)
+			return false;
+		sp--;
+		enode = st[sp].enode;
+		min = st[sp].min;
+		max = st[sp].max;
+		off = st[sp].off;
+next:;
+	}
+}
+
 static int mas_empty_area_common(struct ma_state *mas, unsigned long min, unsigned long max,
 				 unsigned long size, bool rev)
 {
@@ -395,7 +496,9 @@ static int mas_empty_area_common(struct ma_state *mas, unsigned long min, unsign
 	if (!root) {
 		fmin = min;
 		fmax = max;
-	} else if (!mas_awalk(root, min, max, size, rev, &fmin, &fmax)) {
+	} else if (!(!rev && mt_is_alloc(mas->tree) ?
+		     mas_awalk_fwd(root, min, max, size, &fmin, &fmax) :
+		     mas_awalk(root, min, max, size, rev, &fmin, &fmax))) {
 		mas->status = ma_none;
 		return -EBUSY;
 	}

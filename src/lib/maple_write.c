@@ -1,54 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * maple_write.c - stores into the maple tree: the three write paths (exact
- * fit, leaf rewrite, the general big-node path) described at the top of
- * maple_tree.c, preallocation, and the mas_store/mas_erase API.
+ * fit, leaf rewrite - in place outside RCU mode -, the general big-node
+ * path) described at the top of maple_tree.c. The API on top of them
+ * (mas_store, preallocation, mas_erase) is in maple_write_api.c.
  */
 #include <errno.h>
 #include <string.h>
-#include "maple_internal.h"
-
-/* ---- writing: state ------------------------------------------------------------------ */
-
-#define MA_STATE_PREALLOC 1	/* @mas holds nodes from mas_preallocate() */
-
-#define MT_BIG		64	/* entries a big node can hold */
-#define MT_WR_NODES	192	/* new or replaced nodes one store may touch */
-#define MT_WR_SUBTREES	(32 * MAPLE_HEIGHT_MAX)
-
-/* A node's worth of content, possibly more than fits a node. */
-struct mt_big {
-	unsigned int n;
-	unsigned long min;		/* first entry's minimum */
-	unsigned long piv[MT_BIG];	/* each entry's maximum */
-	void *slot[MT_BIG];
-	unsigned long gap[MT_BIG];	/* internal: the child's largest gap */
-	bool under[MT_BIG];		/* internal: a new child below the minimum fill */
-};
-
-struct mt_wr {
-	struct maple_tree *mt;
-	struct ma_state *mas;		/* preallocated nodes, may be NULL */
-	enum maple_type itype;		/* type of internal nodes */
-	bool alloc;			/* MT_FLAGS_ALLOC_RANGE */
-	bool failed;
-	bool warned;
-	bool erase;			/* erase the range holding index (one walk) */
-	unsigned long erased_min, erased_max;
-	unsigned int height;
-	/* The two spines, depth 0 (root) .. height - 1 (leaf). */
-	struct maple_enode *l[MAPLE_HEIGHT_MAX], *r[MAPLE_HEIGHT_MAX];
-	unsigned char loff[MAPLE_HEIGHT_MAX], roff[MAPLE_HEIGHT_MAX];
-	unsigned long lmin[MAPLE_HEIGHT_MAX], lmax[MAPLE_HEIGHT_MAX];
-	unsigned long rmin[MAPLE_HEIGHT_MAX], rmax[MAPLE_HEIGHT_MAX];
-	unsigned int lca;		/* first depth where the spines part */
-	unsigned int nr_new, nr_old, nr_sub;
-	struct maple_node *new_nodes[MT_WR_NODES];
-	unsigned char new_type[MT_WR_NODES];
-	struct maple_node *old_nodes[MT_WR_NODES];
-	struct maple_enode *subtrees[MT_WR_SUBTREES];
-	struct mt_retire retire;
-};
+#include "maple_wr.h"
 
 static struct maple_node *wr_alloc(struct mt_wr *wr, enum maple_type type)
 {
@@ -303,7 +262,12 @@ static bool big_build(struct mt_wr *wr, struct mt_big *b, enum maple_type type, 
 
 /* ---- writing: the paths ---------------------------------------------------------------- */
 
-/* The node on the left spine at @depth now has largest gap @gap: tell its ancestors. */
+/*
+ * The node on the left spine at @depth now has largest gap @gap: tell its
+ * ancestors. A parent's own largest gap is what the grandparent's gap[] holds
+ * for it, so a parent's ten gaps are only scanned again when its largest one
+ * shrank; the walk up stops at the first level whose largest gap is unchanged.
+ */
 static void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
 {
 	if (!wr->alloc)
@@ -311,13 +275,20 @@ static void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long g
 	while (depth--) {
 		struct maple_node *parent = mte_to_node(wr->l[depth]);
 		unsigned long *g = &parent->ma64.gap[wr->loff[depth]];
-		unsigned long old_max, new_max;
+		unsigned long was = *g, old_max, new_max;
 
-		if (*g == gap)
+		if (was == gap)
 			return;
-		old_max = ma_arange_max_gap(parent);
 		ma_store_gap(g, gap);
-		new_max = ma_arange_max_gap(parent);
+		if (!depth)
+			return;		/* the root: no gap above it */
+		old_max = mte_to_node(wr->l[depth - 1])->ma64.gap[wr->loff[depth - 1]];
+		if (gap >= old_max)
+			new_max = gap;
+		else if (was < old_max)
+			new_max = old_max;	/* the largest was another slot's, still there */
+		else
+			new_max = ma_arange_max_gap(parent);	/* the largest shrank */
 		if (new_max == old_max)
 			return;
 		gap = new_max;
@@ -360,7 +331,7 @@ static void wr_adopt(struct mt_wr *wr)
 	}
 }
 
-static void wr_retire_subtree(struct mt_wr *wr, struct maple_enode *enode)
+void wr_retire_subtree(struct mt_wr *wr, struct maple_enode *enode)
 {
 	struct maple_node *node = mte_to_node(enode);
 	enum maple_type type = mte_node_type(enode);
@@ -396,27 +367,55 @@ static int wr_abort(struct mt_wr *wr)
 	return -ENOMEM;
 }
 
-/* Descend both spines: to @L on the left, to @R on the right. */
+/*
+ * Descend both spines: to @L on the left, to @R on the right. Until they
+ * part, the two are one path, walked once.
+ */
 static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L, unsigned long R)
 {
 	struct maple_enode *le = root, *re = root;
 	unsigned long lmin = 0, lmax = ULONG_MAX, rmin = 0, rmax = ULONG_MAX;
-	unsigned int h = wr->height;
-	bool parted = false;
+	unsigned int h = wr->height, d = 0;
 
 	wr->lca = h - 1;
-	for (unsigned int d = 0; d < h; d++) {
+	for (; d < h; d++) {
+		struct maple_node *ln = mte_to_node(le);
+		enum maple_type lt = mte_node_type(le);
+		unsigned long *lp = ma_pivots(ln, lt);
+		unsigned int np = mt_pivots[lt];
+		unsigned int lo = ma_offset(lp, np, L), ro = lo;
+
+		/* Most stores stay inside one slot per level: no second search. */
+		if (lo < np && lp[lo] != ULONG_MAX && R > lp[lo])
+			ro = ma_offset(lp, np, R);
+		wr->l[d] = wr->r[d] = le;
+		wr->lmin[d] = wr->rmin[d] = lmin;
+		wr->lmax[d] = wr->rmax[d] = lmax;
+		wr->loff[d] = (unsigned char)lo;
+		wr->roff[d] = (unsigned char)ro;
+		if (lo != ro) {
+			wr->lca = d;
+			if (d + 1 < h) {
+				ma_slot_range(lp, np, ro, lmin, lmax, &rmin, &rmax);
+				ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
+				re = ma_slots(ln, lt)[ro];
+				le = ma_slots(ln, lt)[lo];
+			}
+			d++;
+			break;
+		}
+		if (d + 1 < h) {
+			le = re = ma_slots(ln, lt)[lo];
+			ma_prefetch_node(le);
+			ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
+		}
+	}
+	for (; d < h; d++) {
 		struct maple_node *ln = mte_to_node(le), *rn = mte_to_node(re);
 		enum maple_type lt = mte_node_type(le), rt = mte_node_type(re);
 		unsigned long *lp = ma_pivots(ln, lt), *rp = ma_pivots(rn, rt);
 		unsigned int np = mt_pivots[lt];
-		unsigned int lo = ma_offset(lp, np, L), ro;
-
-		/* Most stores stay inside one slot per level: no second search. */
-		if (le == re && (lo == np || lp[lo] == ULONG_MAX || R <= lp[lo]))
-			ro = lo;
-		else
-			ro = ma_offset(rp, np, R);
+		unsigned int lo = ma_offset(lp, np, L), ro = ma_offset(rp, np, R);
 
 		wr->l[d] = le;
 		wr->r[d] = re;
@@ -426,10 +425,6 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 		wr->rmax[d] = rmax;
 		wr->loff[d] = (unsigned char)lo;
 		wr->roff[d] = (unsigned char)ro;
-		if (!parted && (le != re || lo != ro)) {
-			parted = true;
-			wr->lca = d;
-		}
 		if (d + 1 < h) {
 			ma_slot_range(lp, np, lo, lmin, lmax, &lmin, &lmax);
 			ma_slot_range(rp, np, ro, rmin, rmax, &rmin, &rmax);
@@ -437,6 +432,96 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 			re = ma_slots(rn, rt)[ro];
 		}
 	}
+}
+
+/*
+ * Paths 1 and 2 outside RCU mode (the kernel's mas_wr_slot_store and
+ * mas_wr_node_store in place): write [@L, @R] = @entry into the leaf on the
+ * left spine by shifting its slots, when the result keeps the leaf between
+ * its minimum fill and 16 slots. Outside RCU mode every reader holds the
+ * lock, so nobody sees the leaf half-written, and no node is allocated or
+ * freed. @lo..@ro are the slots [@L, @R] touches; [@lsmin, @L) stays
+ * slot @lo's entry and (@R, @rsmax] slot @ro's. The leaf's largest gap is
+ * derived from its old one (the parent's gap[] holds it) unless a NULL range
+ * as large as that one was shortened.
+ * Return: false (nothing changed) if the leaf has to be rebuilt instead.
+ */
+static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo, unsigned int ro,
+			    unsigned long lsmin, unsigned long rsmax, unsigned long L, unsigned long R,
+			    void *entry)
+{
+	const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
+	struct maple_node *node = mte_to_node(wr->l[leaf]);
+	unsigned long *piv = node->mr64.pivot;
+	void **sl = node->mr64.slot;
+	unsigned int end = ma_data_end(piv, np);
+	unsigned int lsplit = lsmin < L, rsplit = rsmax > R;
+	unsigned int nn = lo + lsplit + 1 + rsplit + (end - ro), p, i;
+	void *lval = sl[lo], *rval = sl[ro];
+	bool gaps = wr->alloc && leaf, rescan = false;
+	unsigned long gap = 0;
+	int shift;
+
+	if (nn > MAPLE_RANGE64_SLOTS || (leaf ? nn < MAPLE_RANGE64_MIN : nn == 1 && !entry))
+		return false;
+	if (gaps) {
+		gap = mte_to_node(wr->l[leaf - 1])->ma64.gap[wr->loff[leaf - 1]];
+		if (!entry) {
+			gap = max(gap, range_len(L, R));	/* the NULL run only grew */
+		} else {
+			for (i = lo; i <= ro && !rescan; i++) {
+				unsigned long smin, smax;
+
+				if (sl[i])
+					continue;
+				ma_slot_range(piv, np, i, wr->lmin[leaf], wr->lmax[leaf], &smin, &smax);
+				rescan = range_len(smin, smax) >= gap;
+			}
+		}
+	}
+	/* Move the slots right of @ro, then write the middle. */
+	shift = (int)nn - (int)(end + 1);
+	if (shift > 0) {
+		for (i = end; i > ro; i--) {
+			unsigned int j = i + (unsigned int)shift;
+
+			sl[j] = sl[i];
+			if (j < np)
+				piv[j] = i < np ? piv[i] : ULONG_MAX;
+		}
+	} else if (shift < 0) {
+		for (i = ro + 1; i <= end; i++) {
+			unsigned int j = i - (unsigned int)-shift;
+
+			sl[j] = sl[i];
+			piv[j] = i < np ? piv[i] : ULONG_MAX;
+		}
+		for (i = nn; i <= end; i++) {
+			sl[i] = NULL;
+			if (i < np)
+				piv[i] = ULONG_MAX;
+		}
+	}
+	p = lo;
+	if (lsplit) {
+		piv[p] = L - 1;
+		sl[p++] = lval;
+	}
+	sl[p] = entry;
+	if (p < np)
+		piv[p] = p + 1 < nn ? R : ULONG_MAX;
+	if (rsplit) {
+		p++;
+		sl[p] = rval;
+		if (p < np)
+			piv[p] = p + 1 < nn ? rsmax : ULONG_MAX;
+	}
+	if (gaps) {
+		if (rescan)
+			gap = ma_leaf_max_gap(node, wr->lmin[leaf], wr->lmax[leaf]);
+		wr_update_gaps(wr, leaf, gap);
+	}
+	return true;
 }
 
 /*
@@ -503,7 +588,7 @@ static bool wr_new_root(struct mt_wr *wr, struct mt_big *b, enum maple_type type
  * *@Lp. Context: the tree's write lock.
  * Return: 0 or -ENOMEM (tree unchanged).
  */
-static int mt_wr_store(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
+int mt_wr_store(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
 		       void **oldp)
 {
 	struct maple_tree *mt = wr->mt;
@@ -618,6 +703,11 @@ widened:
 	*Lp = L;
 	*Rp = R;
 	*oldp = old;
+
+	/* 1 and 2 outside RCU mode: in place. */
+	if (ll == rl && !wr->retire.rcu &&
+	    wr_leaf_inplace(wr, leaf, lo, ro, lsmin, rsmax, L, R, entry))
+		return 0;
 
 	/* 1. Exact fit: one pointer store. */
 	if (ll == rl && lo == ro && lsmin == L && lsmax == R) {
@@ -737,7 +827,7 @@ widened:
 	return 0;	/* not reached: depth 0 always finishes */
 }
 
-static void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *mas)
+void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *mas)
 {
 	wr->mt = mt;
 	wr->mas = mas;
@@ -751,201 +841,3 @@ static void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *ma
 	wr->retire.batch = NULL;
 }
 
-/* ---- writing: the API ------------------------------------------------------------------- */
-
-static int mas_wr(struct ma_state *mas, void *entry, void **old)
-{
-	struct mt_wr wr;
-	unsigned long L = mas->index, R = mas->last;
-	int ret;
-
-	*old = NULL;
-	if (L > R) {
-		mas->status = ma_error;
-		mas->error = -EINVAL;
-		return -EINVAL;
-	}
-	wr_init(&wr, mas->tree, mas);
-	ret = mt_wr_store(&wr, &L, &R, entry, old);
-	mas->node = NULL;
-	if (ret) {
-		mas->status = ma_error;
-		mas->error = ret;
-		*old = NULL;
-		return ret;
-	}
-	mas->index = L;
-	mas->last = R;
-	mas->status = ma_start;
-	return 0;
-}
-
-void *mas_store(struct ma_state *mas, void *entry)
-{
-	void *old;
-
-	mas_wr(mas, entry, &old);
-	return old;
-}
-
-int mas_store_gfp(struct ma_state *mas, void *entry, gfp_t gfp)
-{
-	void *old;
-
-	(void)gfp;
-	return mas_wr(mas, entry, &old);
-}
-
-/*
- * Nodes a store of [index, last] needs in the tree as it is: 0 (1 in RCU
- * mode) when the leaf is rewritten, 2 per split level + 1 for a split, and
- * a worst case otherwise.
- */
-static unsigned long mas_prealloc_calc(struct ma_state *mas, void *entry)
-{
-	struct maple_tree *mt = mas->tree;
-	struct maple_enode *enode = mt->ma_root;
-	unsigned int h = mt_height(mt), counts[MAPLE_HEIGHT_MAX], d = 0;
-	unsigned long min = 0, max = ULONG_MAX, worst = 5UL * h + 5;
-	bool rcu = mt_in_rcu(mt);
-
-	if (!enode)
-		return entry ? 1 : 0;
-	for (;;) {
-		struct maple_node *node = mte_to_node(enode);
-		enum maple_type t = mte_node_type(enode);
-		unsigned long *piv = ma_pivots(node, t);
-		unsigned int np = mt_pivots[t];
-		unsigned int off = ma_offset(piv, np, mas->index);
-
-		counts[d] = ma_data_end(piv, np) + 1;
-		if (ma_is_leaf(t)) {
-			unsigned int end = counts[d] - 1, ro, n;
-			unsigned long smin, smax, rmin, rmax;
-
-			if (mas->last > max)
-				return worst;
-			ro = ma_offset(piv, np, mas->last);
-			ma_slot_range(piv, np, off, min, max, &smin, &smax);
-			ma_slot_range(piv, np, ro, min, max, &rmin, &rmax);
-			if (!entry && (mas->index <= min || mas->last >= max || !node->mr64.slot[off] ||
-				       !node->mr64.slot[ro]))
-				return worst;	/* NULL may widen beyond this leaf */
-			if (entry && off == ro && smin == mas->index && smax == mas->last)
-				return 0;	/* exact fit */
-			n = off + (smin < mas->index) + 1 + (rmax > mas->last) + (end - ro);
-			if (n <= MAPLE_RANGE64_SLOTS) {
-				if (h == 1 || n >= MAPLE_RANGE64_MIN + (entry ? 0 : 2))
-					return rcu ? 1 : 0;
-				return worst;
-			}
-			/* A split: 2 nodes per full level, 1 for the level that takes it. */
-			unsigned long need = 2;
-
-			while (d--) {
-				if (counts[d] < mt_slots[mt_internal_type(mt)])
-					return need + 1;
-				need += 2;
-			}
-			return need + 1;
-		}
-		ma_slot_range(piv, np, off, min, max, &min, &max);
-		enode = ma_slots(node, t)[off];
-		d++;
-	}
-}
-
-int mas_preallocate(struct ma_state *mas, void *entry, gfp_t gfp)
-{
-	unsigned long need = mas_prealloc_calc(mas, entry);
-
-	(void)gfp;
-	while (mas->node_request < need) {
-		struct maple_node *node = mt_node_alloc();
-
-		if (!node) {
-			mas_destroy(mas);
-			return -ENOMEM;
-		}
-		*(struct maple_node **)node = mas->alloc;
-		mas->alloc = node;
-		mas->node_request++;
-	}
-	mas->mas_flags |= MA_STATE_PREALLOC;
-	return 0;
-}
-
-void mas_store_prealloc(struct ma_state *mas, void *entry)
-{
-	struct mt_wr wr;
-	unsigned long L = mas->index, R = mas->last;
-	void *old;
-	int ret;
-
-	wr_init(&wr, mas->tree, mas);
-	ret = mt_wr_store(&wr, &L, &R, entry, &old);
-	if (ret) {
-		pl_warn_ratelimited("maple: mas_store_prealloc of [%lu, %lu] ran out of nodes\n",
-				    mas->index, mas->last);
-		mas->status = ma_error;
-		mas->error = ret;
-	} else {
-		mas->index = L;
-		mas->last = R;
-		mas->status = ma_start;
-	}
-	mas->node = NULL;
-	mas_destroy(mas);
-}
-
-void mas_destroy(struct ma_state *mas)
-{
-	while (mas->alloc) {
-		struct maple_node *node = mas->alloc;
-
-		mas->alloc = *(struct maple_node **)node;
-		mt_node_free(node);
-	}
-	mas->node_request = 0;
-	mas->mas_flags &= (unsigned char)~MA_STATE_PREALLOC;
-}
-
-void *mas_erase(struct ma_state *mas)
-{
-	struct mt_wr wr;
-	unsigned long L = mas->index, R = mas->index;
-	void *old = NULL;
-	int ret;
-
-	wr_init(&wr, mas->tree, mas);
-	wr.erase = true;
-	ret = mt_wr_store(&wr, &L, &R, NULL, &old);
-	mas->node = NULL;
-	if (ret) {
-		mas->status = ma_error;
-		mas->error = ret;
-		return NULL;
-	}
-	mas->status = ma_start;
-	if (old) {
-		mas->index = wr.erased_min;
-		mas->last = wr.erased_max;
-	}
-	return old;
-}
-
-/* ---- the tree ---------------------------------------------------------------------- */
-
-void __mt_destroy(struct maple_tree *mt)
-{
-	struct maple_enode *root = mt->ma_root;
-	struct mt_wr wr;
-
-	if (!root)
-		return;
-	wr_init(&wr, mt, NULL);
-	ma_publish(&mt->ma_root, NULL);
-	mt_set_height(mt, 0);
-	wr_retire_subtree(&wr, root);
-	mt_retire_done(&wr.retire);
-}

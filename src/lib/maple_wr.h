@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maple_wr.h - the state of one store, shared by maple_write.c (the write
+ * paths) and maple_write_api.c (mas_store, preallocation, mas_erase).
+ * Context: the tree's write lock, for everything declared here.
+ */
+#ifndef PAGELAB_LIB_MAPLE_WR_H
+#define PAGELAB_LIB_MAPLE_WR_H
+
+#include "maple_internal.h"
+
+#define MA_STATE_PREALLOC 1	/* @mas holds nodes from mas_preallocate() */
+
+#define MT_BIG		64	/* entries a big node can hold */
+#define MT_WR_NODES	192	/* new or replaced nodes one store may touch */
+#define MT_WR_SUBTREES	(32 * MAPLE_HEIGHT_MAX)
+
+/* A node's worth of content, possibly more than fits a node. */
+struct mt_big {
+	unsigned int n;
+	unsigned long min;		/* first entry's minimum */
+	unsigned long piv[MT_BIG];	/* each entry's maximum */
+	void *slot[MT_BIG];
+	unsigned long gap[MT_BIG];	/* internal: the child's largest gap */
+	bool under[MT_BIG];		/* internal: a new child below the minimum fill */
+};
+
+struct mt_wr {
+	struct maple_tree *mt;
+	struct ma_state *mas;		/* preallocated nodes, may be NULL */
+	enum maple_type itype;		/* type of internal nodes */
+	bool alloc;			/* MT_FLAGS_ALLOC_RANGE */
+	bool failed;
+	bool warned;
+	bool erase;			/* erase the range holding index (one walk) */
+	unsigned long erased_min, erased_max;
+	unsigned int height;
+	/* The two spines, depth 0 (root) .. height - 1 (leaf). */
+	struct maple_enode *l[MAPLE_HEIGHT_MAX], *r[MAPLE_HEIGHT_MAX];
+	unsigned char loff[MAPLE_HEIGHT_MAX], roff[MAPLE_HEIGHT_MAX];
+	unsigned long lmin[MAPLE_HEIGHT_MAX], lmax[MAPLE_HEIGHT_MAX];
+	unsigned long rmin[MAPLE_HEIGHT_MAX], rmax[MAPLE_HEIGHT_MAX];
+	unsigned int lca;		/* first depth where the spines part */
+	unsigned int nr_new, nr_old, nr_sub;
+	struct maple_node *new_nodes[MT_WR_NODES];
+	unsigned char new_type[MT_WR_NODES];
+	struct maple_node *old_nodes[MT_WR_NODES];
+	struct maple_enode *subtrees[MT_WR_SUBTREES];
+	struct mt_retire retire;
+};
+
+/* Set up @wr for one store into @mt, with @mas's preallocated nodes (@mas may be NULL). */
+void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *mas);
+
+/*
+ * Store @entry over [*@Lp, *@Rp] (widened over NULL neighbours when @entry is
+ * NULL; the final range is written back); *@oldp gets the entry that was at
+ * *@Lp. Return: 0 or -ENOMEM (tree unchanged).
+ */
+int mt_wr_store(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry, void **oldp);
+
+/* Retire @enode and everything below it (after a grace period in RCU mode). */
+void wr_retire_subtree(struct mt_wr *wr, struct maple_enode *enode);
+
+#endif /* PAGELAB_LIB_MAPLE_WR_H */
