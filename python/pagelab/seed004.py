@@ -68,7 +68,7 @@ FUNCTIONAL_SMP = 8
 
 MODES = {
     "quick": {"loops": 1500, "reps": 3, "functional_loops": 1500, "pcpu_objects": 2000},
-    "default": {"loops": 20000, "reps": 5, "functional_loops": 20000, "pcpu_objects": 10000},
+    "default": {"loops": 5000, "reps": 5, "functional_loops": 20000, "pcpu_objects": 10000},
     "full": {"loops": 1000000, "reps": 15, "functional_loops": 1000000, "pcpu_objects": 35000},
 }
 
