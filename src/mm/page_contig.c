@@ -300,38 +300,35 @@ static int check_contig_range(const char *fn, unsigned long pfn, unsigned long n
 	return contig_bad_input(fn, pfn, "page state changed during the check (a racing free?)");
 }
 
-long __free_contig_range(unsigned long pfn, unsigned long nr_pages)
+/* Both entries: check the whole range, then free it. Return: pages still in use, or -errno. */
+static long free_contig_range_fn(const char *fn, unsigned long pfn, unsigned long nr_pages)
 {
 	struct pl_machine *m = pl_this.machine;
 	unsigned long in_use;
 	int err;
 
-	if (contig_no_machine(__func__))
+	if (contig_no_machine(fn))
 		return -EINVAL;
-	err = check_contig_range(__func__, pfn, nr_pages);
+	err = check_contig_range(fn, pfn, nr_pages);
 	if (err)
 		return err;
 	in_use = free_contig_range_checked(m, pfn, nr_pages);
-	pl_debug_check(m, 3, __func__);
+	pl_debug_check(m, 3, fn);
 	return (long)in_use;
+}
+
+long __free_contig_range(unsigned long pfn, unsigned long nr_pages)
+{
+	return free_contig_range_fn(__func__, pfn, nr_pages);
 }
 
 long free_contig_range(unsigned long pfn, unsigned long nr_pages)
 {
-	struct pl_machine *m = pl_this.machine;
-	unsigned long in_use;
-	int err;
+	long in_use = free_contig_range_fn(__func__, pfn, nr_pages);
 
-	if (contig_no_machine(__func__))
-		return -EINVAL;
-	err = check_contig_range(__func__, pfn, nr_pages);
-	if (err)
-		return err;
-	in_use = free_contig_range_checked(m, pfn, nr_pages);
-	if (unlikely(in_use))
-		pl_warn_ratelimited("free_contig_range: %lu pages are still in use!", in_use);
-	pl_debug_check(m, 3, __func__);
-	return (long)in_use;
+	if (unlikely(in_use > 0))
+		pl_warn_ratelimited("free_contig_range: %ld pages are still in use!", in_use);
+	return in_use;
 }
 
 long free_pages_bulk(unsigned long nr, struct page **pages)

@@ -544,18 +544,6 @@ static unsigned long pcpu_free_area(struct pcpu_space *ps, struct pcpu_chunk *ch
 	return end - off;
 }
 
-static __printf(1, 2) void pcpu_warn(const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	vm_count(PL_EV_BAD_INPUT, 1);
-	pl_warn_ratelimited("%s", msg);
-}
-
 /* ---- the API ------------------------------------------------------------------------ */
 
 void *__alloc_percpu_gfp(size_t size, size_t align, gfp_t gfp)
@@ -577,7 +565,7 @@ void *__alloc_percpu_gfp(size_t size, size_t align, gfp_t gfp)
 	size = (size + PCPU_MIN_ALLOC_SIZE - 1) & ~(size_t)(PCPU_MIN_ALLOC_SIZE - 1);
 	if (unlikely(!size || size > PCPU_MIN_UNIT_SIZE || align > PAGE_SIZE ||
 		     (align & (align - 1)))) {
-		pcpu_warn("illegal size (%zu) or align (%zu) for percpu allocation", size, align);
+		vmap_bad_input("illegal size (%zu) or align (%zu) for percpu allocation", size, align);
 		return NULL;
 	}
 	ps = pcpu_space(m->vmap);
@@ -683,7 +671,7 @@ int free_percpu(void *ptr)
 	}
 	ps = __atomic_load_n(&m->vmap->percpu, __ATOMIC_ACQUIRE);
 	if (!ps) {
-		pcpu_warn("free_percpu: %p is not a percpu pointer", ptr);
+		vmap_bad_input("free_percpu: %p is not a percpu pointer", ptr);
 		return -EINVAL;
 	}
 	spin_lock(&ps->lock);
@@ -692,7 +680,7 @@ int free_percpu(void *ptr)
 	if (!chunk || !IS_ALIGNED(addr, PCPU_MIN_ALLOC_SIZE) ||
 	    !test_bit_ul(chunk->bound_map, off) || !test_bit_ul(chunk->alloc_map, off)) {
 		spin_unlock(&ps->lock);
-		pcpu_warn("free_percpu: %p is %s", ptr, chunk ? "not the start of a live percpu "
+		vmap_bad_input("free_percpu: %p is %s", ptr, chunk ? "not the start of a live percpu "
 			  "allocation" : "not a percpu pointer");
 		return -EINVAL;
 	}

@@ -52,7 +52,7 @@ static inline bool vmalloc_enter(const char *fn)
 	return __vmalloc_enter(fn, false);
 }
 
-static __printf(1, 2) void vmalloc_bad_input(const char *fmt, ...)
+void vmap_bad_input(const char *fmt, ...)
 {
 	char msg[200];
 	va_list ap;
@@ -292,33 +292,33 @@ static int vmalloc_check_args(unsigned long size, unsigned long align, unsigned 
 	unsigned long need;
 
 	if (unlikely(!size)) {
-		vmalloc_bad_input("vmalloc: size 0");
+		vmap_bad_input("vmalloc: size 0");
 		return -EINVAL;
 	}
 	if (unlikely(!align || (align & (align - 1)))) {
-		vmalloc_bad_input("vmalloc: alignment %#lx is not a power of two", align);
+		vmap_bad_input("vmalloc: alignment %#lx is not a power of two", align);
 		return -EINVAL;
 	}
 	if (unlikely(size > ULONG_MAX - 2 * PAGE_SIZE ||
 		     (size >> PAGE_SHIFT) > totalram_pages())) {
-		vmalloc_bad_input("vmalloc error: size %lu, exceeds total pages (size overflow)",
+		vmap_bad_input("vmalloc error: size %lu, exceeds total pages (size overflow)",
 				  size);
 		return -EINVAL;
 	}
 	if (unlikely(start < VMALLOC_START || end > VMALLOC_END || start >= end ||
 		     !IS_ALIGNED(start, PAGE_SIZE) || !IS_ALIGNED(end, PAGE_SIZE))) {
-		vmalloc_bad_input("vmalloc: window [%#lx, %#lx) is not a page-aligned part of "
+		vmap_bad_input("vmalloc: window [%#lx, %#lx) is not a page-aligned part of "
 				  "[%#lx, %#lx)", start, end, VMALLOC_START, VMALLOC_END);
 		return -EINVAL;
 	}
 	need = ((size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1)) + PAGE_SIZE;
 	if (unlikely(end - start < need)) {
-		vmalloc_bad_input("vmalloc: window [%#lx, %#lx) smaller than size %lu + guard",
+		vmap_bad_input("vmalloc: window [%#lx, %#lx) smaller than size %lu + guard",
 				  start, end, size);
 		return -EINVAL;
 	}
 	if (unlikely(align > end - start)) {
-		vmalloc_bad_input("vmalloc: alignment %#lx larger than the window (alignment "
+		vmap_bad_input("vmalloc: alignment %#lx larger than the window (alignment "
 				  "overflow)", align);
 		return -EINVAL;
 	}
@@ -445,12 +445,12 @@ static int check_free_addr(const char *fn, unsigned long addr, unsigned long nee
 	struct vmap_area *va;
 
 	if (unlikely(!IS_ALIGNED(addr, PAGE_SIZE))) {
-		vmalloc_bad_input("Trying to %s() bad address (%#lx): not page aligned", fn, addr);
+		vmap_bad_input("Trying to %s() bad address (%#lx): not page aligned", fn, addr);
 		return -EINVAL;
 	}
 	va = find_vmap_area(addr);
 	if (unlikely(!va || va->va_start != addr || !va->vm)) {
-		vmalloc_bad_input("Trying to %s() nonexistent vm area (%#lx)%s", fn, addr,
+		vmap_bad_input("Trying to %s() nonexistent vm area (%#lx)%s", fn, addr,
 				  va ? ": not the start of an area" : "");
 		return -EINVAL;
 	}
@@ -461,11 +461,11 @@ static int check_free_addr(const char *fn, unsigned long addr, unsigned long nee
 	 * refuses, as for any address that is not a vmalloc/vmap area.
 	 */
 	if (unlikely(va->vm->flags & VM_PCPU)) {
-		vmalloc_bad_input("Trying to %s() area %#lx of a percpu chunk", fn, addr);
+		vmap_bad_input("Trying to %s() area %#lx of a percpu chunk", fn, addr);
 		return -EINVAL;
 	}
 	if (unlikely(need_flags && !(va->vm->flags & need_flags))) {
-		vmalloc_bad_input("Trying to %s() area %#lx of the wrong kind (flags %#lx)", fn,
+		vmap_bad_input("Trying to %s() area %#lx of the wrong kind (flags %#lx)", fn,
 				  addr, va->vm->flags);
 		return -EINVAL;
 	}
@@ -488,7 +488,7 @@ int vfree(const void *addr)
 	vs = this_vmap();
 	vm = remove_vm_area(a);
 	if (unlikely(!vm)) {	/* lost a race with another vfree of it */
-		vmalloc_bad_input("Trying to vfree() nonexistent vm area (%#lx)", a);
+		vmap_bad_input("Trying to vfree() nonexistent vm area (%#lx)", a);
 		return -EINVAL;
 	}
 	vm_free_pages(vs, vm);
@@ -519,7 +519,7 @@ int vfree_atomic(const void *addr)
 	vs = this_vmap();
 	link = vmalloc_host_addr(vs, a);
 	if (!link) {
-		vmalloc_bad_input("Trying to vfree_atomic() an unmapped area (%#lx)", a);
+		vmap_bad_input("Trying to vfree_atomic() an unmapped area (%#lx)", a);
 		return -EINVAL;
 	}
 	head = __atomic_load_n(&vs->deferred, __ATOMIC_RELAXED);
@@ -562,7 +562,7 @@ void *vmap(struct page **pages, unsigned int count, unsigned long flags, pgprot_
 	if (!vmalloc_enter(__func__))
 		return NULL;
 	if (!count || !pages || count > totalram_pages()) {
-		vmalloc_bad_input("vmap: %u pages (none, or more than the machine has)", count);
+		vmap_bad_input("vmap: %u pages (none, or more than the machine has)", count);
 		return NULL;
 	}
 	for (unsigned int i = 0; i < count; i++) {
@@ -571,7 +571,7 @@ void *vmap(struct page **pages, unsigned int count, unsigned long flags, pgprot_
 		if (!p || p < m->mem_map || p >= m->mem_map + m->max_pfn ||
 		    (uintptr_t)((char *)p - (char *)m->mem_map) % sizeof(struct page) ||
 		    page_ref_count(p) <= 0) {
-			vmalloc_bad_input("vmap: pages[%u] is not an allocated page of this machine",
+			vmap_bad_input("vmap: pages[%u] is not an allocated page of this machine",
 					  i);
 			return NULL;
 		}
@@ -608,7 +608,7 @@ int vunmap(const void *addr)
 	vs = this_vmap();
 	vm = remove_vm_area(a);
 	if (!vm) {
-		vmalloc_bad_input("Trying to vunmap() nonexistent vm area (%#lx)", a);
+		vmap_bad_input("Trying to vunmap() nonexistent vm area (%#lx)", a);
 		return -EINVAL;
 	}
 	vm_struct_free(vs, vm);

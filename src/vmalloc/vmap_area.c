@@ -557,7 +557,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 		vs->ops = &vmap_index_maple_ops;
 		break;
 	default:
-		pl_warn_ratelimited("vmalloc: vmap_index %d is not implemented",
+		pl_warn_ratelimited("vmalloc: unknown vmap_index %d",
 				    (int)m->config.design.vmap_index);
 		free(vs);
 		return NULL;

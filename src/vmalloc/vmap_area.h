@@ -279,6 +279,12 @@ static inline void vm_count(enum pl_vm_event item, unsigned long delta)
 	pl_count_events(&pl_this.cpu->events, item, delta);
 }
 
+/**
+ * vmap_bad_input() - report bad input to the vmalloc layers (vmalloc, vm_map_ram,
+ * percpu): count PL_EV_BAD_INPUT and warn, rate-limited, with the message.
+ */
+__printf(1, 2) void vmap_bad_input(const char *fmt, ...);
+
 /* Move every entry of @list to the tail of @head; @list is left empty. */
 static inline void vlist_splice_tail_init(struct list_head *list, struct list_head *head)
 {

@@ -174,18 +174,6 @@ static inline unsigned int pages_order(unsigned int count)
 	return count <= 1 ? 0 : (unsigned int)(32 - __builtin_clz(count - 1));
 }
 
-static __printf(1, 2) void vb_bad_input(const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	vm_count(PL_EV_BAD_INPUT, 1);
-	pl_warn_ratelimited("%s", msg);
-}
-
 /* ---- blocks -------------------------------------------------------------------- */
 
 /*
@@ -304,7 +292,7 @@ static int vb_free(struct vmap_space *vs, unsigned long addr, unsigned int count
 	vb = vb_lookup(vs, vbq, addr);
 	if (!vb) {
 		spin_unlock(&vbq->lock);
-		vb_bad_input("vm_unmap_ram: %#lx (%u pages) is not a vm_map_ram address", addr, count);
+		vmap_bad_input("vm_unmap_ram: %#lx (%u pages) is not a vm_map_ram address", addr, count);
 		return -EINVAL;
 	}
 	spin_lock(&vb->lock);
@@ -312,13 +300,13 @@ static int vb_free(struct vmap_space *vs, unsigned long addr, unsigned int count
 	offset = (addr - vb->va->va_start) >> PAGE_SHIFT;
 	if (vb->dead || !vb_test(vb->used_map, offset) || !vb->nr[offset]) {
 		spin_unlock(&vb->lock);
-		vb_bad_input("vm_unmap_ram: %#lx is not the start of a live vm_map_ram mapping", addr);
+		vmap_bad_input("vm_unmap_ram: %#lx is not the start of a live vm_map_ram mapping", addr);
 		return -EINVAL;
 	}
 	if (vb->nr[offset] != count) {
 		n = vb->nr[offset];
 		spin_unlock(&vb->lock);
-		vb_bad_input("vm_unmap_ram: %#lx maps %lu pages, not %u (wrong count)", addr, n, count);
+		vmap_bad_input("vm_unmap_ram: %#lx maps %lu pages, not %u (wrong count)", addr, n, count);
 		return -EINVAL;
 	}
 	order = pages_order(count);
@@ -447,7 +435,7 @@ static bool vm_map_ram_pages_ok(struct page **pages, unsigned int count)
 		if (!p || p < m->mem_map || p >= m->mem_map + m->max_pfn ||
 		    (uintptr_t)((char *)p - (char *)m->mem_map) % sizeof(struct page) ||
 		    page_ref_count(p) <= 0) {
-			vb_bad_input("vm_map_ram: pages[%u] is not an allocated page of this machine",
+			vmap_bad_input("vm_map_ram: pages[%u] is not an allocated page of this machine",
 				     i);
 			return false;
 		}
@@ -467,7 +455,7 @@ void *vm_map_ram(struct page **pages, unsigned int count, int node)
 	}
 	vs = m->vmap;
 	if (unlikely(!count || !pages || count > m->max_pfn)) {
-		vb_bad_input("vm_map_ram: %u pages (none, or more than the machine has)", count);
+		vmap_bad_input("vm_map_ram: %u pages (none, or more than the machine has)", count);
 		return NULL;
 	}
 	if (!vm_map_ram_pages_ok(pages, count))
@@ -508,7 +496,7 @@ int vm_unmap_ram(const void *mem, unsigned int count)
 	vs = m->vmap;
 	if (unlikely(!count || !IS_ALIGNED(addr, PAGE_SIZE) || addr < VMALLOC_START ||
 		     addr >= VMALLOC_END || size > VMALLOC_END - addr)) {
-		vb_bad_input("vm_unmap_ram: bad address %#lx or count %u", addr, count);
+		vmap_bad_input("vm_unmap_ram: bad address %#lx or count %u", addr, count);
 		return -EINVAL;
 	}
 	if (likely(count <= VMAP_MAX_ALLOC))
@@ -517,14 +505,14 @@ int vm_unmap_ram(const void *mem, unsigned int count)
 	va = find_vmap_area(addr);
 	if (unlikely(!va || va->va_start != addr || va->vm || !(va->flags & VMAP_RAM) ||
 		     (va->flags & VMAP_BLOCK) || va_size(va) != size)) {
-		vb_bad_input("vm_unmap_ram: %#lx is not a vm_map_ram mapping of %u pages%s", addr,
+		vmap_bad_input("vm_unmap_ram: %#lx is not a vm_map_ram mapping of %u pages%s", addr,
 			     count, va && (va->flags & VMAP_RAM) && va->va_start == addr &&
 			     !(va->flags & VMAP_BLOCK) ? " (wrong count)" : "");
 		return -EINVAL;
 	}
 	va = find_unlink_vmap_area(addr, false);
 	if (unlikely(!va)) {	/* lost a race with another unmap of it */
-		vb_bad_input("vm_unmap_ram: %#lx is not a vm_map_ram mapping", addr);
+		vmap_bad_input("vm_unmap_ram: %#lx is not a vm_map_ram mapping", addr);
 		return -EINVAL;
 	}
 	vunmap_range_noflush(va->va_start, va->va_end);

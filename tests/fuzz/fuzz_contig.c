@@ -269,18 +269,6 @@ void op_alloc_contig_pages(struct fz *f, const uint8_t *a)
 	add_run(f, pfn, nr);
 }
 
-/* A free pfn at or after @from, wrapping; -1 if none. */
-static long free_pfn_from(struct fz *f, unsigned long from)
-{
-	for (unsigned long i = 0; i < NR_PFNS; i++) {
-		unsigned long pfn = (from + i) % NR_PFNS;
-
-		if (f->model[pfn] == FZ_PFN_FREE)
-			return (long)pfn;
-	}
-	return -1;
-}
-
 void op_bad_contig(struct fz *f, const uint8_t *a)
 {
 	struct live *l = pick_live(f, a[1]);
@@ -290,7 +278,7 @@ void op_bad_contig(struct fz *f, const uint8_t *a)
 
 	switch (a[0] % 8) {
 	case 0: /* free_contig_range() over free pages */
-		pfn = free_pfn_from(f, (unsigned long)a[1] << 4 | (a[2] & 15));
+		pfn = find_free_pfn(f, (unsigned long)a[1] << 4 | (a[2] & 15));
 		if (pfn < 0)
 			return;
 		bad_begin(f, &bc);
@@ -313,7 +301,7 @@ void op_bad_contig(struct fz *f, const uint8_t *a)
 		ret = split_page(l->page, l->order + 1 + a[2] % 3);
 		break;
 	case 4: /* split_page() of a free page */
-		pfn = free_pfn_from(f, (unsigned long)a[1] << 4);
+		pfn = find_free_pfn(f, (unsigned long)a[1] << 4);
 		if (pfn < 0)
 			return;
 		bad_begin(f, &bc);
@@ -332,7 +320,7 @@ void op_bad_contig(struct fz *f, const uint8_t *a)
 					 GFP_KERNEL | __GFP_COMP);
 		break;
 	default: /* free_pages_bulk() with a free page in the array */
-		pfn = free_pfn_from(f, (unsigned long)a[1] << 4);
+		pfn = find_free_pfn(f, (unsigned long)a[1] << 4);
 		if (pfn < 0)
 			return;
 		pages[0] = f->nr_runs ? pfn_to_page(f->runs[a[2] % f->nr_runs].pfn)

@@ -101,6 +101,8 @@ void remove_live(struct fz *f, struct live *l);
 struct live *pick_live(struct fz *f, uint8_t idx);
 gfp_t gfp_class(uint8_t c);
 unsigned long fz_nr_model_free(struct fz *f);
+/* A pfn the model has free, at or after @from, wrapping; -1 if none. */
+long find_free_pfn(struct fz *f, unsigned long from);
 /* Compare the free lists with the model (re-reading FREE/SYS if f->sys_op). */
 void compare_with_model(struct fz *f);
 

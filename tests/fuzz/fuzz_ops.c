@@ -346,7 +346,7 @@ static void freed_one_ref(struct fz *f, struct live *l)
 }
 
 /* A free pfn at or after @from, wrapping; -1 if none. */
-static long find_free_pfn(struct fz *f, unsigned long from)
+long find_free_pfn(struct fz *f, unsigned long from)
 {
 	for (unsigned long i = 0; i < NR_PFNS; i++) {
 		unsigned long pfn = (from + i) % NR_PFNS;

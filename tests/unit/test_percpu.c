@@ -110,42 +110,18 @@ static void test_many_random(void **state)
 	percpu_done(m);
 }
 
-/* What bad input must not change: percpu and vmalloc counters, free pages, vmallocinfo. */
-struct pcpu_snap {
-	struct pl_percpu_stats ps;
-	struct pl_vmalloc_stats vs;
-	unsigned long free_pages;
-	char info[8192];
-};
-
-static void pcpu_snap(struct pl_machine *m, struct pcpu_snap *s)
-{
-	memset(s, 0, sizeof(*s));
-	pl_percpu_stats(m, &s->ps);
-	pl_vmalloc_stats(m, &s->vs);
-	s->free_pages = pl_nr_free_pages(m);
-	assert_true(pl_show_vmallocinfo(m, s->info, sizeof(s->info)) >= 0);
-}
-
 /* One warning saying @what since @w, and nothing changed since @before; the checker is clean. */
 static void pcpu_refused(struct pl_machine *m, unsigned long w, const char *what,
-			 const struct pcpu_snap *before)
+			 const struct vm_snap *before)
 {
-	static struct pcpu_snap now;
-
 	assert_warned(w, what);
-	pcpu_snap(m, &now);
-	assert_memory_equal(&now.ps, &before->ps, sizeof(now.ps));
-	assert_memory_equal(&now.vs, &before->vs, sizeof(now.vs));
-	assert_int_equal(now.free_pages, before->free_pages);
-	assert_string_equal(now.info, before->info);
-	assert_int_equal(pl_check_machine(m), 0);
+	vm_assert_unchanged(m, before);
 }
 
 static void test_bad_input(void **state)
 {
 	struct pl_machine *m = vm_test_machine(2, "v6.18");
-	static struct pcpu_snap s;
+	static struct vm_snap s;
 	unsigned long w;
 	char *p, *v;
 
@@ -154,7 +130,7 @@ static void test_bad_input(void **state)
 	p = __alloc_percpu(64, 16);
 	v = vmalloc(PAGE_SIZE);
 	drain_all_pages(NULL);
-	pcpu_snap(m, &s);
+	vm_snap_take(m, &s);
 
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(v), -EINVAL);		/* a vmalloc address */
@@ -183,7 +159,7 @@ static void test_bad_input(void **state)
 
 	assert_int_equal(free_percpu(p), 0);
 	drain_all_pages(NULL);
-	pcpu_snap(m, &s);
+	vm_snap_take(m, &s);
 	w = pl_warn_count();
 	assert_int_equal(free_percpu(p), -EINVAL);		/* double free */
 	pcpu_refused(m, w, "not the start", &s);

@@ -205,32 +205,6 @@ static void test_unmap_aliases_flushes(void **state)
 	vm_test_done(m);
 }
 
-/* A snapshot of what bad input must not change. */
-struct vm_snap {
-	struct pl_vmalloc_stats st;
-	unsigned long free_pages;
-	char info[8192];
-};
-
-static void snap(struct pl_machine *m, struct vm_snap *s)
-{
-	memset(s, 0, sizeof(*s));
-	pl_vmalloc_stats(m, &s->st);
-	s->free_pages = pl_nr_free_pages(m);
-	assert_true(pl_show_vmallocinfo(m, s->info, sizeof(s->info)) >= 0);
-}
-
-static void vm_assert_unchanged(struct pl_machine *m, const struct vm_snap *before)
-{
-	struct vm_snap now;
-
-	snap(m, &now);
-	assert_memory_equal(&now.st, &before->st, sizeof(now.st));
-	assert_int_equal(now.free_pages, before->free_pages);
-	assert_string_equal(now.info, before->info);
-	assert_int_equal(pl_check_vmalloc(m), 0);
-}
-
 /* @ret is -EINVAL (or NULL: 0) with one warning saying @what, and nothing changed. */
 #define REFUSED(m, s, ret, want, what)				\
 	do {							\
@@ -257,7 +231,7 @@ static void test_bad_input(void **state)
 	gone = vm_map_ram(pages, 1, NUMA_NO_NODE);
 	assert_int_equal(vm_unmap_ram(gone, 1), 0);
 	drain_all_pages(NULL);
-	snap(m, &s);
+	vm_snap_take(m, &s);
 
 	REFUSED(m, &s, vm_unmap_ram(p, 4), -EINVAL, "wrong count");	/* same order */
 	REFUSED(m, &s, vm_unmap_ram(p, 1), -EINVAL, "wrong count");

@@ -87,6 +87,36 @@ static inline void vm_test_done(struct pl_machine *m)
 	test_machine_done(m);	/* pl_check_machine(): zones + vmalloc */
 }
 
+/* What bad input must not change: vmalloc and percpu counters, free pages, vmallocinfo. */
+struct vm_snap {
+	struct pl_vmalloc_stats st;
+	struct pl_percpu_stats ps;
+	unsigned long free_pages;
+	char info[8192];
+};
+
+static inline void vm_snap_take(struct pl_machine *m, struct vm_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	pl_vmalloc_stats(m, &s->st);
+	pl_percpu_stats(m, &s->ps);
+	s->free_pages = pl_nr_free_pages(m);
+	assert_true(pl_show_vmallocinfo(m, s->info, sizeof(s->info)) >= 0);
+}
+
+/* Nothing in @before changed, and the checker (zones, vmalloc, percpu) is clean. */
+static inline void vm_assert_unchanged(struct pl_machine *m, const struct vm_snap *before)
+{
+	static struct vm_snap now;
+
+	vm_snap_take(m, &now);
+	assert_memory_equal(&now.st, &before->st, sizeof(now.st));
+	assert_memory_equal(&now.ps, &before->ps, sizeof(now.ps));
+	assert_int_equal(now.free_pages, before->free_pages);
+	assert_string_equal(now.info, before->info);
+	assert_int_equal(pl_check_machine(m), 0);
+}
+
 /* Exactly one warning since @before, and it says @what. */
 static inline void assert_warned(unsigned long before, const char *what)
 {
