@@ -525,6 +525,107 @@ static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo
 }
 
 /*
+ * Outside RCU mode, the leaf level's new content @b, for a store over two
+ * adjacent leaves (an erase widened over a NULL neighbour across the leaf
+ * boundary), is written back into the same two leaves, cut in the middle:
+ * only the pivot that separates them moves, at the depth where the spines
+ * part. Every node on the left spine below that depth ends in the slot on
+ * the spine, and every one on the right spine starts in it, so their edges
+ * are implied by that pivot. The halving also rebalances the two leaves
+ * (the kernel's mas_rebalance() moves entries between neighbours the same
+ * way). Nothing is allocated, freed or re-parented.
+ * Return: false (nothing changed) if this store has to take the general path.
+ */
+static bool wr_span_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b)
+{
+	unsigned int lca = wr->lca, k = b->n / 2;
+	struct maple_node *ln = mte_to_node(wr->l[leaf]), *rn = mte_to_node(wr->r[leaf]);
+	struct maple_node *pn = mte_to_node(wr->l[lca]);
+	enum maple_type pt = mte_node_type(wr->l[lca]);
+	unsigned long gl, gr;
+
+	if (wr->retire.rcu || lca >= leaf || wr->l[lca] != wr->r[lca] ||
+	    wr->roff[lca] != wr->loff[lca] + 1 || wr->lmax[leaf] + 1 != wr->rmin[leaf] ||
+	    b->n < 2 * MAPLE_RANGE64_MIN || b->n > 2 * MAPLE_RANGE64_SLOTS ||
+	    b->min != wr->lmin[leaf] || b->piv[b->n - 1] != wr->rmax[leaf])
+		return false;
+	gl = big_fill_node(wr, ln, maple_leaf_64, b, 0, k);
+	gr = big_fill_node(wr, rn, maple_leaf_64, b, k, b->n);
+	ma_pivots(pn, pt)[wr->loff[lca]] = b->piv[k - 1];
+	if (!wr->alloc)
+		return true;
+	/* Each spine below the parting node ends (starts) in its slot: its gap is the child's. */
+	for (unsigned int d = leaf - 1; d > lca; d--) {
+		struct maple_node *l = mte_to_node(wr->l[d]), *r = mte_to_node(wr->r[d]);
+
+		ma_store_gap(&l->ma64.gap[wr->loff[d]], gl);
+		ma_store_gap(&r->ma64.gap[wr->roff[d]], gr);
+		gl = ma_arange_max_gap(l);
+		gr = ma_arange_max_gap(r);
+	}
+	ma_store_gap(&pn->ma64.gap[wr->loff[lca]], gl);
+	ma_store_gap(&pn->ma64.gap[wr->roff[lca]], gr);
+	wr_update_gaps(wr, lca, ma_arange_max_gap(pn));
+	return true;
+}
+
+/*
+ * Outside RCU mode, a leaf whose new content @b is one or two entries too
+ * many is split in place: it keeps the first half, a new leaf takes the rest
+ * and goes into the parent right after it, if the parent has room. The
+ * children moved one slot right get their parent words (which hold the slot)
+ * again. One node is allocated, none is replaced.
+ * Return: false (nothing changed) if this store has to take the general path.
+ */
+static bool wr_split_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b)
+{
+	struct maple_node *ln = mte_to_node(wr->l[leaf]), *pn, *node;
+	enum maple_type pt;
+	unsigned int off, end, np, k = b->n / 2;
+	unsigned long *piv, *gaps, gl, gr;
+	void **slots;
+
+	if (wr->retire.rcu || !leaf || b->n > 2 * MAPLE_RANGE64_SLOTS ||
+	    b->min != wr->lmin[leaf] || b->piv[b->n - 1] != wr->lmax[leaf])
+		return false;
+	pn = mte_to_node(wr->l[leaf - 1]);
+	pt = mte_node_type(wr->l[leaf - 1]);
+	np = mt_pivots[pt];
+	piv = ma_pivots(pn, pt);
+	end = ma_data_end(piv, np);
+	if (end + 1 >= mt_slots[pt])
+		return false;		/* the parent is full: the general path splits it too */
+	node = wr_alloc(wr, maple_leaf_64);
+	if (!node)
+		return false;
+	gl = big_fill_node(wr, ln, maple_leaf_64, b, 0, k);
+	gr = big_fill_node(wr, node, maple_leaf_64, b, k, b->n);
+	/* Open slot off + 1 in the parent; its old last pivot (ULONG_MAX) moves along. */
+	slots = ma_slots(pn, pt);
+	gaps = ma_gaps(pn, pt);
+	off = wr->loff[leaf - 1];
+	for (unsigned int i = end; i > off; i--) {
+		slots[i + 1] = slots[i];
+		if (i + 1 < np)
+			piv[i + 1] = piv[i];
+		if (gaps)
+			gaps[i + 1] = gaps[i];
+		ma_set_parent(mte_to_node(slots[i + 1]), ma_mk_parent(pn, i + 1));
+	}
+	if (off + 1 < np)
+		piv[off + 1] = piv[off];
+	piv[off] = b->piv[k - 1];
+	ma_set_parent(node, ma_mk_parent(pn, off + 1));
+	slots[off + 1] = mt_mk_node(node, maple_leaf_64);
+	if (!gaps)
+		return true;
+	ma_store_gap(&gaps[off], gl);
+	ma_store_gap(&gaps[off + 1], gr);
+	wr_update_gaps(wr, leaf - 1, ma_arange_max_gap(pn));
+	return true;
+}
+
+/*
  * The root level's new content is @b (entries of @type's level): build and
  * publish the new root, growing or shrinking the tree.
  */
@@ -768,6 +869,11 @@ widened:
 		wr_finish(wr);
 		return 0;
 	}
+
+	/* Outside RCU mode, two leaves rebalanced or one split, in place. */
+	if (ll != rl ? wr_span_inplace(wr, leaf, &b) :
+	    b.n > MAPLE_RANGE64_SLOTS && wr_split_inplace(wr, leaf, &b))
+		return 0;
 
 	/* 3. The general path. */
 	wr_consume(wr, ll);

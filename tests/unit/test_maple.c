@@ -569,6 +569,93 @@ static void test_alloc_failure(void **state)
 	check_done(&mt, before);
 }
 
+/* The leaf holding @index (its encoded node) and that leaf's range. */
+static struct maple_enode *leaf_of(struct maple_tree *mt, unsigned long index, unsigned long *min,
+				   unsigned long *max)
+{
+	MA_STATE(mas, mt, index, index);
+
+	mas_walk(&mas);
+	if (min)
+		*min = mas.min;
+	if (max)
+		*max = mas.max;
+	return mas.node;
+}
+
+/*
+ * Outside RCU mode an erase widened across a leaf boundary rebalances the two
+ * leaves in place, and a leaf one slot too full splits in place (it keeps
+ * its first half); in RCU mode both publish new nodes and never touch a leaf
+ * a reader may hold. Either way the content is the same.
+ */
+static void test_inplace_outside_rcu(void **state)
+{
+	(void)state;
+	for (int rcu = 0; rcu < 2; rcu++) {
+		struct maple_tree mt;
+		long before = mt_nr_allocated();
+		unsigned long n = build_deep(&mt, MT_FLAGS_ALLOC_RANGE, 3), i, lmax = 0, lmin = 0;
+		struct maple_enode *l1 = NULL, *l2, *a, *b;
+		unsigned long nodes;
+
+		if (rcu)
+			mt_set_in_rcu(&mt);
+		/* An entry last in its leaf, with the NULL after it in the next leaf. */
+		for (i = 1; i + 1 < n; i++) {
+			l1 = leaf_of(&mt, 10 * i, NULL, &lmax);
+			if (lmax == 10 * i + 4)
+				break;
+		}
+		assert_true(i + 1 < n);
+		l2 = leaf_of(&mt, 10 * i + 5, NULL, NULL);
+		assert_ptr_not_equal(l1, l2);
+		nodes = mt_nr_nodes(&mt);
+		assert_ptr_equal(mtree_erase(&mt, 10 * i), mk(i));
+		check_valid(&mt);
+		{
+			MA_STATE(mas, &mt, 10 * i, 10 * i);
+
+			assert_null(mas_walk(&mas));
+			assert_int_equal(mas.index, 10 * i - 5);
+			assert_int_equal(mas.last, 10 * i + 9);
+		}
+		assert_ptr_equal(mtree_load(&mt, 10 * i - 6), mk(i - 1));
+		assert_ptr_equal(mtree_load(&mt, 10 * i + 10), mk(i + 1));
+		a = leaf_of(&mt, 10 * i - 6, NULL, NULL);
+		b = leaf_of(&mt, 10 * i + 10, NULL, NULL);
+		if (!rcu) {
+			assert_true(a == l1 || a == l2);
+			assert_true(b == l1 || b == l2);
+			assert_int_equal(mt_nr_nodes(&mt), nodes);
+		} else {
+			assert_true(a != l1 && a != l2 && b != l1 && b != l2);
+		}
+
+		/* Fill the NULL ranges of one leaf until it splits. */
+		nodes = mt_nr_nodes(&mt);
+		for (unsigned long j = n / 2;; j++) {
+			struct maple_enode *leaf = leaf_of(&mt, 10 * j + 6, &lmin, NULL);
+
+			assert_true(j < n);
+			assert_int_equal(mtree_store_range(&mt, 10 * j + 6, 10 * j + 7, mk(n + j),
+							   GFP_KERNEL), 0);
+			check_valid(&mt);
+			assert_ptr_equal(mtree_load(&mt, 10 * j + 7), mk(n + j));
+			assert_null(mtree_load(&mt, 10 * j + 8));
+			if (mt_nr_nodes(&mt) == nodes)
+				continue;
+			assert_int_equal(mt_nr_nodes(&mt), nodes + 1);
+			if (rcu)
+				assert_ptr_not_equal(leaf_of(&mt, lmin, NULL, NULL), leaf);
+			else
+				assert_ptr_equal(leaf_of(&mt, lmin, NULL, NULL), leaf);
+			break;
+		}
+		check_done(&mt, before);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_iteration),
 		cmocka_unit_test(test_preallocate),
 		cmocka_unit_test(test_alloc_failure),
+		cmocka_unit_test(test_inplace_outside_rcu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
