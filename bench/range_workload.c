@@ -9,9 +9,13 @@
  * align= (pages, comma list, default 1,512), pairs= (default 200000),
  * seed=, peers= (directory of the peer binaries, default build/peers next to
  * this binary's directory; peers=none runs ours only), peer_timeout= (seconds
- * per peer run, default 120: drm_mm's aligned lowest fit is slow).
+ * per peer run, default 120: drm_mm's aligned lowest fit is slow), reps=
+ * (default 3: rounds of ours-then-each-peer, the median of each reported).
  *
- * Ours and the kernel's maple tree are driven alike: under the tree lock,
+ * Ours and the kernel's maple tree are driven alike: the space outside the
+ * window is stored as one reserved entry on each side (XA_ZERO_ENTRY in the
+ * kernel's tree, a token in ours), as vmalloc's maple index keeps
+ * [0, VMALLOC_START) and [VMALLOC_END, ~0] as entries; under the tree lock,
  * mas_empty_area() for size + align - 1 pages, round the start up with the
  * kernel's ALIGN() (align must be a power of 2), store;
  * free is mtree_erase(). drm_mm gets DRM_MM_INSERT_LOW with its own alignment.
@@ -30,12 +34,23 @@ struct rw_area {
 
 static unsigned long rw_lo, rw_hi;
 
+/* What ours stores over the space outside the window (the kernel peer: XA_ZERO_ENTRY). */
+static const unsigned long rw_reserved_token;
+#define RW_RESERVED	((void *)&rw_reserved_token)
+
 static void *rw_init(unsigned long start, unsigned long end)
 {
 	struct maple_tree *mt = malloc(sizeof(*mt));
 
-	if (mt)
-		mt_init_flags(mt, MT_FLAGS_ALLOC_RANGE);
+	if (!mt)
+		return NULL;
+	mt_init_flags(mt, MT_FLAGS_ALLOC_RANGE);
+	if (mtree_store_range(mt, 0, start - 1, RW_RESERVED, GFP_KERNEL) ||
+	    mtree_store_range(mt, end + 1, ULONG_MAX, RW_RESERVED, GFP_KERNEL)) {
+		mtree_destroy(mt);
+		free(mt);
+		return NULL;
+	}
 	rw_lo = start;
 	rw_hi = end;
 	return mt;
@@ -123,23 +138,115 @@ static void default_peers_dir(char *out, size_t len)
 	snprintf(out, len, "%s/peers", dirname(exe));
 }
 
+#define RW_MAX_REPS	15
+#define RW_BACKENDS	(1 + ARRAY_SIZE(peer_bins))
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * One (live, align) row: @reps rounds, each running ours and then every peer,
+ * so that a slow spell on a shared machine hits every backend alike. A peer
+ * that fails or times out is not run again. Reported: the median of each.
+ */
+static int range_workload_row(struct bench *b, const char *dir, unsigned long live,
+			      unsigned long align, unsigned long pairs, unsigned long seed,
+			      unsigned long reps, unsigned long timeout, bool peers_off,
+			      bool *missing_said)
+{
+	double pair[RW_BACKENDS][RW_MAX_REPS], fill[RW_BACKENDS][RW_MAX_REPS];
+	unsigned int got[RW_BACKENDS] = { 0 };
+	bool skip[RW_BACKENDS] = { false }, failed[RW_BACKENDS] = { false };
+	char name[RW_BACKENDS][64] = { "pagelab maple_tree" }, test[96];
+	double ours = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(peer_bins); i++) {
+		char path[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, peer_bins[i]);
+		skip[i + 1] = peers_off || access(path, X_OK);
+		if (skip[i + 1] && !peers_off && !*missing_said) {
+			fprintf(b->out, "range_workload: no peer %s (scripts/build-peers.sh builds them); "
+				"ours only\n", path);
+			*missing_said = true;
+		}
+	}
+	for (unsigned long r = 0; r < reps; r++) {
+		struct rw_result res;
+
+		if (rw_run(live, align, pairs, seed, &res)) {
+			fprintf(stderr, "range_workload: live=%lu align=%lu failed\n", live, align);
+			return 1;
+		}
+		pair[0][got[0]] = res.ns_per_pair;
+		fill[0][got[0]++] = res.ns_per_fill_alloc;
+		for (size_t i = 0; i < ARRAY_SIZE(peer_bins); i++) {
+			size_t k = i + 1;
+
+			if (skip[k])
+				continue;
+			if (run_peer(dir, peer_bins[i], live, align, pairs, seed, timeout, name[k],
+				     sizeof(name[k]), &res)) {
+				skip[k] = failed[k] = true;
+				snprintf(name[k], sizeof(name[k]), "%s", peer_bins[i]);
+				continue;
+			}
+			pair[k][got[k]] = res.ns_per_pair;
+			fill[k][got[k]++] = res.ns_per_fill_alloc;
+		}
+	}
+	snprintf(test, sizeof(test), "live%lu-align%lu", live, align);
+	for (size_t k = 0; k < RW_BACKENDS; k++) {
+		double p, f;
+
+		if (failed[k])
+			fprintf(b->out, "%-9lu %-6lu %-24s %12s\n", live, align, name[k],
+				"failed, or over peer_timeout");
+		if (failed[k] || !got[k])
+			continue;
+		p = median(pair[k], got[k]);
+		f = median(fill[k], got[k]);
+		if (!k)
+			ours = p;
+		fprintf(b->out, "%-9lu %-6lu %-24s %12.1f %14.1f %9.2f\n", live, align, name[k], p, f,
+			p / ours);
+		bench_emit(b, test, k ? name[k] : "pagelab-maple", 0, p, "ns/pair", NULL);
+	}
+	return 0;
+}
+
 static int range_workload_run(struct bench *b)
 {
 	const char *lives = param_str(b, "live", "10000,100000,1000000");
 	const char *aligns = param_str(b, "align", "1,512");
 	unsigned long pairs = param_ulong(b, "pairs", 200000);
 	unsigned long seed = param_ulong(b, "seed", 1);
+	unsigned long reps = param_ulong(b, "reps", 3);
 	const char *peers = param_str(b, "peers", NULL);
 	unsigned long timeout = param_ulong(b, "peer_timeout", 120);
 	char dir[PATH_MAX], lbuf[256], abuf[256], *lsave, *asave;
-	bool missing_said = false;
+	bool missing_said = false, peers_off = peers && !strcmp(peers, "none");
 
+	if (!reps || reps > RW_MAX_REPS) {
+		fprintf(stderr, "range_workload: reps=%lu is not in 1..%d\n", reps, RW_MAX_REPS);
+		return 1;
+	}
 	if (peers)
 		snprintf(dir, sizeof(dir), "%s", peers);
 	else
 		default_peers_dir(dir, sizeof(dir));
-	fprintf(b->out, "range_workload: 32 TiB window, 1..16 pages + guard, lowest fit, %lu free+alloc pairs\n",
-		pairs);
+	fprintf(b->out, "range_workload: 32 TiB window, 1..16 pages + guard, lowest fit, %lu free+alloc "
+		"pairs; median of %lu interleaved runs\n", pairs, reps);
 	fprintf(b->out, "%-9s %-6s %-24s %12s %14s %9s\n", "live", "align", "backend", "ns/pair",
 		"ns/fill-alloc", "x ours");
 	snprintf(lbuf, sizeof(lbuf), "%s", lives);
@@ -149,52 +256,22 @@ static int range_workload_run(struct bench *b)
 		snprintf(abuf, sizeof(abuf), "%s", aligns);
 		for (char *a = strtok_r(abuf, ",", &asave); a; a = strtok_r(NULL, ",", &asave)) {
 			unsigned long align = strtoul(a, NULL, 0);
-			struct rw_result ours, r;
-			char test[96], name[64];
 
 			if (!align || (align & (align - 1))) {
 				fprintf(stderr, "range_workload: align=%lu is not a power of 2 (pages)\n",
 					align);
 				return 1;
 			}
-			if (!live || rw_run(live, align, pairs, seed, &ours)) {
-				fprintf(stderr, "range_workload: live=%lu align=%lu failed\n", live, align);
+			if (!live || range_workload_row(b, dir, live, align, pairs, seed, reps, timeout,
+							peers_off, &missing_said))
 				return 1;
-			}
-			snprintf(test, sizeof(test), "live%lu-align%lu", live, align);
-			fprintf(b->out, "%-9lu %-6lu %-24s %12.1f %14.1f %9s\n", live, align,
-				"pagelab maple_tree", ours.ns_per_pair, ours.ns_per_fill_alloc, "1.00");
-			bench_emit(b, test, "pagelab-maple", 0, ours.ns_per_pair, "ns/pair", NULL);
-			if (peers && !strcmp(peers, "none"))
-				continue;
-			for (size_t i = 0; i < ARRAY_SIZE(peer_bins); i++) {
-				char path[PATH_MAX + 64];
-
-				snprintf(path, sizeof(path), "%s/%s", dir, peer_bins[i]);
-				if (access(path, X_OK)) {
-					if (!missing_said)
-						fprintf(b->out, "range_workload: no peer %s (scripts/build-peers.sh "
-							"builds them); ours only\n", path);
-					missing_said = true;
-					continue;
-				}
-				if (run_peer(dir, peer_bins[i], live, align, pairs, seed, timeout, name,
-					     sizeof(name), &r)) {
-					fprintf(b->out, "%-9lu %-6lu %-24s %12s\n", live, align, peer_bins[i],
-						"failed, or over peer_timeout");
-					continue;
-				}
-				fprintf(b->out, "%-9lu %-6lu %-24s %12.1f %14.1f %9.2f\n", live, align, name,
-					r.ns_per_pair, r.ns_per_fill_alloc, r.ns_per_pair / ours.ns_per_pair);
-				bench_emit(b, test, name, 0, r.ns_per_pair, "ns/pair", NULL);
-			}
 		}
 	}
 	return 0;
 }
 
 static const char *const range_workload_keys[] = { "live", "align", "pairs", "seed", "peers",
-						   "peer_timeout", NULL };
+						   "peer_timeout", "reps", NULL };
 
 const struct bench_suite suite_range_workload = {
 	.name = "range_workload",

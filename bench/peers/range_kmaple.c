@@ -44,6 +44,9 @@ static void *rw_init(unsigned long start, unsigned long end)
 	}
 	kmem_cache_set_non_kernel(maple_node_cache, UINT_MAX);
 	mt_init_flags(&rw_tree, MT_FLAGS_ALLOC_RANGE);
+	if (mtree_store_range(&rw_tree, 0, start - 1, XA_ZERO_ENTRY, GFP_KERNEL) ||
+	    mtree_store_range(&rw_tree, end + 1, ULONG_MAX, XA_ZERO_ENTRY, GFP_KERNEL))
+		return NULL;
 	rw_lo = start;
 	rw_hi = end;
 	return &rw_tree;
