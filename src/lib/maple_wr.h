@@ -41,6 +41,7 @@ struct mt_wr {
 	unsigned long lmin[MAPLE_HEIGHT_MAX], lmax[MAPLE_HEIGHT_MAX];
 	unsigned long rmin[MAPLE_HEIGHT_MAX], rmax[MAPLE_HEIGHT_MAX];
 	unsigned int lca;		/* first depth where the spines part */
+	bool one_spine;			/* only l[], loff[] and depth height - 1 were walked */
 	unsigned int nr_new, nr_old, nr_sub;
 	struct maple_node *new_nodes[MT_WR_NODES];
 	unsigned char new_type[MT_WR_NODES];

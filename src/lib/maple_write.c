@@ -435,6 +435,62 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 }
 
 /*
+ * The walk of the common store: [L, R] inside one slot at every internal
+ * level, so one path, recording only what paths 1 and 2 and the in-place
+ * split read (l[], loff[], and both spines' fields at the leaf). The node
+ * types are fixed per level (@itype above, leaves below), which lets the
+ * compiler unroll each offset search. Sets wr->one_spine.
+ * Return: false if [L, R] leaves a slot at some internal level: wr_walk()
+ * then.
+ */
+static __attribute__((always_inline)) inline bool
+wr_walk_one_t(struct mt_wr *wr, struct maple_enode *e, unsigned long L, unsigned long R,
+	      const enum maple_type itype)
+{
+	const unsigned int np = mt_pivots[itype], lnp = MAPLE_RANGE64_SLOTS - 1;
+	unsigned long min = 0, max = ULONG_MAX, *piv;
+	unsigned int leaf = wr->height - 1, lo, ro;
+
+	for (unsigned int d = 0; d < leaf; d++) {
+		struct maple_node *node = mte_to_node(e);
+		unsigned int off;
+		unsigned long smax;
+
+		piv = ma_pivots(node, itype);
+		off = ma_offset(piv, np, L);
+		smax = off < np && piv[off] != ULONG_MAX ? piv[off] : max;
+		if (R > smax)
+			return false;
+		min = off ? piv[off - 1] + 1 : min;
+		max = smax;
+		wr->l[d] = e;
+		wr->loff[d] = (unsigned char)off;
+		e = ma_slots(node, itype)[off];
+		ma_prefetch_node(e);
+	}
+	piv = mte_to_node(e)->mr64.pivot;
+	lo = ro = ma_offset(piv, lnp, L);
+	if (lo < lnp && piv[lo] != ULONG_MAX && R > piv[lo])
+		ro = ma_offset(piv, lnp, R);
+	wr->l[leaf] = wr->r[leaf] = e;
+	wr->loff[leaf] = (unsigned char)lo;
+	wr->roff[leaf] = (unsigned char)ro;
+	wr->lmin[leaf] = wr->rmin[leaf] = min;
+	wr->lmax[leaf] = wr->rmax[leaf] = max;
+	wr->lca = leaf;
+	wr->one_spine = true;
+	return true;
+}
+
+static bool wr_walk_one(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
+			unsigned long R)
+{
+	if (wr->itype == maple_arange_64)
+		return wr_walk_one_t(wr, root, L, R, maple_arange_64);
+	return wr_walk_one_t(wr, root, L, R, maple_range_64);
+}
+
+/*
  * Paths 1 and 2 outside RCU mode (the kernel's mas_wr_slot_store and
  * mas_wr_node_store in place): write [@L, @R] = @entry into the leaf on the
  * left spine by shifting its slots, when the result keeps the leaf between
@@ -730,7 +786,9 @@ again:
 	h = mt_height(mt);
 	wr->height = h;
 	leaf = h - 1;
-	wr_walk(wr, root, L, R);
+	wr->one_spine = false;
+	if (!wr_walk_one(wr, root, L, R))
+		wr_walk(wr, root, L, R);
 	ll = wr->l[leaf];
 	rl = wr->r[leaf];
 	lnode = mte_to_node(ll);
@@ -870,9 +928,15 @@ widened:
 		return 0;
 	}
 
-	/* Outside RCU mode, two leaves rebalanced or one split, in place. */
-	if (ll != rl ? wr_span_inplace(wr, leaf, &b) :
-	    b.n > MAPLE_RANGE64_SLOTS && wr_split_inplace(wr, leaf, &b))
+	/* Outside RCU mode, one leaf split or two rebalanced, in place. */
+	if (ll == rl && b.n > MAPLE_RANGE64_SLOTS && wr_split_inplace(wr, leaf, &b))
+		return 0;
+	if (wr->one_spine) {
+		/* What follows reads both spines at every level. */
+		wr_walk(wr, root, L, R);
+		wr->one_spine = false;
+	}
+	if (ll != rl && wr_span_inplace(wr, leaf, &b))
 		return 0;
 
 	/* 3. The general path. */
