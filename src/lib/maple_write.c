@@ -491,6 +491,43 @@ static bool wr_walk_one(struct mt_wr *wr, struct maple_enode *root, unsigned lon
 }
 
 /*
+ * A NULL store widens over a NULL range in the leaf before (after) the one
+ * it is in. When that leaf is a sibling, the parent is on the walk already:
+ * look at its last (first) slot directly instead of walking from the root.
+ * Return: false if the leaf beside is not a sibling (walk then); true with
+ * *@edge moved to that NULL range's start (end) if there is one, unchanged
+ * if not.
+ */
+static bool wr_sibling_edge(struct mt_wr *wr, unsigned int leaf, bool right, unsigned long *edge)
+{
+	const unsigned int lnp = MAPLE_RANGE64_SLOTS - 1;
+	bool r = right && !wr->one_spine;
+	struct maple_enode *pe;
+	struct maple_node *sib;
+	unsigned long *ppiv, *spiv;
+	unsigned int off, np, end;
+
+	if (!leaf)
+		return false;
+	pe = r ? wr->r[leaf - 1] : wr->l[leaf - 1];
+	off = r ? wr->roff[leaf - 1] : wr->loff[leaf - 1];
+	ppiv = ma_pivots(mte_to_node(pe), mte_node_type(pe));
+	np = mt_pivots[mte_node_type(pe)];
+	if (right ? ma_is_last(ppiv, np, off) : !off)
+		return false;
+	sib = mte_to_node(ma_slots(mte_to_node(pe), mte_node_type(pe))[right ? off + 1 : off - 1]);
+	spiv = sib->mr64.pivot;
+	end = ma_data_end(spiv, lnp);
+	if (!end)
+		return false;		/* a one-slot leaf: its range is the parent's to tell */
+	if (right && !sib->mr64.slot[0])
+		*edge = spiv[0];
+	else if (!right && !sib->mr64.slot[end])
+		*edge = spiv[end - 1] + 1;
+	return true;
+}
+
+/*
  * Paths 1 and 2 outside RCU mode (the kernel's mas_wr_slot_store and
  * mas_wr_node_store in place): write [@L, @R] = @entry into the leaf on the
  * left spine by shifting its slots, when the result keeps the leaf between
@@ -633,11 +670,12 @@ static bool wr_span_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt
  * again. One node is allocated, none is replaced.
  * Return: false (nothing changed) if this store has to take the general path.
  */
-static bool wr_split_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b)
+static bool wr_split_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b,
+			     unsigned int at)
 {
 	struct maple_node *ln = mte_to_node(wr->l[leaf]), *pn, *node;
 	enum maple_type pt;
-	unsigned int off, end, np, k = b->n / 2;
+	unsigned int off, end, np, k = at + 3 >= b->n ? b->n - MAPLE_RANGE64_MIN : b->n / 2;
 	unsigned long *piv, *gaps, gl, gr;
 	void **slots;
 
@@ -823,7 +861,7 @@ widened:
 			if (lo) {
 				if (!lnode->mr64.slot[lo - 1])
 					nL = lo >= 2 ? lnode->mr64.pivot[lo - 2] + 1 : wr->lmin[leaf];
-			} else {
+			} else if (!wr_sibling_edge(wr, leaf, false, &nL)) {
 				MA_STATE(m, mt, L - 1, L - 1);
 
 				if (!mas_walk(&m))
@@ -841,7 +879,7 @@ widened:
 						      wr->rmax[leaf], &a, &z);
 					nR = z;
 				}
-			} else {
+			} else if (!wr_sibling_edge(wr, leaf, true, &nR)) {
 				MA_STATE(m, mt, R + 1, R + 1);
 
 				if (!mas_walk(&m))
@@ -929,7 +967,7 @@ widened:
 	}
 
 	/* Outside RCU mode, one leaf split or two rebalanced, in place. */
-	if (ll == rl && b.n > MAPLE_RANGE64_SLOTS && wr_split_inplace(wr, leaf, &b))
+	if (ll == rl && b.n > MAPLE_RANGE64_SLOTS && wr_split_inplace(wr, leaf, &b, lo + (lsmin < L)))
 		return 0;
 	if (wr->one_spine) {
 		/* What follows reads both spines at every level. */
