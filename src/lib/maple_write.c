@@ -461,10 +461,12 @@ wr_walk_one_t(struct mt_wr *wr, struct maple_enode *e, unsigned long L, unsigned
 		smax = off < np && piv[off] != ULONG_MAX ? piv[off] : max;
 		if (R > smax)
 			return false;
+		wr->l[d] = e;
+		wr->lmin[d] = min;
+		wr->lmax[d] = max;
+		wr->loff[d] = (unsigned char)off;
 		min = off ? piv[off - 1] + 1 : min;
 		max = smax;
-		wr->l[d] = e;
-		wr->loff[d] = (unsigned char)off;
 		e = ma_slots(node, itype)[off];
 		ma_prefetch_node(e);
 	}
@@ -660,6 +662,67 @@ static bool wr_span_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt
 	ma_store_gap(&pn->ma64.gap[wr->roff[lca]], gr);
 	wr_update_gaps(wr, lca, ma_arange_max_gap(pn));
 	return true;
+}
+
+/*
+ * Outside RCU mode, a leaf whose new content @b is one or two entries too
+ * many first tries to share with a sibling that has room, as the kernel's
+ * mas_push_data() does before splitting: the two leaves' entries are cut in
+ * the middle and only the pivot between them in the parent moves. The left
+ * sibling is tried first. Keeps leaves fuller than splitting would, and
+ * allocates nothing.
+ * Return: false (nothing changed) if neither sibling has room.
+ */
+static bool wr_push_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b)
+{
+	struct maple_node *ln = mte_to_node(wr->l[leaf]), *pn, *sn;
+	struct maple_enode *sib;
+	enum maple_type pt;
+	unsigned long *ppiv, *gaps, smin, smax, gl, gr;
+	unsigned int off, np, send, k;
+	struct mt_big c;
+	bool left;
+
+	if (wr->retire.rcu || !leaf || b->min != wr->lmin[leaf] || b->piv[b->n - 1] != wr->lmax[leaf])
+		return false;
+	pn = mte_to_node(wr->l[leaf - 1]);
+	pt = mte_node_type(wr->l[leaf - 1]);
+	np = mt_pivots[pt];
+	ppiv = ma_pivots(pn, pt);
+	off = wr->loff[leaf - 1];
+	for (int side = 0; side < 2; side++) {
+		left = !side;
+		if (left ? !off : ma_is_last(ppiv, np, off))
+			continue;
+		sib = ma_slots(pn, pt)[left ? off - 1 : off + 1];
+		send = ma_data_end(mte_to_node(sib)->mr64.pivot, MAPLE_RANGE64_SLOTS - 1);
+		if (send + 1 + b->n > 2 * MAPLE_RANGE64_SLOTS - 2)
+			continue;
+		ma_slot_range(ppiv, np, left ? off - 1 : off + 1, wr->lmin[leaf - 1],
+			      wr->lmax[leaf - 1], &smin, &smax);
+		c.n = 0;
+		if (left)
+			big_append(&c, sib, smin, smax, 0, (int)send);
+		else
+			c.min = b->min;
+		for (unsigned int i = 0; i < b->n; i++)
+			big_push(&c, b->piv[i], b->slot[i], 0, false);
+		if (!left)
+			big_append(&c, sib, smin, smax, 0, (int)send);
+		k = c.n / 2;
+		sn = mte_to_node(sib);
+		gl = big_fill_node(wr, left ? sn : ln, maple_leaf_64, &c, 0, k);
+		gr = big_fill_node(wr, left ? ln : sn, maple_leaf_64, &c, k, c.n);
+		ppiv[left ? off - 1 : off] = c.piv[k - 1];
+		gaps = ma_gaps(pn, pt);
+		if (gaps) {
+			ma_store_gap(&gaps[left ? off - 1 : off], gl);
+			ma_store_gap(&gaps[left ? off : off + 1], gr);
+			wr_update_gaps(wr, leaf - 1, ma_arange_max_gap(pn));
+		}
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -967,7 +1030,8 @@ widened:
 	}
 
 	/* Outside RCU mode, one leaf split or two rebalanced, in place. */
-	if (ll == rl && b.n > MAPLE_RANGE64_SLOTS && wr_split_inplace(wr, leaf, &b, lo + (lsmin < L)))
+	if (ll == rl && b.n > MAPLE_RANGE64_SLOTS &&
+	    (wr_push_inplace(wr, leaf, &b) || wr_split_inplace(wr, leaf, &b, lo + (lsmin < L))))
 		return 0;
 	if (wr->one_spine) {
 		/* What follows reads both spines at every level. */
