@@ -157,7 +157,11 @@ static double median(double *v, unsigned int n)
 /*
  * One (live, align) row: @reps rounds, each running ours and then every peer,
  * so that a slow spell on a shared machine hits every backend alike. A peer
- * that fails or times out is not run again. Reported: the median of each.
+ * that fails or times out is not run again (its earlier runs are dropped).
+ * Reported: the median of each backend's ns/pair and ns per fill
+ * allocation, and "x ours", the median over the rounds of the peer's time
+ * divided by ours in the same round (a drift of the machine's speed between
+ * rounds cancels out).
  */
 static int range_workload_row(struct bench *b, const char *dir, unsigned long live,
 			      unsigned long align, unsigned long pairs, unsigned long seed,
@@ -168,7 +172,7 @@ static int range_workload_row(struct bench *b, const char *dir, unsigned long li
 	unsigned int got[RW_BACKENDS] = { 0 };
 	bool skip[RW_BACKENDS] = { false }, failed[RW_BACKENDS] = { false };
 	char name[RW_BACKENDS][64] = { "pagelab maple_tree" }, test[96];
-	double ours = 0;
+	double ratio[RW_MAX_REPS], x;
 
 	for (size_t i = 0; i < ARRAY_SIZE(peer_bins); i++) {
 		char path[PATH_MAX + 64];
@@ -214,12 +218,13 @@ static int range_workload_row(struct bench *b, const char *dir, unsigned long li
 				"failed, or over peer_timeout");
 		if (failed[k] || !got[k])
 			continue;
+		/* x: the median of each round's ratio, both runs of a round back to back. */
+		for (unsigned int r = 0; r < got[k]; r++)
+			ratio[r] = pair[k][r] / pair[0][r];
+		x = median(ratio, got[k]);
 		p = median(pair[k], got[k]);
 		f = median(fill[k], got[k]);
-		if (!k)
-			ours = p;
-		fprintf(b->out, "%-9lu %-6lu %-24s %12.1f %14.1f %9.2f\n", live, align, name[k], p, f,
-			p / ours);
+		fprintf(b->out, "%-9lu %-6lu %-24s %12.1f %14.1f %9.2f\n", live, align, name[k], p, f, x);
 		bench_emit(b, test, k ? name[k] : "pagelab-maple", 0, p, "ns/pair", NULL);
 	}
 	return 0;
