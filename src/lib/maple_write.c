@@ -574,23 +574,27 @@ static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo
 			}
 		}
 	}
-	/* Move the slots right of @ro, then write the middle. */
+	/*
+	 * Move the slots right of @ro, then write the middle. A leaf's last used
+	 * slot has the pivot ULONG_MAX (its end is the node's), and slot 15 has
+	 * no pivot: so pivots move only up to index 14, and a slot 15 moving
+	 * left takes ULONG_MAX with it.
+	 */
 	shift = (int)nn - (int)(end + 1);
 	if (shift > 0) {
-		for (i = end; i > ro; i--) {
-			unsigned int j = i + (unsigned int)shift;
+		unsigned int d = ro + 1 + (unsigned int)shift, dend = min(end + (unsigned int)shift, np - 1);
 
-			sl[j] = sl[i];
-			if (j < np)
-				piv[j] = i < np ? piv[i] : ULONG_MAX;
-		}
+		memmove(&sl[d], &sl[ro + 1], (end - ro) * sizeof(*sl));
+		if (dend >= d)
+			memmove(&piv[d], &piv[ro + 1], (dend - d + 1) * sizeof(*piv));
 	} else if (shift < 0) {
-		for (i = ro + 1; i <= end; i++) {
-			unsigned int j = i - (unsigned int)-shift;
+		unsigned int k = (unsigned int)-shift, send = min(end, np - 1);
 
-			sl[j] = sl[i];
-			piv[j] = i < np ? piv[i] : ULONG_MAX;
-		}
+		memmove(&sl[ro + 1 - k], &sl[ro + 1], (end - ro) * sizeof(*sl));
+		if (send > ro)
+			memmove(&piv[ro + 1 - k], &piv[ro + 1], (send - ro) * sizeof(*piv));
+		if (end == np)
+			piv[np - k] = ULONG_MAX;
 		for (i = nn; i <= end; i++) {
 			sl[i] = NULL;
 			if (i < np)
