@@ -445,12 +445,9 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 			const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
 			unsigned long *piv = node->mr64.pivot;
 			void **slots = node->mr64.slot;
-			unsigned int mask = 0;
-
 			/* Leaves are only entered from above: always a first visit. */
-#pragma GCC unroll 16
-			for (unsigned int i = 0; i < MAPLE_RANGE64_SLOTS; i++)
-				mask |= (unsigned int)(ma_load_slot(&slots[i]) == NULL) << i;
+			unsigned int mask = ma_leaf_null_mask(slots);
+
 			off = min >= lo ? 0 : (int)ma_offset(piv, np, lo);
 			mask >>= off;
 			while (mask) {
