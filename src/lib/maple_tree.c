@@ -9,7 +9,7 @@
  * reader that holds a node sees a consistent (if old) snapshot below it;
  * iteration that leaves a leaf walks again from the root.
  *
- * Writes (mt_wr_store, maple_write.c) have three paths:
+ * Writes (mt_wr_store, maple_write.c) take one of these paths:
  *
  *  1. exact fit: [index, last] is exactly one slot's range - the entry is
  *     replaced with one pointer store (safe for RCU readers);
@@ -18,12 +18,19 @@
  *     slots are shifted in place (wr_leaf_inplace, also taking path 1), and
  *     the leaf's largest gap is derived from its old one; in RCU mode a copy
  *     is published with one pointer store;
+ *  2b. outside RCU mode, also in place: a store across two adjacent leaves
+ *     rewrites both and moves the pivot between them (wr_span_inplace); a
+ *     leaf one or two slots too full shares with a sibling that has room
+ *     (wr_push_inplace, the kernel's mas_push_data()) or splits into one
+ *     new leaf opened beside it in the parent (wr_split_inplace);
  *  3. the general path, for splits, underfull nodes and stores that span
- *     leaves. The walk keeps two paths, one to index (left spine) and one to
- *     last (right spine). Bottom up, each level's new content - what the
- *     left spine node keeps left of the store, the nodes built for the level
- *     below, what the right spine node keeps right of it - is gathered in a
- *     "big node" and cut into 1..3 new nodes:
+ *     leaves, and for all of those in RCU mode. The walk keeps two paths,
+ *     one to index (left spine) and one to last (right spine); the paths
+ *     above walk only the left one when the store stays in one leaf. Bottom
+ *     up, each level's new content - what the left spine node keeps left of
+ *     the store, the nodes built for the level below, what the right spine
+ *     node keeps right of it - is gathered in a "big node" and cut into 1..3
+ *     new nodes:
  *
  *         level k:   [ l kept | mid(k+1) ... | r kept ]   -> 1..3 new nodes
  *

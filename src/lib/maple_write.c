@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * maple_write.c - stores into the maple tree: the three write paths (exact
- * fit, leaf rewrite - in place outside RCU mode -, the general big-node
- * path) described at the top of maple_tree.c. The API on top of them
+ * maple_write.c - stores into the maple tree: the write paths described at
+ * the top of maple_tree.c (exact fit; leaf rewrite; outside RCU mode the
+ * in-place two-leaf rebalance, sibling push and split; the general
+ * big-node path). The API on top of them
  * (mas_store, preallocation, mas_erase) is in maple_write_api.c.
  */
 #include <errno.h>
