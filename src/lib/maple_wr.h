@@ -63,4 +63,40 @@ int mt_wr_store(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *en
 /* Retire @enode and everything below it (after a grace period in RCU mode). */
 void wr_retire_subtree(struct mt_wr *wr, struct maple_enode *enode);
 
+/* ---- shared by maple_write.c and maple_rebalance.c ---- */
+
+/* Append one entry (its maximum, slot, child's gap, underfull flag) to @b. */
+static inline void big_push(struct mt_big *b, unsigned long piv, void *slot, unsigned long gap,
+			    bool under)
+{
+	b->piv[b->n] = piv;
+	b->slot[b->n] = slot;
+	b->gap[b->n] = gap;
+	b->under[b->n] = under;
+	b->n++;
+}
+
+/* A new node for this store (from @mas's preallocation if it has one); NULL sets wr->failed. */
+struct maple_node *wr_alloc(struct mt_wr *wr, enum maple_type type);
+
+/* Append slots [from, to] of @enode (covering [nmin, nmax]) to @b. */
+void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
+		unsigned long nmax, int from, int to);
+
+/* Write entries [s, e) of @b into @node. Return: its largest gap (allocation trees) or 0. */
+unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
+			    const struct mt_big *b, unsigned int s, unsigned int e);
+
+/* The node on the left spine at @depth now has largest gap @gap: tell its ancestors. */
+void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap);
+
+/*
+ * Outside RCU mode, the in-place alternatives to the general path
+ * (maple_rebalance.c). Return: false, nothing changed, if the store has to
+ * take the general path.
+ */
+bool wr_span_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b);
+bool wr_push_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b);
+bool wr_split_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b, unsigned int at);
+
 #endif /* PAGELAB_LIB_MAPLE_WR_H */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "maple_wr.h"
 
-static struct maple_node *wr_alloc(struct mt_wr *wr, enum maple_type type)
+struct maple_node *wr_alloc(struct mt_wr *wr, enum maple_type type)
 {
 	struct ma_state *mas = wr->mas;
 	struct maple_node *node;
@@ -100,18 +100,8 @@ static void wr_drop_subtree(struct mt_wr *wr, struct maple_enode *enode)
 
 /* ---- writing: big nodes ------------------------------------------------------------ */
 
-static inline void big_push(struct mt_big *b, unsigned long piv, void *slot, unsigned long gap,
-			    bool under)
-{
-	b->piv[b->n] = piv;
-	b->slot[b->n] = slot;
-	b->gap[b->n] = gap;
-	b->under[b->n] = under;
-	b->n++;
-}
-
 /* Append slots [from, to] of @enode (covering [nmin, nmax]) to @b. */
-static void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
+void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
 		       unsigned long nmax, int from, int to)
 {
 	struct maple_node *node = mte_to_node(enode);
@@ -141,8 +131,8 @@ static inline unsigned long big_entry_min(const struct mt_big *b, unsigned int i
  * Write entries [s, e) of @b into @node (of @type), pivots, slots and gaps.
  * Return: the node's largest gap (allocation trees) or 0.
  */
-static unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
-				   const struct mt_big *b, unsigned int s, unsigned int e)
+unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
+			    const struct mt_big *b, unsigned int s, unsigned int e)
 {
 	unsigned long *piv = ma_pivots(node, type);
 	void **slots = ma_slots(node, type);
@@ -269,7 +259,7 @@ static bool big_build(struct mt_wr *wr, struct mt_big *b, enum maple_type type, 
  * for it, so a parent's ten gaps are only scanned again when its largest one
  * shrank; the walk up stops at the first level whose largest gap is unchanged.
  */
-static void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
+void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
 {
 	if (!wr->alloc)
 		return;
@@ -621,169 +611,6 @@ static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo
 			gap = ma_leaf_max_gap(node, wr->lmin[leaf], wr->lmax[leaf]);
 		wr_update_gaps(wr, leaf, gap);
 	}
-	return true;
-}
-
-/*
- * Outside RCU mode, the leaf level's new content @b, for a store over two
- * adjacent leaves (an erase widened over a NULL neighbour across the leaf
- * boundary), is written back into the same two leaves, cut in the middle:
- * only the pivot that separates them moves, at the depth where the spines
- * part. Every node on the left spine below that depth ends in the slot on
- * the spine, and every one on the right spine starts in it, so their edges
- * are implied by that pivot. The halving also rebalances the two leaves
- * (the kernel's mas_rebalance() moves entries between neighbours the same
- * way). Nothing is allocated, freed or re-parented.
- * Return: false (nothing changed) if this store has to take the general path.
- */
-static bool wr_span_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b)
-{
-	unsigned int lca = wr->lca, k = b->n / 2;
-	struct maple_node *ln = mte_to_node(wr->l[leaf]), *rn = mte_to_node(wr->r[leaf]);
-	struct maple_node *pn = mte_to_node(wr->l[lca]);
-	enum maple_type pt = mte_node_type(wr->l[lca]);
-	unsigned long gl, gr;
-
-	if (wr->retire.rcu || lca >= leaf || wr->l[lca] != wr->r[lca] ||
-	    wr->roff[lca] != wr->loff[lca] + 1 || wr->lmax[leaf] + 1 != wr->rmin[leaf] ||
-	    b->n < 2 * MAPLE_RANGE64_MIN || b->n > 2 * MAPLE_RANGE64_SLOTS ||
-	    b->min != wr->lmin[leaf] || b->piv[b->n - 1] != wr->rmax[leaf])
-		return false;
-	gl = big_fill_node(wr, ln, maple_leaf_64, b, 0, k);
-	gr = big_fill_node(wr, rn, maple_leaf_64, b, k, b->n);
-	ma_pivots(pn, pt)[wr->loff[lca]] = b->piv[k - 1];
-	if (!wr->alloc)
-		return true;
-	/* Each spine below the parting node ends (starts) in its slot: its gap is the child's. */
-	for (unsigned int d = leaf - 1; d > lca; d--) {
-		struct maple_node *l = mte_to_node(wr->l[d]), *r = mte_to_node(wr->r[d]);
-
-		ma_store_gap(&l->ma64.gap[wr->loff[d]], gl);
-		ma_store_gap(&r->ma64.gap[wr->roff[d]], gr);
-		gl = ma_arange_max_gap(l);
-		gr = ma_arange_max_gap(r);
-	}
-	ma_store_gap(&pn->ma64.gap[wr->loff[lca]], gl);
-	ma_store_gap(&pn->ma64.gap[wr->roff[lca]], gr);
-	wr_update_gaps(wr, lca, ma_arange_max_gap(pn));
-	return true;
-}
-
-/*
- * Outside RCU mode, a leaf whose new content @b is one or two entries too
- * many first tries to share with a sibling that has room, as the kernel's
- * mas_push_data() does before splitting: the two leaves' entries are cut in
- * the middle and only the pivot between them in the parent moves. The left
- * sibling is tried first. Keeps leaves fuller than splitting would, and
- * allocates nothing.
- * Return: false (nothing changed) if neither sibling has room.
- */
-static bool wr_push_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b)
-{
-	struct maple_node *ln = mte_to_node(wr->l[leaf]), *pn, *sn;
-	struct maple_enode *sib;
-	enum maple_type pt;
-	unsigned long *ppiv, *gaps, smin, smax, gl, gr;
-	unsigned int off, np, send, k;
-	struct mt_big c;
-	bool left;
-
-	if (wr->retire.rcu || !leaf || b->min != wr->lmin[leaf] || b->piv[b->n - 1] != wr->lmax[leaf])
-		return false;
-	pn = mte_to_node(wr->l[leaf - 1]);
-	pt = mte_node_type(wr->l[leaf - 1]);
-	np = mt_pivots[pt];
-	ppiv = ma_pivots(pn, pt);
-	off = wr->loff[leaf - 1];
-	for (int side = 0; side < 2; side++) {
-		left = !side;
-		if (left ? !off : ma_is_last(ppiv, np, off))
-			continue;
-		sib = ma_slots(pn, pt)[left ? off - 1 : off + 1];
-		send = ma_data_end(mte_to_node(sib)->mr64.pivot, MAPLE_RANGE64_SLOTS - 1);
-		if (send + 1 + b->n > 2 * MAPLE_RANGE64_SLOTS - 2)
-			continue;
-		ma_slot_range(ppiv, np, left ? off - 1 : off + 1, wr->lmin[leaf - 1],
-			      wr->lmax[leaf - 1], &smin, &smax);
-		c.n = 0;
-		if (left)
-			big_append(&c, sib, smin, smax, 0, (int)send);
-		else
-			c.min = b->min;
-		for (unsigned int i = 0; i < b->n; i++)
-			big_push(&c, b->piv[i], b->slot[i], 0, false);
-		if (!left)
-			big_append(&c, sib, smin, smax, 0, (int)send);
-		k = c.n / 2;
-		sn = mte_to_node(sib);
-		gl = big_fill_node(wr, left ? sn : ln, maple_leaf_64, &c, 0, k);
-		gr = big_fill_node(wr, left ? ln : sn, maple_leaf_64, &c, k, c.n);
-		ppiv[left ? off - 1 : off] = c.piv[k - 1];
-		gaps = ma_gaps(pn, pt);
-		if (gaps) {
-			ma_store_gap(&gaps[left ? off - 1 : off], gl);
-			ma_store_gap(&gaps[left ? off : off + 1], gr);
-			wr_update_gaps(wr, leaf - 1, ma_arange_max_gap(pn));
-		}
-		return true;
-	}
-	return false;
-}
-
-/*
- * Outside RCU mode, a leaf whose new content @b is one or two entries too
- * many is split in place: it keeps the first half, a new leaf takes the rest
- * and goes into the parent right after it, if the parent has room. The
- * children moved one slot right get their parent words (which hold the slot)
- * again. One node is allocated, none is replaced.
- * Return: false (nothing changed) if this store has to take the general path.
- */
-static bool wr_split_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b,
-			     unsigned int at)
-{
-	struct maple_node *ln = mte_to_node(wr->l[leaf]), *pn, *node;
-	enum maple_type pt;
-	unsigned int off, end, np, k = at + 3 >= b->n ? b->n - MAPLE_RANGE64_MIN : b->n / 2;
-	unsigned long *piv, *gaps, gl, gr;
-	void **slots;
-
-	if (wr->retire.rcu || !leaf || b->n > 2 * MAPLE_RANGE64_SLOTS ||
-	    b->min != wr->lmin[leaf] || b->piv[b->n - 1] != wr->lmax[leaf])
-		return false;
-	pn = mte_to_node(wr->l[leaf - 1]);
-	pt = mte_node_type(wr->l[leaf - 1]);
-	np = mt_pivots[pt];
-	piv = ma_pivots(pn, pt);
-	end = ma_data_end(piv, np);
-	if (end + 1 >= mt_slots[pt])
-		return false;		/* the parent is full: the general path splits it too */
-	node = wr_alloc(wr, maple_leaf_64);
-	if (!node)
-		return false;
-	gl = big_fill_node(wr, ln, maple_leaf_64, b, 0, k);
-	gr = big_fill_node(wr, node, maple_leaf_64, b, k, b->n);
-	/* Open slot off + 1 in the parent; its old last pivot (ULONG_MAX) moves along. */
-	slots = ma_slots(pn, pt);
-	gaps = ma_gaps(pn, pt);
-	off = wr->loff[leaf - 1];
-	for (unsigned int i = end; i > off; i--) {
-		slots[i + 1] = slots[i];
-		if (i + 1 < np)
-			piv[i + 1] = piv[i];
-		if (gaps)
-			gaps[i + 1] = gaps[i];
-		ma_set_parent(mte_to_node(slots[i + 1]), ma_mk_parent(pn, i + 1));
-	}
-	if (off + 1 < np)
-		piv[off + 1] = piv[off];
-	piv[off] = b->piv[k - 1];
-	ma_set_parent(node, ma_mk_parent(pn, off + 1));
-	slots[off + 1] = mt_mk_node(node, maple_leaf_64);
-	if (!gaps)
-		return true;
-	ma_store_gap(&gaps[off], gl);
-	ma_store_gap(&gaps[off + 1], gr);
-	wr_update_gaps(wr, leaf - 1, ma_arange_max_gap(pn));
 	return true;
 }
 
