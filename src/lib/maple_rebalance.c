@@ -17,6 +17,35 @@
 #include "maple_wr.h"
 
 /*
+ * Write @c into two leaves: @ln its first @k entries, @rn the rest.
+ * Return: the pivot between them; their largest gaps in *@gl and *@gr.
+ */
+static unsigned long cut_into_leaves(struct mt_wr *wr, const struct mt_big *c, unsigned int k,
+				     struct maple_node *ln, struct maple_node *rn,
+				     unsigned long *gl, unsigned long *gr)
+{
+	*gl = big_fill_node(wr, ln, maple_leaf_64, c, 0, k);
+	*gr = big_fill_node(wr, rn, maple_leaf_64, c, k, c->n);
+	return c->piv[k - 1];
+}
+
+/*
+ * Slots @i and @i + 1 of the left-spine node at @depth now hold children
+ * whose largest gaps are @gl and @gr: store them and tell the ancestors.
+ */
+static void wr_pair_gaps(struct mt_wr *wr, unsigned int depth, unsigned int i, unsigned long gl,
+			 unsigned long gr)
+{
+	struct maple_node *pn = mte_to_node(wr->l[depth]);
+
+	if (!wr->alloc)
+		return;
+	ma_store_gap(&pn->ma64.gap[i], gl);
+	ma_store_gap(&pn->ma64.gap[i + 1], gr);
+	wr_update_gaps(wr, depth, ma_arange_max_gap(pn));
+}
+
+/*
  * Outside RCU mode, the leaf level's new content @b, for a store over two
  * adjacent leaves (an erase widened over a NULL neighbour across the leaf
  * boundary), is written back into the same two leaves, cut in the middle:
@@ -30,24 +59,20 @@
  */
 bool wr_span_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b)
 {
-	unsigned int lca = wr->lca, k = b->n / 2;
-	struct maple_node *ln = mte_to_node(wr->l[leaf]), *rn = mte_to_node(wr->r[leaf]);
-	struct maple_node *pn = mte_to_node(wr->l[lca]);
-	enum maple_type pt = mte_node_type(wr->l[lca]);
-	unsigned long gl, gr;
+	unsigned int lca = wr->lca;
+	struct maple_enode *pe = wr->l[lca];
+	unsigned long gl, gr, pivot;
 
-	if (wr->retire.rcu || lca >= leaf || wr->l[lca] != wr->r[lca] ||
-	    wr->roff[lca] != wr->loff[lca] + 1 || wr->lmax[leaf] + 1 != wr->rmin[leaf] ||
+	if (wr->retire.rcu || lca >= leaf || wr->roff[lca] != wr->loff[lca] + 1 ||
+	    wr->lmax[leaf] + 1 != wr->rmin[leaf] ||
 	    b->n < 2 * MAPLE_RANGE64_MIN || b->n > 2 * MAPLE_RANGE64_SLOTS ||
 	    b->min != wr->lmin[leaf] || b->piv[b->n - 1] != wr->rmax[leaf])
 		return false;
-	gl = big_fill_node(wr, ln, maple_leaf_64, b, 0, k);
-	gr = big_fill_node(wr, rn, maple_leaf_64, b, k, b->n);
-	ma_pivots(pn, pt)[wr->loff[lca]] = b->piv[k - 1];
-	if (!wr->alloc)
-		return true;
+	pivot = cut_into_leaves(wr, b, b->n / 2, mte_to_node(wr->l[leaf]), mte_to_node(wr->r[leaf]),
+				&gl, &gr);
+	ma_pivots(mte_to_node(pe), mte_node_type(pe))[wr->loff[lca]] = pivot;
 	/* Each spine below the parting node ends (starts) in its slot: its gap is the child's. */
-	for (unsigned int d = leaf - 1; d > lca; d--) {
+	for (unsigned int d = leaf - 1; wr->alloc && d > lca; d--) {
 		struct maple_node *l = mte_to_node(wr->l[d]), *r = mte_to_node(wr->r[d]);
 
 		ma_store_gap(&l->ma64.gap[wr->loff[d]], gl);
@@ -55,9 +80,7 @@ bool wr_span_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b
 		gl = ma_arange_max_gap(l);
 		gr = ma_arange_max_gap(r);
 	}
-	ma_store_gap(&pn->ma64.gap[wr->loff[lca]], gl);
-	ma_store_gap(&pn->ma64.gap[wr->roff[lca]], gr);
-	wr_update_gaps(wr, lca, ma_arange_max_gap(pn));
+	wr_pair_gaps(wr, lca, wr->loff[lca], gl, gr);
 	return true;
 }
 
@@ -75,8 +98,8 @@ bool wr_push_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b
 	struct maple_node *ln = mte_to_node(wr->l[leaf]), *pn, *sn;
 	struct maple_enode *sib;
 	enum maple_type pt;
-	unsigned long *ppiv, *gaps, smin, smax, gl, gr;
-	unsigned int off, np, send, k;
+	unsigned long *ppiv, smin, smax, gl, gr;
+	unsigned int off, np, send;
 	struct mt_big c;
 	bool left;
 
@@ -106,17 +129,10 @@ bool wr_push_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *b
 			big_push(&c, b->piv[i], b->slot[i], 0, false);
 		if (!left)
 			big_append(&c, sib, smin, smax, 0, (int)send);
-		k = c.n / 2;
 		sn = mte_to_node(sib);
-		gl = big_fill_node(wr, left ? sn : ln, maple_leaf_64, &c, 0, k);
-		gr = big_fill_node(wr, left ? ln : sn, maple_leaf_64, &c, k, c.n);
-		ppiv[left ? off - 1 : off] = c.piv[k - 1];
-		gaps = ma_gaps(pn, pt);
-		if (gaps) {
-			ma_store_gap(&gaps[left ? off - 1 : off], gl);
-			ma_store_gap(&gaps[left ? off : off + 1], gr);
-			wr_update_gaps(wr, leaf - 1, ma_arange_max_gap(pn));
-		}
+		ppiv[left ? off - 1 : off] = cut_into_leaves(wr, &c, c.n / 2, left ? sn : ln,
+							     left ? ln : sn, &gl, &gr);
+		wr_pair_gaps(wr, leaf - 1, left ? off - 1 : off, gl, gr);
 		return true;
 	}
 	return false;
@@ -152,8 +168,6 @@ bool wr_split_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *
 	node = wr_alloc(wr, maple_leaf_64);
 	if (!node)
 		return false;
-	gl = big_fill_node(wr, ln, maple_leaf_64, b, 0, k);
-	gr = big_fill_node(wr, node, maple_leaf_64, b, k, b->n);
 	/* Open slot off + 1 in the parent; its old last pivot (ULONG_MAX) moves along. */
 	slots = ma_slots(pn, pt);
 	gaps = ma_gaps(pn, pt);
@@ -168,13 +182,9 @@ bool wr_split_inplace(struct mt_wr *wr, unsigned int leaf, const struct mt_big *
 	}
 	if (off + 1 < np)
 		piv[off + 1] = piv[off];
-	piv[off] = b->piv[k - 1];
+	piv[off] = cut_into_leaves(wr, b, k, ln, node, &gl, &gr);
 	ma_set_parent(node, ma_mk_parent(pn, off + 1));
 	slots[off + 1] = mt_mk_node(node, maple_leaf_64);
-	if (!gaps)
-		return true;
-	ma_store_gap(&gaps[off], gl);
-	ma_store_gap(&gaps[off + 1], gr);
-	wr_update_gaps(wr, leaf - 1, ma_arange_max_gap(pn));
+	wr_pair_gaps(wr, leaf - 1, off, gl, gr);
 	return true;
 }

@@ -394,6 +394,40 @@ static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long 
 }
 
 /*
+ * Take candidate slots from @mask (bit 0 is slot *@off, of a node covering
+ * [@min, @max]) until one whose range, clipped to [@lo, @hi], holds @size.
+ * Unused slots may be candidates (NULL slots, zero gaps): the first slot
+ * past the last used one ends the search, as does one starting past @hi.
+ * Return: true with *@off and the slot's unclipped range in *@smin, *@smax.
+ */
+static __attribute__((always_inline)) inline bool
+awalk_pick(unsigned int mask, int *off, const unsigned long *piv, unsigned int np,
+	   unsigned long min, unsigned long max, unsigned long lo, unsigned long hi,
+	   unsigned long size, unsigned long *smin, unsigned long *smax)
+{
+	int o = *off;
+
+	while (mask) {
+		unsigned int z = (unsigned int)__builtin_ctz(mask);
+
+		o += (int)z;
+		mask >>= z;
+		mask >>= 1;
+		if (o && piv[o - 1] == ULONG_MAX)
+			return false;	/* past the last used slot */
+		ma_slot_range(piv, np, (unsigned int)o, min, max, smin, smax);
+		if (*smin > hi)
+			return false;
+		if (range_len(max(*smin, lo), min(*smax, hi)) >= size) {
+			*off = o;
+			return true;
+		}
+		o++;
+	}
+	return false;
+}
+
+/*
  * mas_awalk() for the common case, lowest first in an allocation tree: the
  * same depth-first search with the node types known, so each level is a
  * tight scan - of gap[] in internal nodes, of the slots for a NULL one in
@@ -422,20 +456,8 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 			for (unsigned int i = 0; i < MAPLE_ARANGE64_SLOTS; i++)
 				mask |= (unsigned int)(ma_load_gap(&gaps[i]) >= size) << i;
 			off = off < 0 ? (min >= lo ? 0 : (int)ma_offset(piv, np, lo)) : off + 1;
-			mask >>= off;
-			while (mask) {
-				off += __builtin_ctz(mask);
-				mask >>= __builtin_ctz(mask);
-				mask >>= 1;
-				if (off && piv[off - 1] == ULONG_MAX)
-					break;		/* past the last used slot */
-				ma_slot_range(piv, np, (unsigned int)off, min, max, &smin, &smax);
-				if (smin > hi)
-					break;
-				if (range_len(max(smin, lo), min(smax, hi)) < size) {
-					off++;
-					continue;
-				}
+			if (awalk_pick(mask >> off, &off, piv, np, min, max, lo, hi, size, &smin,
+				       &smax)) {
 				st[sp].enode = enode;
 				st[sp].min = min;
 				st[sp].max = max;
@@ -446,7 +468,7 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 				min = smin;
 				max = smax;
 				off = -1;
-				goto next;
+				continue;
 			}
 		} else {
 			const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
@@ -456,24 +478,11 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 			unsigned int mask = ma_leaf_null_mask(slots);
 
 			off = min >= lo ? 0 : (int)ma_offset(piv, np, lo);
-			mask >>= off;
-			while (mask) {
-				off += __builtin_ctz(mask);
-				mask >>= __builtin_ctz(mask);
-				mask >>= 1;
-				if (off && piv[off - 1] == ULONG_MAX)
-					break;		/* unused slots are NULL too */
-				ma_slot_range(piv, np, (unsigned int)off, min, max, &smin, &smax);
-				if (smin > hi)
-					break;
-				smin = max(smin, lo);
-				smax = min(smax, hi);
-				if (range_len(smin, smax) >= size) {
-					*fmin = smin;
-					*fmax = smax;
-					return true;
-				}
-				off++;
+			if (awalk_pick(mask >> off, &off, piv, np, min, max, lo, hi, size, &smin,
+				       &smax)) {
+				*fmin = max(smin, lo);
+				*fmax = min(smax, hi);
+				return true;
 			}
 		}
 		/* Nothing here: back to the parent's next slot. */
@@ -484,7 +493,6 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 		min = st[sp].min;
 		max = st[sp].max;
 		off = st[sp].off;
-next:;
 	}
 }
 

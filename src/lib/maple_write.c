@@ -3,8 +3,9 @@
  * maple_write.c - stores into the maple tree: the write paths described at
  * the top of maple_tree.c (exact fit; leaf rewrite; outside RCU mode the
  * in-place two-leaf rebalance, sibling push and split; the general
- * big-node path). The API on top of them
- * (mas_store, preallocation, mas_erase) is in maple_write_api.c.
+ * big-node path). The API on top of them (mas_store, preallocation,
+ * mas_erase) is in maple_write_api.c, the in-place rebalance, push and
+ * split in maple_rebalance.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -102,7 +103,7 @@ static void wr_drop_subtree(struct mt_wr *wr, struct maple_enode *enode)
 
 /* Append slots [from, to] of @enode (covering [nmin, nmax]) to @b. */
 void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
-		       unsigned long nmax, int from, int to)
+		unsigned long nmax, int from, int to)
 {
 	struct maple_node *node = mte_to_node(enode);
 	enum maple_type type = mte_node_type(enode);
@@ -573,7 +574,8 @@ static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo
 	 */
 	shift = (int)nn - (int)(end + 1);
 	if (shift > 0) {
-		unsigned int d = ro + 1 + (unsigned int)shift, dend = min(end + (unsigned int)shift, np - 1);
+		unsigned int d = ro + 1 + (unsigned int)shift;
+		unsigned int dend = min(end + (unsigned int)shift, np - 1);
 
 		memmove(&sl[d], &sl[ro + 1], (end - ro) * sizeof(*sl));
 		if (dend >= d)
@@ -861,7 +863,7 @@ widened:
 		return 0;
 	}
 
-	/* Outside RCU mode, one leaf split or two rebalanced, in place. */
+	/* Outside RCU mode: one leaf shared with a sibling or split, or two rebalanced, in place. */
 	if (ll == rl && b.n > MAPLE_RANGE64_SLOTS &&
 	    (wr_push_inplace(wr, leaf, &b) || wr_split_inplace(wr, leaf, &b, lo + (lsmin < L))))
 		return 0;

@@ -14,19 +14,22 @@
 
 /* ---- writing: the API ------------------------------------------------------------------- */
 
-static int mas_wr(struct ma_state *mas, void *entry, void **old)
+/*
+ * One store through mt_wr_store() for @mas (@erase: of the whole range
+ * holding mas->index). On success @mas is ma_start with [index, last] the
+ * range written - for an erase, the erased entry's range, if there was
+ * one; on failure ma_error, with *@old NULL.
+ * Return: 0 or -ENOMEM.
+ */
+static __attribute__((always_inline)) inline int
+mas_wr_run(struct ma_state *mas, void *entry, bool erase, void **old)
 {
 	struct mt_wr wr;
-	unsigned long L = mas->index, R = mas->last;
+	unsigned long L = mas->index, R = erase ? mas->index : mas->last;
 	int ret;
 
-	*old = NULL;
-	if (L > R) {
-		mas->status = ma_error;
-		mas->error = -EINVAL;
-		return -EINVAL;
-	}
 	wr_init(&wr, mas->tree, mas);
+	wr.erase = erase;
 	ret = mt_wr_store(&wr, &L, &R, entry, old);
 	mas->node = NULL;
 	if (ret) {
@@ -35,10 +38,26 @@ static int mas_wr(struct ma_state *mas, void *entry, void **old)
 		*old = NULL;
 		return ret;
 	}
-	mas->index = L;
-	mas->last = R;
 	mas->status = ma_start;
+	if (!erase) {
+		mas->index = L;
+		mas->last = R;
+	} else if (*old) {
+		mas->index = wr.erased_min;
+		mas->last = wr.erased_max;
+	}
 	return 0;
+}
+
+static int mas_wr(struct ma_state *mas, void *entry, void **old)
+{
+	*old = NULL;
+	if (mas->index > mas->last) {
+		mas->status = ma_error;
+		mas->error = -EINVAL;
+		return -EINVAL;
+	}
+	return mas_wr_run(mas, entry, false, old);
 }
 
 void *mas_store(struct ma_state *mas, void *entry)
@@ -138,24 +157,11 @@ int mas_preallocate(struct ma_state *mas, void *entry, gfp_t gfp)
 
 void mas_store_prealloc(struct ma_state *mas, void *entry)
 {
-	struct mt_wr wr;
-	unsigned long L = mas->index, R = mas->last;
 	void *old;
-	int ret;
 
-	wr_init(&wr, mas->tree, mas);
-	ret = mt_wr_store(&wr, &L, &R, entry, &old);
-	if (ret) {
+	if (mas_wr_run(mas, entry, false, &old))
 		pl_warn_ratelimited("maple: mas_store_prealloc of [%lu, %lu] ran out of nodes\n",
 				    mas->index, mas->last);
-		mas->status = ma_error;
-		mas->error = ret;
-	} else {
-		mas->index = L;
-		mas->last = R;
-		mas->status = ma_start;
-	}
-	mas->node = NULL;
 	mas_destroy(mas);
 }
 
@@ -173,25 +179,9 @@ void mas_destroy(struct ma_state *mas)
 
 void *mas_erase(struct ma_state *mas)
 {
-	struct mt_wr wr;
-	unsigned long L = mas->index, R = mas->index;
 	void *old = NULL;
-	int ret;
 
-	wr_init(&wr, mas->tree, mas);
-	wr.erase = true;
-	ret = mt_wr_store(&wr, &L, &R, NULL, &old);
-	mas->node = NULL;
-	if (ret) {
-		mas->status = ma_error;
-		mas->error = ret;
-		return NULL;
-	}
-	mas->status = ma_start;
-	if (old) {
-		mas->index = wr.erased_min;
-		mas->last = wr.erased_max;
-	}
+	mas_wr_run(mas, NULL, true, &old);
 	return old;
 }
 
