@@ -11,7 +11,7 @@ VENV       ?= .venv
 GEN        := -G Ninja
 
 .PHONY: all deps build build-asan build-tsan build-fuzz test test-c test-asan test-tsan test-fuzz \
-	test-py fuzz fuzz-corpus run clean
+	test-py test-install fuzz fuzz-corpus run clean
 
 all: build
 
@@ -75,7 +75,12 @@ fuzz: test-fuzz
 fuzz-corpus: build
 	$(BUILD)/fuzz_replay --asm tests/fuzz/seeds.txt tests/fuzz/corpus
 
-test: test-c test-asan test-tsan test-fuzz test-py
+# Install into a temporary prefix and build an outside program against it:
+# with pkg-config, with find_package(pagelab), and through add_subdirectory.
+test-install: build
+	tests/install/run.sh $(BUILD)
+
+test: test-c test-asan test-tsan test-fuzz test-py test-install
 
 # The main job: every available seed's table on the default machine, quick,
 # and the HTML report in out/report.html.

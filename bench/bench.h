@@ -36,7 +36,10 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 /* A machine for suite runs: mem=, dma32=, vcpus=, debug= from the params. */
 struct pl_machine *bench_machine(const struct bench *b, const char *design);
 
-/* Parse "design=a,b,c" into up to @max preset names. Return: how many. */
+/* A design from a spec (pl_design_parse()); one line on stderr and exit 2 if bad. */
+void bench_design(const char *spec, struct pl_design *out);
+
+/* Parse "design=a,b,c" (each a preset plus switches) into up to @max names. Return: how many. */
 int bench_designs(const struct bench *b, const char *def, const char **names, int max);
 
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,

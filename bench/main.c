@@ -54,6 +54,17 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 	return (unsigned long)n;
 }
 
+void bench_design(const char *spec, struct pl_design *out)
+{
+	char err[160];
+
+	if (pl_design_parse(spec, out, err, sizeof(err))) {
+		fprintf(stderr, "pagelab-bench: design '%s': %s (see pagelab-bench --list)\n", spec,
+			err);
+		exit(2);
+	}
+}
+
 struct pl_machine *bench_machine(const struct bench *b, const char *design)
 {
 	struct pl_config cfg;
@@ -66,10 +77,7 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
-	if (pl_design_preset(design, &cfg.design)) {
-		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
-		exit(2);
-	}
+	bench_design(design, &cfg.design);
 	m = pl_machine_create(&cfg);
 	if (!m) {
 		fprintf(stderr, "pagelab-bench: cannot create the machine\n");
@@ -88,10 +96,7 @@ int bench_designs(const struct bench *b, const char *def, const char **names, in
 	for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
 		struct pl_design d;
 
-		if (pl_design_preset(tok, &d)) {
-			fprintf(stderr, "pagelab-bench: unknown design '%s'\n", tok);
-			exit(2);
-		}
+		bench_design(tok, &d);
 		names[n++] = tok;
 	}
 	return n;

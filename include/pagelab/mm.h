@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "base.h"
 #include "list.h"
 
@@ -380,13 +381,80 @@ struct pl_design {
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
  *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
- *        (every switch).
- * Return: 0, or -EINVAL for an unknown name.
+ *        (every switch); pl_design_preset_table[] lists them.
+ * Return: 0, or -EINVAL for an unknown name (@out untouched).
  */
 int pl_design_preset(const char *name, struct pl_design *out);
 
 /** pl_design_presets - NULL-terminated list of preset names. */
 extern const char *const pl_design_presets[];
+
+/* How a switch's value is stored in struct pl_design. */
+enum pl_switch_kind {
+	PL_SWITCH_BOOL,		/* a bool field: "name" sets it, "name=0" clears it */
+	PL_SWITCH_ENUM,		/* an int-sized enum field: "name=value" */
+};
+
+/**
+ * struct pl_design_switch - one design switch (a row of pl_design_switches[]).
+ * @name:    as written in a design spec, e.g. "pcp_owner".
+ * @offset:  offsetof(struct pl_design, field).
+ * @kind:    bool or enum.
+ * @values:  an enum's value names (index = value), NULL-terminated; NULL for bool.
+ * @origin:  where the behaviour comes from: "seed 003", a kernel commit, or
+ *           "pagelab" for pagelab's own additions beyond a patch.
+ * @meaning: one line for `pagelab list`.
+ */
+struct pl_design_switch {
+	const char *name;
+	size_t offset;
+	enum pl_switch_kind kind;
+	const char *const *values;
+	const char *origin;
+	const char *meaning;
+};
+
+/** pl_design_switches - every switch, terminated by a row with name NULL. */
+extern const struct pl_design_switch pl_design_switches[];
+
+/**
+ * struct pl_design_preset_def - a named preset: @switches is its spec
+ * ("vmap_index=maple+vmap_pcpu_bump", "" for the baseline).
+ */
+struct pl_design_preset_def {
+	const char *name;
+	const char *switches;
+	const char *meaning;
+};
+
+/** pl_design_preset_table - every preset, terminated by a row with name NULL. */
+extern const struct pl_design_preset_def pl_design_preset_table[];
+
+/**
+ * pl_design_parse() - a design from a spec: "PRESET", "PRESET+SWITCH+...",
+ * or switches alone on the baseline ("pcp_owner+mt_counts"). A switch is
+ * "name" (bool on), "name=0"/"name=1", or "name=value" for an enum
+ * ("vmap_index=maple"). @out->name is the spec itself (interned: valid for
+ * the life of the process), or the preset's name for a bare preset.
+ * @err: where a one-line reason goes on failure (may be NULL).
+ * Does not warn: the caller reports @err (a CLI's one line).
+ * Return: 0; -EINVAL for an unknown preset or switch or a bad value, with
+ * @out untouched; -ENOMEM if the name cannot be kept.
+ */
+int pl_design_parse(const char *spec, struct pl_design *out, char *err, size_t errsize);
+
+/**
+ * pl_design_format() - write @d's switches as a spec ("mt_counts+pcp_owner";
+ * "" for the baseline) into @buf, always NUL-terminated when @size > 0.
+ * Return: the length, or -ENOSPC if @size is too small (truncated).
+ */
+long pl_design_format(const struct pl_design *d, char *buf, size_t size);
+
+/** pl_design_switch_get() - the value of switch @s in @d (0/1 for bool). */
+int pl_design_switch_get(const struct pl_design *d, const struct pl_design_switch *s);
+
+/** pl_design_switch_find() - the switch named by @name[0..@len), or NULL. */
+const struct pl_design_switch *pl_design_switch_find(const char *name, size_t len);
 
 /**
  * struct pl_config - what a machine is made of.
@@ -649,7 +717,10 @@ void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS
 
 /* ---- reports (mm/vmstat.c) ------------------------------------------------ */
 
-/** struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled. */
+/**
+ * struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled.
+ * With @buf NULL it only counts (to learn the size a report needs).
+ */
 struct pl_seq {
 	char *buf;
 	size_t size;
@@ -657,16 +728,48 @@ struct pl_seq {
 	bool overflow;
 };
 
-/** pl_show_buddyinfo() - /proc/buddyinfo. Return: bytes written or -ENOSPC. */
+/**
+ * pl_seq_finish() - end a report: NUL-terminate the buffer (when there is
+ * one of size > 0). Return: the length (without the NUL), -ENOSPC if it
+ * did not fit (the buffer then holds a terminated prefix); with no buffer,
+ * the length the report needs.
+ */
+long pl_seq_finish(struct pl_seq *s);
+
+/*
+ * The pl_show_*() reports share one contract: the text goes into @buf and is
+ * always NUL-terminated (size > 0); the return is its length without the
+ * NUL, or -ENOSPC if @size was too small (a terminated prefix is left).
+ * pl_show_X(m, NULL, 0) returns the length needed, so a buffer of that
+ * plus one fits (unless the machine changes in between). The _file
+ * variants do that and write the report to @f: they return its length,
+ * -ENOMEM or -EIO.
+ */
+
+/** pl_show_buddyinfo() - /proc/buddyinfo. Return: length or -ENOSPC (see above). */
 long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
 /**
  * pl_show_pagetypeinfo() - /proc/pagetypeinfo: the baseline walks the free
  * lists under zone->lock (capped at 100000 per list); mt_counts reads counts.
- * Return: bytes written or -ENOSPC.
+ * Return: length or -ENOSPC.
  */
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);
-/** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. */
+/** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. Return: length or -ENOSPC. */
 long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size);
+
+/** pl_show_buddyinfo_file() - /proc/buddyinfo to @f. Return: length, -ENOMEM or -EIO. */
+long pl_show_buddyinfo_file(struct pl_machine *m, FILE *f);
+/** pl_show_pagetypeinfo_file() - /proc/pagetypeinfo to @f. */
+long pl_show_pagetypeinfo_file(struct pl_machine *m, FILE *f);
+/** pl_show_zoneinfo_file() - /proc/zoneinfo (page-allocator part) to @f. */
+long pl_show_zoneinfo_file(struct pl_machine *m, FILE *f);
+
+/**
+ * pl_show_to_file() - run report @show into a buffer of the size it needs
+ * and write it to @f. Return: the length written, -ENOMEM or -EIO.
+ */
+long pl_show_to_file(struct pl_machine *m, long (*show)(struct pl_machine *, char *, size_t),
+		     FILE *f);
 
 /**
  * pl_unusable_free_index() - the kernel's unusable free space index of

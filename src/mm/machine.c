@@ -3,8 +3,8 @@
  * machine.c - building a simulated machine: the memmap over real memory,
  * the zones, the watermarks and lowmem reserves (as mm/page_alloc.c's
  * __setup_per_zone_wmarks and setup_per_zone_lowmem_reserve), the boot-time
- * release of all memory into the buddy allocator, the vCPUs, and the design
- * presets.
+ * release of all memory into the buddy allocator, and the vCPUs (the design
+ * presets are in design.c).
  *
  * Layout: pfn 0 .. max_pfn-1 are present; ZONE_DMA32 spans [0, dma32_pfn),
  * ZONE_NORMAL [dma32_pfn, max_pfn). The memmap is rounded up to a multiple
@@ -33,55 +33,6 @@ static const unsigned long lowmem_reserve_ratio[MAX_NR_ZONES] = { 256, 32 };
 
 /* vm.watermark_scale_factor default */
 static const unsigned long watermark_scale_factor = 10;
-
-const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
-					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  NULL };
-
-int pl_design_preset(const char *name, struct pl_design *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!strcmp(name, "v6.18")) {
-		out->name = "v6.18";
-	} else if (!strcmp(name, "mt-counts")) {
-		out->name = "mt-counts";
-		out->mt_counts = true;
-	} else if (!strcmp(name, "pcp-owner")) {
-		out->name = "pcp-owner";
-		out->pcp_owner = true;
-	} else if (!strcmp(name, "contig-batch")) {
-		out->name = "contig-batch";
-		out->free_contig_batch = true;
-	} else if (!strcmp(name, "v6.19-rc1")) {
-		out->name = "v6.19-rc1";
-		out->vmalloc_high_order = true;
-	} else if (!strcmp(name, "v6.19-rc1+contig")) {
-		out->name = "v6.19-rc1+contig";
-		out->vmalloc_high_order = true;
-		out->free_contig_batch = true;
-		out->vfree_batch = true;
-	} else if (!strcmp(name, "maple")) {
-		out->name = "maple";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-	} else if (!strcmp(name, "maple-index")) {
-		/* the maple index alone, to measure it against the rbtree */
-		out->name = "maple-index";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-	} else if (!strcmp(name, "all")) {
-		out->name = "all";
-		out->mt_counts = true;
-		out->pcp_owner = true;
-		out->free_contig_batch = true;
-		out->vmalloc_high_order = true;
-		out->vfree_batch = true;
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-	} else {
-		return -EINVAL;
-	}
-	return 0;
-}
 
 void pl_config_default(struct pl_config *cfg)
 {
