@@ -33,6 +33,9 @@ const char *param_str(const struct bench *b, const char *key, const char *def);
 /* Unsigned number; accepts K/M/G suffixes (powers of 1024). Exits on junk. */
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
 
+/* keys.c: @key's default and meaning in @suite. Return: 0, or -1 if undocumented. */
+int bench_key_doc(const char *suite, const char *key, const char **def, const char **meaning);
+
 /* A machine for suite runs: mem=, dma32=, vcpus=, debug= from the params. */
 struct pl_machine *bench_machine(const struct bench *b, const char *design);
 

@@ -2,7 +2,9 @@
 /*
  * main.c - pagelab-bench: `pagelab-bench SUITE [key=value ...] [--json]`.
  * Parameters take the kernel benchmarks' own names; an unknown suite or
- * parameter is a one-line error and exit status 2.
+ * parameter is a one-line error and exit status 2. `--list` prints the
+ * suites with every key's default and meaning, the presets and the switches
+ * (`--list --json` the same as one JSON object); `--version` the commit.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -174,9 +176,94 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 	fflush(stdout);
 }
 
+/* --list: suites and every key with its default and meaning, presets, switches. */
+static int list(bool json)
+{
+	const char *def, *meaning;
+	char sw[256];
+
+	if (json)
+		printf("{\"suites\": [");
+	else
+		printf("suites (pagelab-bench SUITE key=value ...):\n");
+	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+		if (json) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			json_str(suites[i]->name);
+			printf(", \"summary\": ");
+			json_str(suites[i]->summary);
+			printf(", \"keys\": [");
+		} else {
+			printf("  %s: %s\n", suites[i]->name, suites[i]->summary);
+		}
+		for (const char *const *k = suites[i]->keys; *k; k++) {
+			if (bench_key_doc(suites[i]->name, *k, &def, &meaning)) {
+				def = "?";
+				meaning = "(undocumented)";
+			}
+			if (json) {
+				printf("%s{\"key\": ", k == suites[i]->keys ? "" : ", ");
+				json_str(*k);
+				printf(", \"default\": ");
+				json_str(def);
+				printf(", \"meaning\": ");
+				json_str(meaning);
+				printf("}");
+			} else {
+				printf("      %-22s %-16s %s\n", *k, def, meaning);
+			}
+		}
+		if (json)
+			printf("]}");
+	}
+	printf(json ? "], \"presets\": [" : "\npresets (design=PRESET[+SWITCH...]):\n");
+	for (const struct pl_design_preset_def *p = pl_design_preset_table; p->name; p++) {
+		struct pl_design d;
+
+		pl_design_preset(p->name, &d);
+		pl_design_format(&d, sw, sizeof(sw));
+		if (json) {
+			printf("%s{\"name\": ", p == pl_design_preset_table ? "" : ", ");
+			json_str(p->name);
+			printf(", \"switches\": ");
+			json_str(sw);
+			printf(", \"meaning\": ");
+			json_str(p->meaning);
+			printf("}");
+		} else {
+			printf("  %-18s %s\n  %-18s   switches: %s\n", p->name, p->meaning, "",
+			       *sw ? sw : "(none)");
+		}
+	}
+	printf(json ? "], \"switches\": [" : "\nswitches (NAME, NAME=0, or NAME=VALUE):\n");
+	for (const struct pl_design_switch *s = pl_design_switches; s->name; s++) {
+		size_t n = (size_t)snprintf(sw, sizeof(sw), "%s", s->name);
+
+		for (int v = 0; s->values && s->values[v]; v++)
+			n += (size_t)snprintf(sw + n, sizeof(sw) - n, "%s%s", v ? "|" : "=",
+					      s->values[v]);
+		if (json) {
+			printf("%s{\"name\": ", s == pl_design_switches ? "" : ", ");
+			json_str(s->name);
+			printf(", \"syntax\": ");
+			json_str(sw);
+			printf(", \"origin\": ");
+			json_str(s->origin);
+			printf(", \"meaning\": ");
+			json_str(s->meaning);
+			printf("}");
+		} else {
+			printf("  %-28s [%s] %s\n", sw, s->origin, s->meaning);
+		}
+	}
+	printf(json ? "]}\n" : "");
+	return 0;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\nsuites:\n");
+	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n"
+		   "       pagelab-bench --list [--json] | --version\n\nsuites:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
 		for (const char *const *k = suites[i]->keys; *k; k++)
@@ -190,6 +277,17 @@ int main(int argc, char **argv)
 	const struct bench_suite *suite = NULL;
 	struct bench b = { .out = stdout };
 
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf("pagelab-bench %s (git %s)\n", pl_version(), pl_git_commit());
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--list")) {
+		if (argc > 3 || (argc == 3 && strcmp(argv[2], "--json"))) {
+			fprintf(stderr, "pagelab-bench: usage: pagelab-bench --list [--json]\n");
+			return 2;
+		}
+		return list(argc == 3);
+	}
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
