@@ -5,6 +5,10 @@
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full]
   pagelab report [RESULTS...] [-o out/report.html]
   pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
+  pagelab list [suites|presets|switches|machines] [--json]
+  pagelab --version
+
+A design is a preset plus switches: --design v6.18+pcp_owner+mt_counts.
 
 Errors (unknown suite, design, parameter, seed, report) are one line on
 stderr and exit status 2.
@@ -13,10 +17,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import json
 import sys
 from pathlib import Path
 
-from . import compare, report, reproduce, show
+from . import compare, listing, report, reproduce, show
 from .runner import BenchError, load_results, run_interleaved, save_results
 
 OUT = Path("out")
@@ -98,6 +103,26 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_list(args: argparse.Namespace) -> int:
+    info = listing.bench_list()
+    if args.json:
+        print(json.dumps(info, indent=1))
+    else:
+        sys.stdout.write(listing.list_text(info, args.what))
+    return 0
+
+
+class VersionAction(argparse.Action):
+    """--version: the package, its commit, and pagelab-bench's (found lazily)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(listing.version_text())
+        parser.exit(0)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line: 'pagelab ...: error: ...'."""
 
@@ -108,12 +133,14 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="pagelab", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action=VersionAction, help="versions and git commits")
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     b = sub.add_parser("bench", help="run a suite for one or more designs, interleaved A B A B")
     b.add_argument("suite")
     b.add_argument("params", nargs="*", help="key=value parameters of the suite")
-    b.add_argument("--design", action="append", help="design preset (repeatable; first is the baseline)")
+    b.add_argument("--design", action="append",
+                   help="design: PRESET[+SWITCH...] (repeatable; first is the baseline; see pagelab list)")
     b.add_argument("--reps", type=int, default=1, help="repetitions per design (default 1)")
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")
@@ -144,8 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo (vmallocinfo, lockstat: later)")
     s.add_argument("params", nargs="*", help="machine parameters: mem= dma32= seed= rounds= vcpus=")
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
-    s.add_argument("--design", help="design preset (default v6.18)")
+    s.add_argument("--design", help="design: PRESET[+SWITCH...] (default v6.18)")
     s.set_defaults(func=cmd_show)
+
+    lp = sub.add_parser("list", help="suites and their keys, design presets, switches, machine profiles")
+    lp.add_argument("what", nargs="?", default="all",
+                    choices=["all", "suites", "presets", "switches", "machines"])
+    lp.add_argument("--json", action="store_true", help="the whole listing as JSON")
+    lp.set_defaults(func=cmd_list)
     return ap
 
 
