@@ -181,7 +181,7 @@ static inline bool design_pcp_owner(const struct zone *zone)
 	return zone->machine->config.design.pcp_owner;
 }
 
-/* mm/machine.c */
+/* machine/machine.c */
 void pl_setup_per_zone_wmarks(struct pl_machine *m);
 
 /* vmalloc/vmap_area.c: the vmalloc space, made and unmade with the machine */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "internal.h"
+#include "mm/internal.h"
 
 _Thread_local struct pl_this pl_this;
 
