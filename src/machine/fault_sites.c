@@ -19,7 +19,7 @@
  */
 #include <stdlib.h>
 #include "pagelab/maple_tree.h"
-#include "internal.h"
+#include "mm/internal.h"
 
 struct pl_fault_inject {
 	struct pl_fault_state site[NR_PL_FAULT_SITES];
