@@ -17,12 +17,13 @@
  * machines copy.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "pagelab/pagelab.h"
 
 _Static_assert(sizeof(enum vmap_index) == sizeof(int), "enum switches are stored as int");
 
