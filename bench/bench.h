@@ -63,21 +63,6 @@ extern const struct bench_suite suite_page_alloc_high_order;
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);
 
-/* workloads.c */
-struct churn_result {
-	unsigned long live_blocks;
-	unsigned long free_blocks;
-	unsigned long allocs, frees;
-};
-/*
- * Kernel-build-like churn: fill memory with mixed order-0..3 blocks of all
- * three PCP migratetypes down near the low watermark, free a random half,
- * then replace random blocks for @rounds steps. Leaves the survivors
- * allocated. Context: the calling thread has entered @m.
- */
-struct churn_state;
-struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
-			      struct churn_result *res);
-void churn_release(struct churn_state *st);
+/* The kernel-build-like churn is the library's: pl_churn_run() (machine.h). */
 
 #endif /* PAGELAB_BENCH_H */

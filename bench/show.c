@@ -68,8 +68,8 @@ static int run(struct bench *b)
 	const char *design = param_str(b, "design", "v6.18");
 	char list[128];
 	int nr = 0, ret = 0;
-	struct churn_state *st = NULL;
-	struct churn_result res;
+	struct pl_churn *st = NULL;
+	struct pl_churn_result res;
 	struct pl_machine *m;
 
 	snprintf(list, sizeof(list), "%s", param_str(b, "what", "buddyinfo"));
@@ -101,7 +101,7 @@ static int run(struct bench *b)
 	m = bench_machine(b, design);
 	if (!strcmp(workload, "churn")) {
 		pl_enter(m, 0);
-		st = churn_run(m, param_ulong(b, "seed", 1),
+		st = pl_churn_run(m, param_ulong(b, "seed", 1),
 			       param_ulong(b, "rounds", m->max_pfn / 8), &res);
 		pl_leave();
 	}
@@ -116,7 +116,7 @@ static int run(struct bench *b)
 	bench_emit(b, workload, design, 0, (double)pl_nr_free_pages(m), "pages", m);
 	if (st) {
 		pl_enter(m, 0);
-		churn_release(st);
+		pl_churn_release(st);
 		pl_leave();
 	}
 	pl_machine_destroy(m);

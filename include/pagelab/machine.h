@@ -113,6 +113,58 @@ int pl_design_switch_get(const struct pl_design *d, const struct pl_design_switc
 /** pl_design_switch_find() - the switch named by @name[0..@len), or NULL. */
 const struct pl_design_switch *pl_design_switch_find(const char *name, size_t len);
 
+/* ---- configuration from strings (config.c) -------------------------------- */
+
+/** pl_config_new() - a heap-allocated default config (pl_config_default()), or NULL. */
+struct pl_config *pl_config_new(void);
+/** pl_config_free() - free a config from pl_config_new(). */
+void pl_config_free(struct pl_config *cfg);
+
+/**
+ * pl_config_set() - set one key of @cfg from a string, as pagelab-bench's
+ * keys: mem, dma32 (sizes with K/M/G), vcpus, design (a pl_design_parse()
+ * spec), debug (0-3), lock_stat (0/1), pcp (0/1), min_free_kbytes,
+ * tlb_flush_ns. Does not warn: a refusal's reason goes to @err.
+ * Return: 0, or -EINVAL (@cfg unchanged).
+ */
+int pl_config_set(struct pl_config *cfg, const char *key, const char *value, char *err,
+		  size_t errsize);
+
+/**
+ * pl_gfp_parse() - gfp flags from their kernel names joined by '|'
+ * ("GFP_KERNEL|__GFP_ZERO"). Return: 0, or -EINVAL (@out unchanged).
+ */
+int pl_gfp_parse(const char *spec, gfp_t *out, char *err, size_t errsize);
+
+/** pl_page_pfn() - page_to_pfn() for callers that cannot use the inline. Context: entered. */
+unsigned long pl_page_pfn(const struct page *page);
+
+/* ---- built-in workloads (workload.c) -------------------------------------- */
+
+/** struct pl_churn_result - what pl_churn_run() did and left. */
+struct pl_churn_result {
+	unsigned long live_blocks;	/* blocks still allocated */
+	unsigned long free_blocks;	/* sum of nr_free over zones and orders */
+	unsigned long allocs, frees;
+};
+
+struct pl_churn;
+
+/**
+ * pl_churn_run() - kernel-build-like churn: fill memory with mixed order
+ * 0..4 (and a few order-9) blocks of all three PCP migratetypes down to 5%
+ * free, free a random half, then replace random blocks for @rounds steps.
+ * The same seed gives the same state under every design that does not
+ * change placement. The survivors stay allocated until pl_churn_release().
+ * Context: the calling thread has entered @m.
+ * Return: the survivors, or NULL if out of host memory.
+ */
+struct pl_churn *pl_churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
+			      struct pl_churn_result *res);
+
+/** pl_churn_release() - free every survivor of pl_churn_run() (on the current vCPU). */
+void pl_churn_release(struct pl_churn *st);
+
 /* ---- the layers' checkers (machine.c) ------------------------------------- */
 
 /**
