@@ -139,6 +139,9 @@ int pl_gfp_parse(const char *spec, gfp_t *out, char *err, size_t errsize);
 /** pl_page_pfn() - page_to_pfn() for callers that cannot use the inline. Context: entered. */
 unsigned long pl_page_pfn(const struct page *page);
 
+/** pl_vm_event_count() - NR_PL_VM_EVENTS, the length of pl_vm_event_names[] (for bindings). */
+unsigned int pl_vm_event_count(void);
+
 /* ---- built-in workloads (workload.c) -------------------------------------- */
 
 /** struct pl_churn_result - what pl_churn_run() did and left. */

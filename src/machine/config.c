@@ -184,3 +184,8 @@ unsigned long pl_page_pfn(const struct page *page)
 {
 	return page_to_pfn(page);
 }
+
+unsigned int pl_vm_event_count(void)
+{
+	return NR_PL_VM_EVENTS;
+}
