@@ -11,7 +11,7 @@ VENV       ?= .venv
 GEN        := -G Ninja
 
 .PHONY: all deps build build-asan build-tsan build-fuzz test test-c test-asan test-tsan test-fuzz \
-	test-py test-install fuzz fuzz-corpus run clean
+	test-py test-install test-pip fuzz fuzz-corpus run clean
 
 all: build
 
@@ -80,7 +80,16 @@ fuzz-corpus: build
 test-install: build
 	tests/install/run.sh $(BUILD)
 
-test: test-c test-asan test-tsan test-fuzz test-py test-install
+# `pip install .` into a fresh venv (build/pip-venv, rebuilt every time), then
+# the ten-line example from another directory: the packaged library and bench.
+test-pip: deps
+	rm -rf $(BUILD)/pip-venv
+	python3 -m venv $(BUILD)/pip-venv
+	$(BUILD)/pip-venv/bin/pip install -q .
+	cd $(BUILD) && env -u PAGELAB_BENCH -u PAGELAB_LIB pip-venv/bin/python $(abspath docs/examples/quickstart.py)
+	cd $(BUILD) && env -u PAGELAB_BENCH pip-venv/bin/pagelab --version
+
+test: test-c test-asan test-tsan test-fuzz test-py test-install test-pip
 
 # The main job: every available seed's table on the default machine, quick,
 # and the HTML report in out/report.html.

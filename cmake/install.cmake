@@ -5,6 +5,17 @@
 # liburcu and pthread link. pagelab-bench goes to bin/ when it is built.
 include(CMakePackageConfigHelpers)
 
+# pip install . (scikit-build-core sets SKBUILD): the shared library and
+# pagelab-bench go inside the Python package, where pagelab.api and the
+# pagelab command look for them; headers and the CMake package are for C.
+if(SKBUILD)
+  install(FILES $<TARGET_FILE:pagelab_shared> DESTINATION pagelab/_lib RENAME libpagelab.so)
+  if(TARGET pagelab-bench)
+    install(TARGETS pagelab-bench RUNTIME DESTINATION pagelab/_lib)
+  endif()
+  return()
+endif()
+
 install(DIRECTORY include/pagelab DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(TARGETS pagelab pagelab_shared EXPORT pagelabTargets

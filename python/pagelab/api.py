@@ -72,6 +72,10 @@ void pl_warn_set_quiet(bool quiet);
 _lib = None
 _ffi = None
 _lock = threading.Lock()
+# The machine and vCPU the calling thread has entered: the library's pl_this
+# is per thread too, so a call on machine A after the thread entered B must
+# enter A again first.
+_this = threading.local()
 
 
 def _candidates() -> list[Path]:
@@ -167,13 +171,13 @@ class Machine:
             raise ValueError(f"cannot create the machine: {_last_warning() or 'bad config'}")
         self._m = m
         self.settings = dict(settings)
-        self._entered: dict[int, int] = {}   # thread id -> vCPU
+        self._last_cpu: dict[int, int] = {}   # thread id -> the vCPU it last entered here
 
     # ---- lifetime ---------------------------------------------------------
     def close(self) -> None:
         """Destroy the machine (leaving it first if this thread is on one of its vCPUs)."""
         if self._m is not None:
-            if threading.get_ident() in self._entered:
+            if getattr(_this, "machine", None) is self:
                 self.leave()
             self._lib.pl_machine_destroy(self._m)
             self._m = None
@@ -200,26 +204,32 @@ class Machine:
         """Make the calling thread vCPU @cpu of this machine."""
         if self._lib.pl_enter(self._machine(), cpu):
             raise ValueError(_last_warning() or f"cannot enter vCPU {cpu}")
-        self._entered[threading.get_ident()] = cpu
+        _this.machine, _this.cpu = self, cpu
+        self._last_cpu[threading.get_ident()] = cpu
 
     def leave(self) -> None:
         """Detach the calling thread from its vCPU."""
         self._lib.pl_leave()
-        self._entered.pop(threading.get_ident(), None)
+        _this.machine = None
 
     @contextmanager
     def cpu(self, cpu: int = 0):
-        """`with m.cpu(n):` run the block as vCPU @n."""
+        """`with m.cpu(n):` run the block as vCPU @n, then go back to where the thread was."""
+        prev = (getattr(_this, "machine", None), getattr(_this, "cpu", 0))
         self.enter(cpu)
         try:
             yield self
         finally:
-            self.leave()
+            if prev[0] is not None and prev[0]._m is not None:
+                prev[0].enter(prev[1])
+            else:
+                self.leave()
 
     def _need_cpu(self) -> None:
+        """Be on one of this machine's vCPUs: the one this thread last used here, else 0."""
         self._machine()
-        if threading.get_ident() not in self._entered:
-            self.enter(0)   # the common case: one thread, vCPU 0
+        if getattr(_this, "machine", None) is not self:
+            self.enter(self._last_cpu.get(threading.get_ident(), 0))
 
     # ---- the page allocator ----------------------------------------------
     def alloc_pages(self, order: int = 0, gfp="GFP_KERNEL") -> Page:

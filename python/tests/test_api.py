@@ -121,3 +121,17 @@ def test_closed_machine_refuses(m):
     other.close()
     with pytest.raises(ValueError, match="closed"):
         other.buddyinfo()
+
+
+def test_two_machines_on_one_thread():
+    """Calls on A after the thread entered B go to A (the API re-enters)."""
+    a, b = pagelab.Machine(**SMALL), pagelab.Machine(**SMALL)
+    free_a, free_b = a.nr_free_pages(), b.nr_free_pages()
+    pa = a.alloc_pages(3)
+    pb = b.alloc_pages(2)
+    a.free_pages(pa)                   # the thread is on b now: must go to a
+    b.free_pages(pb)
+    for m, free in ((a, free_a), (b, free_b)):
+        m.drain_all_pages()
+        assert m.nr_free_pages() == free and m.check() == 0
+        m.close()
