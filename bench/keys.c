@@ -29,6 +29,7 @@ static const struct key_doc docs[] = {
 	{ NULL, "seed", "1", "PRNG seed of the workload" },
 	{ NULL, "reps", "3", "repetitions per design (the best or each is reported)" },
 	{ NULL, "threads", "1", "real threads, each entering its own vCPU" },
+	{ NULL, "pin", "1", "pin the main thread to its CPU (every suite; bench/harness.c)" },
 	/* pagetypeinfo */
 	{ "pagetypeinfo", "design", "v6.18,mt-counts", NULL },
 	{ "pagetypeinfo", "reads", "10000", "/proc/pagetypeinfo reads per measurement" },
@@ -92,6 +93,7 @@ static const struct key_doc docs[] = {
 	{ "test_vmalloc", "use_huge", "0", "vmalloc_huge() in fix_size_alloc_test (1 on)" },
 	{ "test_vmalloc", "sequential_test_order", "0", "run the tests in mask order (1 on)" },
 	{ "test_vmalloc", "nr_pcpu_objects", "35000", "objects of pcpu_alloc_test" },
+	{ "test_vmalloc", "warmup", "0", "an untimed pass of every test with this test_loop_count first (0: none)" },
 	{ "test_vmalloc", "template", "(none)", "test_vmalloc.sh's presets: performance, smoke or stress" },
 	/* page_alloc_high_order */
 	{ "page_alloc_high_order", "design", "v6.18,contig-batch", NULL },

@@ -61,7 +61,7 @@ void bench_design(const char *spec, struct pl_design *out)
 	char err[160];
 
 	if (pl_design_parse(spec, out, err, sizeof(err))) {
-		fprintf(stderr, "pagelab-bench: design '%s': %s (see pagelab-bench --list)\n", spec,
+		fprintf(stderr, "pagelab-bench: unknown design '%s': %s (see pagelab-bench --list)\n", spec,
 			err);
 		exit(2);
 	}
@@ -172,7 +172,9 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 			printf(", \"VMAP_AREA_BYTES\": %lu", vst.va_objsize);
 		}
 	}
-	printf("}}\n");
+	printf("}, ");
+	bench_harness_json(b);
+	printf("}\n");
 	fflush(stdout);
 }
 
@@ -215,6 +217,17 @@ static int list(bool json)
 		}
 		if (json)
 			printf("]}");
+	}
+	/* the harness's keys, taken by every suite */
+	bench_key_doc("", "pin", &def, &meaning);
+	if (json) {
+		printf("], \"common_keys\": [{\"key\": \"pin\", \"default\": ");
+		json_str(def);
+		printf(", \"meaning\": ");
+		json_str(meaning);
+		printf("}");
+	} else {
+		printf("  every suite:\n      %-22s %-16s %s\n", "pin", def, meaning);
 	}
 	printf(json ? "], \"presets\": [" : "\npresets (design=PRESET[+SWITCH...]):\n");
 	for (const struct pl_design_preset_def *p = pl_design_preset_table; p->name; p++) {
@@ -263,7 +276,9 @@ static int list(bool json)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n"
-		   "       pagelab-bench --list [--json] | --version\n\nsuites:\n");
+		"       pagelab-bench --list [--json] | --version\n\n"
+		"every suite also takes pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
+		"suites:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
 		for (const char *const *k = suites[i]->keys; *k; k++)
@@ -316,6 +331,7 @@ int main(int argc, char **argv)
 		*eq = '\0';
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
+		known |= bench_harness_key(argv[i]);
 		if (!known) {
 			fprintf(stderr, "pagelab-bench: %s: unknown parameter '%s'\n", suite->name,
 				argv[i]);
@@ -324,5 +340,6 @@ int main(int argc, char **argv)
 		b.keys[b.nr_params] = argv[i];
 		b.vals[b.nr_params++] = eq + 1;
 	}
+	bench_harness_init(&b);
 	return suite->run(&b);
 }
