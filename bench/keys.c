@@ -68,7 +68,7 @@ static const struct key_doc docs[] = {
 	{ "pagealloc_micro", "monitor_ms", "10", "the reader's period in ms" },
 	{ "pagealloc_micro", "churn", "0", "fragment the machine first (1 on)" },
 	/* show */
-	{ "show", "what", "buddyinfo", "buddyinfo, pagetypeinfo, zoneinfo or vmallocinfo" },
+	{ "show", "what", "buddyinfo", "comma-separated: buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo" },
 	{ "show", "workload", "fresh", "fresh (just booted) or churn (kernel-build-like)" },
 	{ "show", "rounds", "max_pfn/8", "churn steps" },
 	/* range_workload */

@@ -27,6 +27,7 @@ static const struct report reports[] = {
 	{ "buddyinfo", pl_show_buddyinfo },
 	{ "pagetypeinfo", pl_show_pagetypeinfo },
 	{ "zoneinfo", pl_show_zoneinfo },
+	{ "vmallocinfo", pl_show_vmallocinfo },
 };
 
 static const struct report *find_report(const char *name)
@@ -78,7 +79,7 @@ static int run(struct bench *b)
 
 		if (!r) {
 			fprintf(stderr, "pagelab-bench: show: unknown report '%s' "
-				"(buddyinfo, pagetypeinfo, zoneinfo)\n", tok);
+				"(buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo)\n", tok);
 			return 2;
 		}
 		if (nr < (int)ARRAY_SIZE(want))

@@ -61,6 +61,8 @@ def list_text(info: dict, what: str = "all") -> str:
 def _git_commit() -> str | None:
     """The commit of the checkout this package runs from, if it is one."""
     here = Path(__file__).resolve().parent
+    if here != Path(__file__).resolve().parents[2] / "python" / "pagelab" or "site-packages" in here.parts:
+        return None     # an installed copy: its commit is pagelab-bench's (printed below)
     try:
         proc = subprocess.run(["git", "-C", str(here), "rev-parse", "--short=12", "HEAD"],
                               capture_output=True, text=True, timeout=10)
