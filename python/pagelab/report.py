@@ -58,16 +58,32 @@ def bars_figure(measurements: list[Measurement], title: str):
     ncol = min(3, len(groups))
     nrow = math.ceil(len(groups) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.2 * nrow), squeeze=False)
+    several_suites = len({g.suite for g in groups}) > 1
     for ax, g in zip(axes.flat, groups):
         designs = list(g.samples)
-        means = [stats.summarize(v).amean for v in g.samples.values()]
-        errs = [0.0 if len(v) < 2 else stats.ci_half_width(v) for v in g.samples.values()]
-        ax.bar(designs, means, yerr=errs, capsize=6, color=[f"C{i}" for i in range(len(designs))])
+        samples = list(g.samples.values())
+        means = [stats.summarize(v).amean for v in samples]
+        # 95% CI whiskers, cut at zero (no measured quantity here is negative);
+        # a single run has no interval: no whisker, and the bar says n=1.
+        half = [stats.ci_half_width(v) if len(v) >= 2 else 0.0 for v in samples]
+        half = [h if math.isfinite(h) else 0.0 for h in half]
+        lower = [min(h, mu) if mu > 0 else 0.0 for h, mu in zip(half, means)]
+        bars = ax.bar(designs, means, color=[f"C{i}" for i in range(len(designs))])
+        with_ci = [i for i, v in enumerate(samples) if len(v) >= 2]
+        if with_ci:
+            ax.errorbar([designs[i] for i in with_ci], [means[i] for i in with_ci],
+                        yerr=[[lower[i] for i in with_ci], [half[i] for i in with_ci]],
+                        fmt="none", ecolor="black", capsize=6)
+        for bar, v in zip(bars, samples):
+            if len(v) < 2:
+                ax.annotate("n=1", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                            ha="center", va="bottom", fontsize=7, color="#555")
         positive = [m for m in means if m > 0]
         if len(positive) == len(means) and positive and max(positive) / min(positive) > 100:
             ax.set_yscale("log")
             _plain_log_ticks(ax.yaxis)
-        ax.set_title(g.test, fontsize=9)
+        # a test name alone ("throughput-v32") does not say which workload
+        ax.set_title(f"{g.suite}: {g.test}" if several_suites else g.test, fontsize=9)
         ax.set_ylabel(g.unit)
         ax.tick_params(axis="x", labelsize=8)
     for ax in list(axes.flat)[len(groups):]:
