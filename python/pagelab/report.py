@@ -6,8 +6,8 @@ Plots (matplotlib, Agg, PNGs embedded so the one file opens anywhere):
   results file (seed runs and `pagelab bench` runs);
 * read latency against fragmentation (free blocks after the churn) from seed
   002's machine-size sweep;
-* zone->lock acquisitions against vCPUs, from any results whose params vary
-  `vcpus` (none of today's suites do; the page says so);
+* zone->lock acquisitions per million page operations against vCPUs, from
+  seed 003's sweep (its tests are named ...-vN; default and full modes);
 * /proc/buddyinfo over the churn as a heatmap (seed 002's timeline).
 
 A plot the data does not allow is replaced by a line saying what it needs.
@@ -18,6 +18,7 @@ import base64
 import html
 import io
 import math
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -121,25 +122,42 @@ def fragmentation_figure(points: list[Measurement]):
     return fig
 
 
+# Seed 003's vCPU sweep: its suites name the vCPU count in the test
+# ("zone-lock-per-Mop-v32"); other suites' vcpus= (seed 004's test_vmalloc
+# workers) are not a sweep of zone->lock and stay out of this plot.
+_VCPU_TEST = re.compile(r"^zone-lock-per-Mop-v(\d+)$")
+
+
 def vcpu_figure(measurements: list[Measurement]):
-    """zone->lock acquisitions against vCPUs, per (test, design); None if no variation."""
-    series = defaultdict(list)
+    """zone->lock acquisitions per million page operations against vCPUs: one
+    panel per seed 003 workload, one line per design; None without a sweep."""
+    series: dict = defaultdict(lambda: defaultdict(list))   # suite -> design -> [(vcpus, v)]
     for m in measurements:
-        v = m.params.get("vcpus")
-        if v is not None and "zone_lock_acquisitions" in m.counters:
-            series[(m.suite, m.test, m.design)].append((int(v), m.counters["zone_lock_acquisitions"]))
-    series = {k: sorted(v) for k, v in series.items() if len({x for x, _ in v}) >= 2}
-    if not series:
+        hit = _VCPU_TEST.match(m.test)
+        if hit:
+            series[m.suite][m.design].append((int(hit.group(1)), float(m.value)))
+    panels = {s: d for s, d in series.items()
+              if any(len({x for x, _ in xy}) >= 2 for xy in d.values())}
+    if not panels:
         return None
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for (suite, test, design), xy in series.items():
-        xs = sorted({x for x, _ in xy})
-        ys = [np.mean([y for x2, y in xy if x2 == x]) for x in xs]
-        ax.plot(xs, ys, "o-", label=f"{test} {design}")
-    ax.set_xlabel("vCPUs")
-    ax.set_ylabel("zone->lock acquisitions")
-    ax.set_title("zone->lock acquisitions against vCPUs", fontsize=10)
-    ax.legend(fontsize=8)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.6), squeeze=False)
+    for ax, (suite, designs) in zip(axes.flat, panels.items()):
+        xs_all = set()
+        for i, (design, xy) in enumerate(designs.items()):
+            xs = sorted({x for x, _ in xy})
+            xs_all.update(xs)
+            ys = [float(np.mean([y for x2, y in xy if x2 == x])) for x in xs]
+            ax.plot(xs, ys, "o-", label=design, color=f"C{i}")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(xs_all))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_ylim(bottom=0)
+        ax.set_title(suite, fontsize=9)
+        ax.set_xlabel("vCPUs")
+        ax.set_ylabel("zone->lock per million page ops")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
     return fig
 
 
@@ -213,8 +231,8 @@ def build_html(docs: list[dict]) -> str:
     parts.append("<h2>zone->lock acquisitions against vCPUs</h2>")
     fig = vcpu_figure(all_ms)
     parts.append(_img(_png(fig), "zone lock vs vcpus") if fig else
-                 "<p class='note'>needs results whose vcpus= varies; no suite takes vcpus yet "
-                 "(the multi-CPU workloads of issue 3)</p>")
+                 "<p class='note'>needs seed 003 at more than one vCPU count "
+                 "(pagelab reproduce 003: the default mode sweeps 8, 32, 128)</p>")
     parts.append("<h2>/proc/buddyinfo over time</h2>")
     fig = buddyinfo_figure(timeline or {})
     parts.append(_img(_png(fig), "buddyinfo heatmap") if fig else

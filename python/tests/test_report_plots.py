@@ -35,3 +35,26 @@ def test_panels_name_the_workload():
     fig = report.bars_figure(ms, "x")
     titles = {ax.get_title() for ax in fig.axes if ax.get_title()}
     assert titles == {"kbuild: throughput-v32", "exit_avalanche: throughput-v32"}
+
+
+def test_vcpu_plot_is_seed_003s_sweep():
+    ms = [Measurement(s, f"zone-lock-per-Mop-v{v}", d, r, float(v * (2 if d == "v6.18" else 1)),
+                      "count", {"vcpus": "8,32,128"})
+          for s in ("alloc_many_free_few", "kbuild") for d in ("v6.18", "pcp-owner")
+          for v in (8, 32, 128) for r in range(2)]
+    # seed 004's per-worker rows vary vcpus too: they must stay out
+    ms += [Measurement("test_vmalloc", f"fix_size_alloc_test, worker {w}", "v6.18", 0, 5.0, "usec",
+                       {"vcpus": str(v)}, {"zone_lock_acquisitions": 7})
+           for w in range(16) for v in (8, 64)]
+    fig = report.vcpu_figure(ms)
+    assert [ax.get_title() for ax in fig.axes] == ["alloc_many_free_few", "kbuild"]
+    for ax in fig.axes:
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert labels == ["v6.18", "pcp-owner"]
+        assert list(ax.lines[0].get_xdata()) == [8, 32, 128]
+        assert list(ax.lines[0].get_ydata()) == [16.0, 64.0, 256.0]
+
+
+def test_vcpu_plot_needs_a_sweep():
+    ms = [Measurement("kbuild", "zone-lock-per-Mop-v32", "v6.18", 0, 5.0, "count")]
+    assert report.vcpu_figure(ms) is None
