@@ -187,13 +187,14 @@ def buddyinfo_figure(timeline: dict):
 def _machine_table(info: dict) -> str:
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
                    for k, v in info.items())
-    return f"<table>{rows}</table>"
+    return f"<div class='scroll'><table>{rows}</table></div>"
 
 
 CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}
 pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}
 table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:2px 8px;text-align:left}
-img{max-width:100%;margin:.5em 0}.note{color:#777;font-style:italic}"""
+img{max-width:100%;margin:.5em 0}.note{color:#777;font-style:italic}
+.scroll{overflow-x:auto;max-width:100%}pre{max-width:100%;box-sizing:border-box}"""
 
 
 def build_html(docs: list[dict]) -> str:

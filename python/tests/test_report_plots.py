@@ -58,3 +58,16 @@ def test_vcpu_plot_is_seed_003s_sweep():
 def test_vcpu_plot_needs_a_sweep():
     ms = [Measurement("kbuild", "zone-lock-per-Mop-v32", "v6.18", 0, 5.0, "count")]
     assert report.vcpu_figure(ms) is None
+
+
+def test_changes_read_as_ratios_never_nan_or_inf():
+    from pagelab import stats, tables
+    assert stats.fmt_change(12.345) == "12.35%"
+    assert stats.fmt_change(-40.0) == "-40.00%"
+    assert stats.fmt_change(4682061.24) == "46822x"
+    assert stats.fmt_change(4034.53) == "41.3x"
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        assert stats.fmt_change(bad) == "n/a"
+    assert stats.Cell(float("inf"), "(I)", False, 5, 1.0).text() == "(I) n/a"
+    text = tables._mm_pct(float("nan"), False)
+    assert "nan" not in text and "%" not in text and "n/a" in text
