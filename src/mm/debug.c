@@ -285,7 +285,9 @@ static void check_zone(struct checker *c, struct zone *zone)
 		if (page_zonenum(page) != (int)zone->zone_idx)
 			report(c, "pfn %#lx in zone %s has zone number %d", pfn, zone->name,
 			       page_zonenum(page));
-		if ((pfn & (pageblock_nr_pages - 1)) == 0)
+		/* pagetypeinfo's walk: from the zone's first pfn, one per pageblock */
+		if (((pfn - zone->zone_start_pfn) & (pageblock_nr_pages - 1)) == 0 &&
+		    pl_pfn_section_online(m, pfn))
 			pb_count[block_mt(zone, pfn)]++;
 		if (PagePCPBuddy(page) && !(c->seen[pfn / 64] & (1UL << (pfn % 64))))
 			report(c, "PagePCPBuddy pfn %#lx is on no owned list", pfn);

@@ -36,7 +36,7 @@ static inline void pl_count(enum pl_vm_event item, unsigned long delta)
 
 static inline unsigned long pfn_to_pageblock_idx(const struct zone *zone, unsigned long pfn)
 {
-	return (pfn - zone->zone_start_pfn) >> pageblock_order;
+	return (pfn - zone_pageblock_base(zone)) >> pageblock_order;
 }
 
 static inline void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
@@ -197,6 +197,12 @@ void pl_mm_free_all_bootmem(struct pl_machine *m);
 /** pl_mm_exit() - undo pl_mm_init() (safe after a failed one). */
 void pl_mm_exit(struct pl_machine *m);
 void pl_setup_per_zone_wmarks(struct pl_machine *m);
+/**
+ * pl_pfn_section_online() - does @pfn's 128 MiB section hold any RAM? (The
+ * kernel's pfn_to_online_page() != NULL: the walks over a zone's pageblocks
+ * skip sections that are wholly a hole.)
+ */
+bool pl_pfn_section_online(const struct pl_machine *m, unsigned long pfn);
 
 /* mm/debug.c */
 void __pl_debug_check(struct pl_machine *m, const char *where);
