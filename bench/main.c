@@ -21,6 +21,7 @@ static const struct bench_suite *const suites[] = {
 	&suite_vmalloc_fix_size,
 	&suite_test_vmalloc,
 	&suite_page_alloc_high_order,
+	&suite_machines,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)
@@ -59,10 +60,15 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	struct pl_config cfg;
 	struct pl_machine *m;
 
-	pl_config_default(&cfg);
+	if (param_str(b, "machine", NULL)) {
+		/* a named profile (checked in main()); mem=/dma32=/vcpus= still override */
+		pl_machine_profile(param_str(b, "machine", NULL), &cfg);
+	} else {
+		pl_config_default(&cfg);
+	}
 	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
 	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
-	cfg.nr_cpus = (unsigned int)param_ulong(b, "vcpus", 1);
+	cfg.nr_cpus = (unsigned int)param_ulong(b, "vcpus", cfg.profile ? cfg.nr_cpus : 1);
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
@@ -171,7 +177,9 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\nsuites:\n");
+	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\n"
+		"every suite also takes machine=NAME, a machine profile (pagelab-bench machines)\n\n"
+		"suites:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
 		for (const char *const *k = suites[i]->keys; *k; k++)
@@ -211,6 +219,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		*eq = '\0';
+		/* machine=NAME (a profile, machine.h) is common to every suite */
+		known = !strcmp(argv[i], "machine");
+		if (known && !pl_machine_profile_find(eq + 1)) {
+			fprintf(stderr, "pagelab-bench: unknown machine '%s' (pagelab-bench machines "
+				"lists them)\n", eq + 1);
+			return 2;
+		}
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
 		if (!known) {

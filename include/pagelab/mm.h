@@ -385,6 +385,8 @@ struct pl_mem_range {
  * @llc_shared_cpus:  CPUs that share one last-level cache (the kernel's
  *                    cpumask_weight(&llc->shared_cpu_map)).
  * All zero: unknown (a bare configuration); nothing is derived from it.
+ * nr_sockets * cores_per_socket * threads_per_core may exceed the number of
+ * CPUs on hybrid parts (the i7-12700's E-cores have no SMT).
  */
 struct pl_cpu_topology {
 	unsigned int nr_sockets;
@@ -415,6 +417,7 @@ struct pl_cpu_topology {
  * @thp:             transparent hugepages are enabled: khugepaged's
  *                   set_recommended_min_free_kbytes() may raise min_free_kbytes.
  * @topology:        the CPUs' shape and last-level cache (profiles set it).
+ * @profile:         the name of the profile this config came from, or NULL.
  * @nr_cpus:         number of virtual CPUs (default 1).
  * @design:          the design switches (default v6.18).
  * @debug:           0..3: how often the allocator runs the checker itself
@@ -438,6 +441,7 @@ struct pl_config {
 	unsigned long kernel_image_bytes;
 	bool thp;
 	struct pl_cpu_topology topology;
+	const char *profile;
 	unsigned int nr_cpus;
 	struct pl_design design;
 	int debug;
