@@ -274,7 +274,7 @@ static int reserve_top_down(struct pl_machine *m, unsigned long nr, int kind)
 static int reserve_fixed(struct pl_machine *m, unsigned long start, unsigned long end, int kind)
 {
 	if (end > m->node_end_pfn)
-		end = m->node_end_pfn;
+		return -EINVAL;	/* does not fit in RAM */
 	if (start >= end)
 		return 0;
 	if (unavailable_pages(m, start, end, -1) != hole_pages(m, start, end))
