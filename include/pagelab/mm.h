@@ -308,7 +308,10 @@ struct zone {
 	struct free_area free_area[NR_PAGE_ORDERS];
 	unsigned long nr_isolate_pageblock;
 	long vm_stat[NR_VM_ZONE_STAT_ITEMS];
-	/* mt_counts extension: pageblocks per migratetype, O(1) blockcount. */
+	/*
+	 * mt_counts_blocks (pagelab's own extension beyond seed 002):
+	 * pageblocks per migratetype, for an O(1) blockcount section.
+	 */
 	unsigned long nr_pageblocks_mt[MIGRATE_TYPES];
 };
 
@@ -342,8 +345,13 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * struct pl_design - run-time switches for the designs of the seed series.
  * Fixed when a machine is created; see pl_design_preset() for the presets.
  * @name:      the preset's name, for reports.
- * @mt_counts: seed 002, per-migratetype free block counts; pagetypeinfo
- *             reads them without zone->lock.
+ * @mt_counts: seed 002 (patches 1-3, exactly), per-migratetype free block
+ *             counts; pagetypeinfo's free-block section reads them without
+ *             zone->lock; "Number of blocks type" still walks every
+ *             pageblock under zone->lock, as the patch leaves it.
+ * @mt_counts_blocks: pagelab's own extension beyond seed 002 (not in any
+ *             patch): per-migratetype pageblock counts, so that the
+ *             "Number of blocks type" section is O(1) and lock-free too.
  * @pcp_owner: seed 003, PCPs take whole pageblocks, own them, and frees
  *             route back to the owner where buddies merge under pcp->lock.
  * @free_contig_batch: seed 001, __free_contig_range() frees a range of
@@ -366,6 +374,7 @@ enum vmap_index {
 struct pl_design {
 	const char *name;
 	bool mt_counts;
+	bool mt_counts_blocks;	/* pagelab's own extension, see above */
 	bool pcp_owner;
 	bool free_contig_batch;
 	bool vmalloc_high_order;
@@ -376,7 +385,9 @@ struct pl_design {
 
 /**
  * pl_design_preset() - fill @out with the named preset.
- * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
+ * @name: "v6.18" (baseline), "mt-counts" (seed 002 exactly),
+ *        "mt-counts+blocks" (that plus pagelab's own O(1) block counts),
+ *        "pcp-owner", "contig-batch",
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
  *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
@@ -661,7 +672,9 @@ struct pl_seq {
 long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
 /**
  * pl_show_pagetypeinfo() - /proc/pagetypeinfo: the baseline walks the free
- * lists under zone->lock (capped at 100000 per list); mt_counts reads counts.
+ * lists under zone->lock (capped at 100000 per list); mt_counts reads counts
+ * for that section. "Number of blocks type" walks the pageblocks under
+ * zone->lock unless mt_counts_blocks (pagelab's extension).
  * Return: bytes written or -ENOSPC.
  */
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);

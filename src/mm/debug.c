@@ -11,7 +11,7 @@
  *    to the list's type, no page already seen on another list, tail pages
  *    not PageBuddy;
  *  - free_area[o].nr_free, mt_nr_free[] (mt_counts), NR_FREE_PAGES,
- *    NR_FREE_PAGES_BLOCKS, nr_pageblocks_mt[] (mt_counts), nr_isolate_pageblock;
+ *    NR_FREE_PAGES_BLOCKS, nr_pageblocks_mt[] (mt_counts_blocks), nr_isolate_pageblock;
  *  - each PCP list: blocks of the list's order, aligned, in the zone,
  *    _refcount 0, not PageBuddy, on no other list; pcp->count the sum;
  *  - pcp_owner: each owned chunk PagePCPBuddy with its list's order, in a
@@ -308,7 +308,7 @@ static void check_zone(struct checker *c, struct zone *zone)
 	if (buddies != heads)
 		report(c, "zone %s: %lu PageBuddy pages, %lu listed blocks", zone->name, buddies,
 		       heads);
-	for (int mt = 0; mt_counts && mt < MIGRATE_TYPES; mt++)
+	for (int mt = 0; m->config.design.mt_counts_blocks && mt < MIGRATE_TYPES; mt++)
 		if (zone->nr_pageblocks_mt[mt] != pb_count[mt])
 			report(c, "zone %s: nr_pageblocks_mt[%s] %lu, pageblocks say %lu",
 			       zone->name, migratetype_names[mt], zone->nr_pageblocks_mt[mt],

@@ -36,7 +36,7 @@ static const unsigned long watermark_scale_factor = 10;
 
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  NULL };
+					  "mt-counts+blocks", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -46,6 +46,11 @@ int pl_design_preset(const char *name, struct pl_design *out)
 	} else if (!strcmp(name, "mt-counts")) {
 		out->name = "mt-counts";
 		out->mt_counts = true;
+	} else if (!strcmp(name, "mt-counts+blocks")) {
+		/* seed 002 plus pagelab's own O(1) "Number of blocks type" */
+		out->name = "mt-counts+blocks";
+		out->mt_counts = true;
+		out->mt_counts_blocks = true;
 	} else if (!strcmp(name, "pcp-owner")) {
 		out->name = "pcp-owner";
 		out->pcp_owner = true;

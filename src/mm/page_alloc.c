@@ -57,8 +57,9 @@ int get_pageblock_migratetype(const struct page *page)
 
 /*
  * Set the pageblock's migratetype; MIGRATE_ISOLATE sets the isolate bit on
- * top of the real type, as 6.17+ does. With mt_counts the per-type pageblock
- * counts follow, so the "Number of blocks type" report needs no walk.
+ * top of the real type, as 6.17+ does. With mt_counts_blocks (pagelab's own
+ * extension, not seed 002) the per-type pageblock counts follow, so the
+ * "Number of blocks type" report needs no walk.
  * Context: zone->lock.
  */
 static void set_pfnblock_flags(struct zone *zone, unsigned long pfn, unsigned int flags)
@@ -67,7 +68,7 @@ static void set_pfnblock_flags(struct zone *zone, unsigned long pfn, unsigned in
 	int old_mt = pb_flags_to_mt(*pb), new_mt = pb_flags_to_mt(flags);
 
 	WRITE_ONCE(*pb, (unsigned char)flags);
-	if (design_mt_counts(zone) && old_mt != new_mt) {
+	if (zone->machine->config.design.mt_counts_blocks && old_mt != new_mt) {
 		WRITE_ONCE(zone->nr_pageblocks_mt[old_mt], zone->nr_pageblocks_mt[old_mt] - 1);
 		WRITE_ONCE(zone->nr_pageblocks_mt[new_mt], zone->nr_pageblocks_mt[new_mt] + 1);
 	}
