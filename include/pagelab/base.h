@@ -153,7 +153,8 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(VMAP_MT_PARKED, "vmap areas parked: no maple nodes (vmap_index=maple)") \
 	X(VMAP_BUMP_ALLOC, "vmalloc areas bump-allocated from a per-CPU chunk") \
 	X(VMAP_BUMP_CHUNK_NEW, "per-CPU bump chunks reserved (vmap_pcpu_bump)") \
-	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned")
+	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned") \
+	X(VMAP_BUSY_LOOKUP, "busy vmap_area lookups (find_vmap_area, find_unlink_vmap_area)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

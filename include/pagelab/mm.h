@@ -365,6 +365,9 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @vmap_pcpu_bump: seed 004 (patches 10-12), short-lived page-aligned
  *             vmalloc areas come from per-CPU bump chunks reserved from the
  *             space, found again in O(1) through the chunk's back-pointers.
+ * @vmap_bump_wide_align: pagelab's own extension beyond seed 004 (not in
+ *             the series): the bump chunks also serve alignments up to
+ *             64 KiB (vmalloc'd stacks), not only page-aligned areas.
  */
 enum vmap_index {
 	VMAP_INDEX_RBTREE,	/* the augmented rbtree of 6.18 */
@@ -381,6 +384,7 @@ struct pl_design {
 	bool vfree_batch;
 	enum vmap_index vmap_index;
 	bool vmap_pcpu_bump;
+	bool vmap_bump_wide_align;	/* pagelab's own extension, see above */
 };
 
 /**
@@ -390,8 +394,9 @@ struct pl_design {
  *        "pcp-owner", "contig-batch",
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
- *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
- *        (every switch).
+ *        vmap_pcpu_bump), "maple+wide-align" (that plus pagelab's own
+ *        vmap_bump_wide_align), "maple-index" (vmap_index=maple alone) or
+ *        "all" (every seed's switch; pagelab's own extensions are not in it).
  * Return: 0, or -EINVAL for an unknown name.
  */
 int pl_design_preset(const char *name, struct pl_design *out);

@@ -36,7 +36,7 @@ static const unsigned long watermark_scale_factor = 10;
 
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  "mt-counts+blocks", NULL };
+					  "mt-counts+blocks", "maple+wide-align", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -69,6 +69,12 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		out->name = "maple";
 		out->vmap_index = VMAP_INDEX_MAPLE;
 		out->vmap_pcpu_bump = true;
+	} else if (!strcmp(name, "maple+wide-align")) {
+		/* seed 004 plus pagelab's own: bump chunks serve up to 64 KiB alignment */
+		out->name = "maple+wide-align";
+		out->vmap_index = VMAP_INDEX_MAPLE;
+		out->vmap_pcpu_bump = true;
+		out->vmap_bump_wide_align = true;
 	} else if (!strcmp(name, "maple-index")) {
 		/* the maple index alone, to measure it against the rbtree */
 		out->name = "maple-index";
