@@ -154,7 +154,15 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(VMAP_BUMP_ALLOC, "vmalloc areas bump-allocated from a per-CPU chunk") \
 	X(VMAP_BUMP_CHUNK_NEW, "per-CPU bump chunks reserved (vmap_pcpu_bump)") \
 	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned") \
-	X(VMAP_BUSY_LOOKUP, "busy vmap_area lookups (find_vmap_area, find_unlink_vmap_area)")
+	X(VMAP_BUSY_LOOKUP, "busy vmap_area lookups (find_vmap_area, find_unlink_vmap_area)") \
+	X(DRAIN_RETRY, "slow-path drain_all_pages() + retries after (no-op) direct reclaim") \
+	X(DRAIN_RETRY_OK, "allocations that the slow path's drain-and-retry served") \
+	X(HIGHATOMIC_RESERVE, "pageblocks reserved by reserve_highatomic_pageblock()") \
+	X(HIGHATOMIC_UNRESERVE, "reserves released by unreserve_highatomic_pageblock()") \
+	X(WMARK_BOOST, "watermark boosts by boost_watermark() on fallback claims") \
+	X(WMARK_BOOST_CLEAR, "zone watermark boosts dropped by a kswapd run") \
+	X(KSWAPD_WAKE, "kswapd wakeups (slow path, boosted watermark)") \
+	X(KSWAPD_RUN, "kswapd runs (at a vmstat tick after a wakeup)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

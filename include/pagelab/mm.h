@@ -266,16 +266,32 @@ struct per_cpu_pages {
 #define PB_OWNER_NONE		(-1)
 #define PB_OWNER_FRAGMENT	(-2) /* released partially reassembled: recover first */
 
-/* zone->flags bits */
-enum zone_flags { ZONE_BELOW_HIGH };
+/*
+ * zone->flags bits, as the kernel's (atomic bit operations):
+ * ZONE_BOOSTED_WATERMARK: a fallback claim boosted the watermark; the next
+ *      allocation with ALLOC_KSWAPD clears it and wakes kswapd.
+ * ZONE_RECLAIM_ACTIVE: kswapd is in balance_pgdat() for this zone; PCP frees
+ *      keep pcp lists short (nr_pcp_high()).
+ * ZONE_BELOW_HIGH: the zone failed its high watermark; pcp->high shrinks.
+ * ZONE_KSWAPD_PENDING: pagelab's, not the kernel's: kswapd was woken for the
+ *      zone and has not run yet; it runs at the next pl_vmstat_tick() (see
+ *      page_alloc_slowpath.c for why).
+ */
+enum zone_flags { ZONE_BOOSTED_WATERMARK, ZONE_RECLAIM_ACTIVE, ZONE_BELOW_HIGH,
+		  ZONE_KSWAPD_PENDING };
 
 /**
  * struct zone - a range of page frames with one buddy allocator.
  *
  * Fields from @lock down are written under zone->lock; the fields above it
  * are set at machine creation and read-mostly (the pageset_* values are
- * recomputed with the watermarks). @vm_stat is updated under the
- * lock and read without it. @pageblock_flags holds one byte per pageblock:
+ * recomputed with the watermarks), except @watermark_boost, raised by
+ * boost_watermark() and dropped by kswapd, both under zone->lock and read
+ * racily by watermark checks, as in the kernel. @vm_stat is updated under
+ * the lock and read without it. @nr_reserved_highatomic (pages in
+ * MIGRATE_HIGHATOMIC pageblocks) and @nr_free_highatomic (free pages on
+ * the HIGHATOMIC lists, also counted in NR_FREE_PAGES) are written under
+ * zone->lock and read racily. @pageblock_flags holds one byte per pageblock:
  * its migratetype, plus PB_migrate_isolate; written under zone->lock.
  */
 struct zone {
@@ -307,6 +323,8 @@ struct zone {
 	struct pl_spinlock lock __cacheline_aligned;
 	struct free_area free_area[NR_PAGE_ORDERS];
 	unsigned long nr_isolate_pageblock;
+	unsigned long nr_reserved_highatomic;
+	unsigned long nr_free_highatomic;
 	long vm_stat[NR_VM_ZONE_STAT_ITEMS];
 	/*
 	 * mt_counts_blocks (pagelab's own extension beyond seed 002):
@@ -329,7 +347,7 @@ static inline bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
 }
 static inline unsigned long wmark_pages(const struct zone *z, enum zone_watermarks w)
 {
-	return z->_watermark[w] + z->watermark_boost;
+	return z->_watermark[w] + READ_ONCE(z->watermark_boost);
 }
 #define min_wmark_pages(z)  wmark_pages(z, WMARK_MIN)
 #define low_wmark_pages(z)  wmark_pages(z, WMARK_LOW)
@@ -578,7 +596,11 @@ void drain_local_pages(struct zone *zone);
 void drain_all_pages(struct zone *zone);
 /**
  * pl_vmstat_tick() - this vCPU's periodic vmstat work (the kernel's
- * refresh_cpu_vm_stats every second): decay_pcp_high() on each zone.
+ * refresh_cpu_vm_stats every sysctl_stat_interval, one second):
+ * decay_pcp_high() on each zone; then, if kswapd was woken since the last
+ * tick of any vCPU, its run (pagelab's kswapd model: see
+ * src/mm/page_alloc_slowpath.c). Benchmarks call it once per simulated
+ * second of each vCPU.
  * Return: non-zero while there is more to decay.
  */
 int pl_vmstat_tick(void);

@@ -317,6 +317,11 @@ static int nr_pcp_high(struct per_cpu_pages *pcp, const struct zone *zone, int b
 		pcp->high = max(high - (batch << PCP_BATCH_SCALE_MAX), high_min);
 		return 0;
 	}
+	/* kswapd is reclaiming: keep the lists short so reclaimed pages reach the buddy. */
+	if (zone_test_flag(zone, ZONE_RECLAIM_ACTIVE)) {
+		pcp->high = max(high - max((int)pcp->free_count, batch), high_min);
+		return min(batch << 2, pcp->high);
+	}
 	if (high_min == high_max)
 		return high;
 	if (zone_test_flag(zone, ZONE_BELOW_HIGH)) {
@@ -509,6 +514,7 @@ int pl_vmstat_tick(void)
 		return 0;
 	for_each_populated_zone(zone, m)
 		todo += decay_pcp_high(zone, this_cpu_pcp(zone));
+	pl_kswapd_run(m);	/* if woken since the last tick (page_alloc_slowpath.c) */
 	return todo;
 }
 
