@@ -136,7 +136,8 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(PCP_RELEASE_BLOCK, "owned pageblocks returned whole to the zone")    \
 	X(PCP_RELEASE_FRAGMENT, "owned pageblocks returned partially free")    \
 	X(PCP_REMOTE_FREE, "frees routed to another CPU's PCP (the owner)")   \
-	X(PCP_DEGRADE, "refills that fell back to the baseline (pcp_owner)")  \
+	X(PCP_DEGRADE, "refills without a whole block to own (pcp_owner's degraded mode)") \
+	X(PCP_DEGRADE_CHUNKS, "unowned chunks a degraded refill split under pcp->lock") \
 	X(VMALLOC, "vmalloc areas allocated")                                  \
 	X(VFREE, "vmalloc areas freed by vfree")                               \
 	X(VMAP_POOL_HIT, "vmap areas taken from a vmap node's pool")           \

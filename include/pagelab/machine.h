@@ -34,7 +34,8 @@ void pl_machine_destroy(struct pl_machine *m);
  * pl_design_preset() - fill @out with the named preset.
  * @name: "v6.18" (baseline), "mt-counts" (seed 002 exactly),
  *        "mt-counts+blocks" (that plus pagelab's own O(1) block counts),
- *        "pcp-owner", "contig-batch",
+ *        "pcp-owner", "pcp-owner+bulk" (seed 003 degrading to rmqueue_bulk(),
+ *        pagelab's own option), "contig-batch",
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
  *        vmap_pcpu_bump), "maple+wide-align" (that plus pagelab's own

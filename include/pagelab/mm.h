@@ -347,7 +347,13 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  *             patch): per-migratetype pageblock counts, so that the
  *             "Number of blocks type" section is O(1) and lock-free too.
  * @pcp_owner: seed 003, PCPs take whole pageblocks, own them, and frees
- *             route back to the owner where buddies merge under pcp->lock.
+ *             route back to the owner where buddies merge under pcp->lock;
+ *             when no whole block fits pcp->high or none is free, a refill
+ *             takes unowned chunks larger than the order asked and splits
+ *             them under pcp->lock (the RFC's degraded mode).
+ * @pcp_owner_bulk_fallback: pagelab's own option beyond seed 003 (not the
+ *             RFC): pcp_owner's degraded refill is the baseline's
+ *             rmqueue_bulk() instead of the RFC's chunks.
  * @free_contig_batch: seed 001, __free_contig_range() frees a range of
  *             order-0 pages as the largest aligned power-of-two chunks.
  * @vmalloc_high_order: a06157804399 (v6.19-rc1), vm_area_alloc_pages()
@@ -373,6 +379,7 @@ struct pl_design {
 	bool mt_counts;
 	bool mt_counts_blocks;	/* pagelab's own extension, see above */
 	bool pcp_owner;
+	bool pcp_owner_bulk_fallback;	/* pagelab's own option, see above */
 	bool free_contig_batch;
 	bool vmalloc_high_order;
 	bool vfree_batch;

@@ -25,7 +25,7 @@
 
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  "mt-counts+blocks", "maple+wide-align", NULL };
+					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -43,6 +43,11 @@ int pl_design_preset(const char *name, struct pl_design *out)
 	} else if (!strcmp(name, "pcp-owner")) {
 		out->name = "pcp-owner";
 		out->pcp_owner = true;
+	} else if (!strcmp(name, "pcp-owner+bulk")) {
+		/* seed 003, degrading to rmqueue_bulk() as before: pagelab's own option */
+		out->name = "pcp-owner+bulk";
+		out->pcp_owner = true;
+		out->pcp_owner_bulk_fallback = true;
 	} else if (!strcmp(name, "contig-batch")) {
 		out->name = "contig-batch";
 		out->free_contig_batch = true;

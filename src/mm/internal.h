@@ -190,6 +190,8 @@ unsigned int pindex_to_order(unsigned int pindex);
 /* mm/pcp_owner.c (seed 003); all under the pcp's lock */
 struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order,
 			       int mt, unsigned int alloc_flags);
+int pcp_owner_rmqueue_chunks(struct zone *zone, unsigned int order, int count,
+			     struct list_head *list, int mt, unsigned int alloc_flags);
 void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
 			  unsigned long pfn, unsigned int order);
 int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count);

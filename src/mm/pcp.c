@@ -212,7 +212,14 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 				}
 				pl_count(PL_EV_PCP_DEGRADE, 1);
 			}
-			alloced = rmqueue_bulk(zone, order, batch, list, migratetype, alloc_flags);
+			/* seed 003's degraded refill: unowned chunks split under pcp->lock */
+			if (design_pcp_owner(zone) && order < pageblock_order &&
+			    !zone->machine->config.design.pcp_owner_bulk_fallback)
+				alloced = pcp_owner_rmqueue_chunks(zone, order, batch, list, migratetype,
+								   alloc_flags);
+			else
+				alloced = rmqueue_bulk(zone, order, batch, list, migratetype,
+						       alloc_flags);
 			pcp->count += alloced << order;
 			pl_count(PL_EV_PCP_MISS, 1);
 			if (unlikely(list_empty(list)))
