@@ -61,6 +61,8 @@ static void measure(struct bench *b, struct config *c, unsigned int order, unsig
 	unsigned long n = batch + (plus1 ? 1 : 0);
 	char name[64];
 
+	unsigned long tick = 0;
+
 	*alloc = *freec = 0;
 	pl_enter(c->m, 0);
 	for (unsigned long it = 0; it < iterations; it++) {
@@ -73,6 +75,7 @@ static void measure(struct bench *b, struct config *c, unsigned int order, unsig
 			if (pages[i])
 				__free_pages(pages[i], order);
 		t2 = pl_now_ns();
+		bench_vmstat_tick(&tick);	/* outside the timed parts */
 		*alloc += (double)(t1 - t0) / (double)batch / (double)iterations;
 		*freec += (double)(t2 - t1) / (double)batch / (double)iterations;
 		snprintf(name, sizeof(name), "alloc-odr%u-%lu", order, batch);
