@@ -107,4 +107,31 @@ struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long
 			      struct churn_result *res);
 void churn_release(struct churn_state *st);
 
+/*
+ * Simulated time for the vmstat tick: a vCPU's second is BENCH_TICK_OPS of
+ * its page operations (pages allocated + freed), the kernel's once-a-second
+ * refresh_cpu_vm_stats() at 100,000 of them per CPU-second, the order of a
+ * parallel kernel build's rate. See the README, "The slow path before
+ * failing".
+ */
+#define BENCH_TICK_OPS 100000UL
+
+/*
+ * bench_vmstat_tick() - run the current vCPU's pl_vmstat_tick() when its
+ * page operations have passed *@next (0: not started, start counting now),
+ * and move *@next on by BENCH_TICK_OPS.
+ */
+static inline void bench_vmstat_tick(unsigned long *next)
+{
+	const struct pl_cpu_events *e = &pl_this.cpu->events;
+	unsigned long ops = READ_ONCE(e->ev[PL_EV_PGALLOC_PAGES]) +
+			    READ_ONCE(e->ev[PL_EV_PGFREE_PAGES]);
+
+	if (*next && ops < *next)
+		return;
+	if (*next)
+		pl_vmstat_tick();
+	*next = ops + BENCH_TICK_OPS;
+}
+
 #endif /* PAGELAB_BENCH_H */

@@ -189,6 +189,17 @@ static void usage(FILE *f)
 			fprintf(f, " %s", *k);
 		fputc('\n', f);
 	}
+	fprintf(f, "\ndesigns (design=A,B,...):\n");
+	for (const char *const *name = pl_design_presets; *name; name++) {
+		struct pl_design d;
+
+		if (pl_design_preset(*name, &d))
+			continue;
+		/* a switch beyond every seed's patch is labelled wherever it is shown */
+		fprintf(f, "  %s%s\n", *name,
+			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback
+				? "  (with pagelab's own extension, not in any seed)" : "");
+	}
 }
 
 int main(int argc, char **argv)

@@ -32,11 +32,15 @@ void pl_machine_destroy(struct pl_machine *m);
 
 /**
  * pl_design_preset() - fill @out with the named preset.
- * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
+ * @name: "v6.18" (baseline), "mt-counts" (seed 002 exactly),
+ *        "mt-counts+blocks" (that plus pagelab's own O(1) block counts),
+ *        "pcp-owner", "pcp-owner+bulk" (seed 003 degrading to rmqueue_bulk(),
+ *        pagelab's own option), "contig-batch",
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
- *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
- *        (every switch).
+ *        vmap_pcpu_bump), "maple+wide-align" (that plus pagelab's own
+ *        vmap_bump_wide_align), "maple-index" (vmap_index=maple alone) or
+ *        "all" (every seed's switch; pagelab's own extensions are not in it).
  * Return: 0, or -EINVAL for an unknown name.
  */
 int pl_design_preset(const char *name, struct pl_design *out);

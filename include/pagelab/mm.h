@@ -245,16 +245,32 @@ struct per_cpu_pages {
 #define PB_OWNER_NONE		(-1)
 #define PB_OWNER_FRAGMENT	(-2) /* released partially reassembled: recover first */
 
-/* zone->flags bits */
-enum zone_flags { ZONE_BELOW_HIGH };
+/*
+ * zone->flags bits, as the kernel's (atomic bit operations):
+ * ZONE_BOOSTED_WATERMARK: a fallback claim boosted the watermark; the next
+ *      allocation with ALLOC_KSWAPD clears it and wakes kswapd.
+ * ZONE_RECLAIM_ACTIVE: kswapd is in balance_pgdat() for this zone; PCP frees
+ *      keep pcp lists short (nr_pcp_high()).
+ * ZONE_BELOW_HIGH: the zone failed its high watermark; pcp->high shrinks.
+ * ZONE_KSWAPD_PENDING: pagelab's, not the kernel's: kswapd was woken for the
+ *      zone and has not run yet; it runs at the next pl_vmstat_tick() (see
+ *      page_alloc_slowpath.c for why).
+ */
+enum zone_flags { ZONE_BOOSTED_WATERMARK, ZONE_RECLAIM_ACTIVE, ZONE_BELOW_HIGH,
+		  ZONE_KSWAPD_PENDING };
 
 /**
  * struct zone - a range of page frames with one buddy allocator.
  *
  * Fields from @lock down are written under zone->lock; the fields above it
  * are set at machine creation and read-mostly (the pageset_* values are
- * recomputed with the watermarks). @vm_stat is updated under the
- * lock and read without it. @pageblock_flags holds one byte per pageblock:
+ * recomputed with the watermarks), except @watermark_boost, raised by
+ * boost_watermark() and dropped by kswapd, both under zone->lock and read
+ * racily by watermark checks, as in the kernel. @vm_stat is updated under
+ * the lock and read without it. @nr_reserved_highatomic (pages in
+ * MIGRATE_HIGHATOMIC pageblocks) and @nr_free_highatomic (free pages on
+ * the HIGHATOMIC lists, also counted in NR_FREE_PAGES) are written under
+ * zone->lock and read racily. @pageblock_flags holds one byte per pageblock:
  * its migratetype, plus PB_migrate_isolate; written under zone->lock.
  */
 struct zone {
@@ -286,8 +302,13 @@ struct zone {
 	struct pl_spinlock lock __cacheline_aligned;
 	struct free_area free_area[NR_PAGE_ORDERS];
 	unsigned long nr_isolate_pageblock;
+	unsigned long nr_reserved_highatomic;
+	unsigned long nr_free_highatomic;
 	long vm_stat[NR_VM_ZONE_STAT_ITEMS];
-	/* mt_counts extension: pageblocks per migratetype, O(1) blockcount. */
+	/*
+	 * mt_counts_blocks (pagelab's own extension beyond seed 002):
+	 * pageblocks per migratetype, for an O(1) blockcount section.
+	 */
 	unsigned long nr_pageblocks_mt[MIGRATE_TYPES];
 };
 
@@ -316,7 +337,7 @@ static inline bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
 }
 static inline unsigned long wmark_pages(const struct zone *z, enum zone_watermarks w)
 {
-	return z->_watermark[w] + z->watermark_boost;
+	return z->_watermark[w] + READ_ONCE(z->watermark_boost);
 }
 #define min_wmark_pages(z)  wmark_pages(z, WMARK_MIN)
 #define low_wmark_pages(z)  wmark_pages(z, WMARK_LOW)
@@ -332,10 +353,21 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * struct pl_design - run-time switches for the designs of the seed series.
  * Fixed when a machine is created; see pl_design_preset() for the presets.
  * @name:      the preset's name, for reports.
- * @mt_counts: seed 002, per-migratetype free block counts; pagetypeinfo
- *             reads them without zone->lock.
+ * @mt_counts: seed 002 (patches 1-3, exactly), per-migratetype free block
+ *             counts; pagetypeinfo's free-block section reads them without
+ *             zone->lock; "Number of blocks type" still walks every
+ *             pageblock under zone->lock, as the patch leaves it.
+ * @mt_counts_blocks: pagelab's own extension beyond seed 002 (not in any
+ *             patch): per-migratetype pageblock counts, so that the
+ *             "Number of blocks type" section is O(1) and lock-free too.
  * @pcp_owner: seed 003, PCPs take whole pageblocks, own them, and frees
- *             route back to the owner where buddies merge under pcp->lock.
+ *             route back to the owner where buddies merge under pcp->lock;
+ *             when no whole block fits pcp->high or none is free, a refill
+ *             takes unowned chunks larger than the order asked and splits
+ *             them under pcp->lock (the RFC's degraded mode).
+ * @pcp_owner_bulk_fallback: pagelab's own option beyond seed 003 (not the
+ *             RFC): pcp_owner's degraded refill is the baseline's
+ *             rmqueue_bulk() instead of the RFC's chunks.
  * @free_contig_batch: seed 001, __free_contig_range() frees a range of
  *             order-0 pages as the largest aligned power-of-two chunks.
  * @vmalloc_high_order: a06157804399 (v6.19-rc1), vm_area_alloc_pages()
@@ -347,6 +379,9 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @vmap_pcpu_bump: seed 004 (patches 10-12), short-lived page-aligned
  *             vmalloc areas come from per-CPU bump chunks reserved from the
  *             space, found again in O(1) through the chunk's back-pointers.
+ * @vmap_bump_wide_align: pagelab's own extension beyond seed 004 (not in
+ *             the series): the bump chunks also serve alignments up to
+ *             64 KiB (vmalloc'd stacks), not only page-aligned areas.
  */
 enum vmap_index {
 	VMAP_INDEX_RBTREE,	/* the augmented rbtree of 6.18 */
@@ -356,12 +391,15 @@ enum vmap_index {
 struct pl_design {
 	const char *name;
 	bool mt_counts;
+	bool mt_counts_blocks;	/* pagelab's own extension, see above */
 	bool pcp_owner;
+	bool pcp_owner_bulk_fallback;	/* pagelab's own option, see above */
 	bool free_contig_batch;
 	bool vmalloc_high_order;
 	bool vfree_batch;
 	enum vmap_index vmap_index;
 	bool vmap_pcpu_bump;
+	bool vmap_bump_wide_align;	/* pagelab's own extension, see above */
 };
 
 /* The architectures whose boot-time memory shapes pagelab models. */
@@ -632,7 +670,11 @@ void drain_local_pages(struct zone *zone);
 void drain_all_pages(struct zone *zone);
 /**
  * pl_vmstat_tick() - this vCPU's periodic vmstat work (the kernel's
- * refresh_cpu_vm_stats every second): decay_pcp_high() on each zone.
+ * refresh_cpu_vm_stats every sysctl_stat_interval, one second):
+ * decay_pcp_high() on each zone; then, if kswapd was woken since the last
+ * tick of any vCPU, its run (pagelab's kswapd model: see
+ * src/mm/page_alloc_slowpath.c). Benchmarks call it once per simulated
+ * second of each vCPU.
  * Return: non-zero while there is more to decay.
  */
 int pl_vmstat_tick(void);
@@ -731,7 +773,9 @@ struct pl_seq {
 long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
 /**
  * pl_show_pagetypeinfo() - /proc/pagetypeinfo: the baseline walks the free
- * lists under zone->lock (capped at 100000 per list); mt_counts reads counts.
+ * lists under zone->lock (capped at 100000 per list); mt_counts reads counts
+ * for that section. "Number of blocks type" walks the pageblocks under
+ * zone->lock unless mt_counts_blocks (pagelab's extension).
  * Return: bytes written or -ENOSPC.
  */
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);

@@ -115,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run a suite for one or more designs, interleaved A B A B")
     b.add_argument("suite")
     b.add_argument("params", nargs="*", help="key=value parameters of the suite")
-    b.add_argument("--design", action="append", help="design preset (repeatable; first is the baseline)")
+    b.add_argument("--design", action="append",
+                   help="design preset (repeatable; first is the baseline; `pagelab-bench` "
+                        "alone lists them, marking pagelab's own extensions)")
     b.add_argument("--reps", type=int, default=1, help="repetitions per design (default 1)")
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")

@@ -25,6 +25,8 @@ def test_reproduce_002_quick_tiny(tmp_path, capsys):
     assert "| After building kernel |  28.7 ms |" in out
     assert "268.6 us 160.95%" in out
     assert "zone->lock acquisitions per read, after the churn" in out
+    # pagelab's extension beside the seed's columns, labelled as such
+    assert "mt-counts+blocks" in out and "(pagelab's extension)" in out
     doc = json.loads((tmp_path / "seed-002.json").read_text())
     assert doc["seed"] == "002" and doc["mode"] == "quick" and doc["machine"]["commit"]
     reps = {m["rep"] for m in doc["measurements"] if m["test"] == "read-fresh"}

@@ -239,7 +239,14 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 				}
 				pl_count(PL_EV_PCP_DEGRADE, 1);
 			}
-			alloced = rmqueue_bulk(zone, order, batch, list, migratetype, alloc_flags);
+			/* seed 003's degraded refill: unowned chunks split under pcp->lock */
+			if (design_pcp_owner(zone) && order < pageblock_order &&
+			    !zone->machine->config.design.pcp_owner_bulk_fallback)
+				alloced = pcp_owner_rmqueue_chunks(zone, order, batch, list, migratetype,
+								   alloc_flags);
+			else
+				alloced = rmqueue_bulk(zone, order, batch, list, migratetype,
+						       alloc_flags);
 			pcp->count += alloced << order;
 			pl_count(PL_EV_PCP_MISS, 1);
 			if (unlikely(list_empty(list)))
@@ -343,6 +350,11 @@ static int nr_pcp_high(struct per_cpu_pages *pcp, const struct zone *zone, int b
 	if (unlikely(free_high)) {
 		pcp->high = max(high - (batch << PCP_BATCH_SCALE_MAX), high_min);
 		return 0;
+	}
+	/* kswapd is reclaiming: keep the lists short so reclaimed pages reach the buddy. */
+	if (zone_test_flag(zone, ZONE_RECLAIM_ACTIVE)) {
+		pcp->high = max(high - max((int)pcp->free_count, batch), high_min);
+		return min(batch << 2, pcp->high);
 	}
 	if (high_min == high_max)
 		return high;
@@ -535,6 +547,7 @@ int pl_vmstat_tick(void)
 		return 0;
 	for_each_populated_zone(zone, m)
 		todo += decay_pcp_high(zone, this_cpu_pcp(zone));
+	pl_kswapd_run(m);	/* if woken since the last tick (page_alloc_slowpath.c) */
 	return todo;
 }
 
