@@ -54,7 +54,11 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 /* keys.c: @key's default and meaning in @suite. Return: 0, or -1 if undocumented. */
 int bench_key_doc(const char *suite, const char *key, const char **def, const char **meaning);
 
-/* A machine for suite runs: mem=, dma32=, vcpus=, debug= from the params. */
+/*
+ * A machine for suite runs: the profile of machine= (else the default
+ * config), then mem=, dma32=, vcpus= (default: the profile's CPUs, else 1),
+ * debug= from the params.
+ */
 struct pl_machine *bench_machine(const struct bench *b, const char *design);
 
 /* A design from a spec (pl_design_parse()); one line on stderr and exit 2 if bad. */
@@ -87,10 +91,18 @@ extern const struct bench_suite suite_range_workload;
 extern const struct bench_suite suite_vmalloc_fix_size;
 extern const struct bench_suite suite_test_vmalloc;
 extern const struct bench_suite suite_page_alloc_high_order;
+extern const struct bench_suite suite_machines;
 
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);
 
 /* The kernel-build-like churn is the library's: pl_churn_run() (machine.h). */
+
+/* The vmstat tick once per simulated second: the library's (machine.h). */
+#define BENCH_TICK_OPS PL_TICK_OPS
+static inline void bench_vmstat_tick(unsigned long *next)
+{
+	pl_vmstat_tick_due(next);
+}
 
 #endif /* PAGELAB_BENCH_H */

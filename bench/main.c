@@ -23,6 +23,7 @@ static const struct bench_suite *const suites[] = {
 	&suite_vmalloc_fix_size,
 	&suite_test_vmalloc,
 	&suite_page_alloc_high_order,
+	&suite_machines,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)
@@ -72,10 +73,15 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	struct pl_config cfg;
 	struct pl_machine *m;
 
-	pl_config_default(&cfg);
+	if (param_str(b, "machine", NULL)) {
+		/* a named profile (checked in main()); mem=/dma32=/vcpus= still override */
+		pl_machine_profile(param_str(b, "machine", NULL), &cfg);
+	} else {
+		pl_config_default(&cfg);
+	}
 	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
 	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
-	cfg.nr_cpus = (unsigned int)param_ulong(b, "vcpus", 1);
+	cfg.nr_cpus = (unsigned int)param_ulong(b, "vcpus", cfg.profile ? cfg.nr_cpus : 1);
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
@@ -218,16 +224,23 @@ static int list(bool json)
 		if (json)
 			printf("]}");
 	}
-	/* the harness's keys, taken by every suite */
-	bench_key_doc("", "pin", &def, &meaning);
-	if (json) {
-		printf("], \"common_keys\": [{\"key\": \"pin\", \"default\": ");
-		json_str(def);
-		printf(", \"meaning\": ");
-		json_str(meaning);
-		printf("}");
-	} else {
-		printf("  every suite:\n      %-22s %-16s %s\n", "pin", def, meaning);
+	/* the keys every suite takes: the harness's and the machine profile */
+	printf(json ? "], \"common_keys\": [" : "  every suite:\n");
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "machine" : "pin";
+
+		bench_key_doc("", key, &def, &meaning);
+		if (json) {
+			printf("%s{\"key\": ", i ? ", " : "");
+			json_str(key);
+			printf(", \"default\": ");
+			json_str(def);
+			printf(", \"meaning\": ");
+			json_str(meaning);
+			printf("}");
+		} else {
+			printf("      %-22s %-16s %s\n", key, def, meaning);
+		}
 	}
 	printf(json ? "], \"presets\": [" : "\npresets (design=PRESET[+SWITCH...]):\n");
 	for (const struct pl_design_preset_def *p = pl_design_preset_table; p->name; p++) {
@@ -269,6 +282,22 @@ static int list(bool json)
 			printf("  %-28s [%s] %s\n", sw, s->origin, s->meaning);
 		}
 	}
+	printf(json ? "], \"machines\": [" : "\nmachine profiles (machine=NAME):\n");
+	for (const struct pl_machine_profile *p = pl_machine_profiles; p->name; p++) {
+		if (json) {
+			printf("%s{\"name\": ", p == pl_machine_profiles ? "" : ", ");
+			json_str(p->name);
+			printf(", \"meaning\": ");
+			json_str(p->summary);
+			printf(", \"hardware\": ");
+			json_str(p->hardware);
+			printf(", \"seeds\": ");
+			json_str(p->seeds);
+			printf("}");
+		} else {
+			printf("  %-18s %s [seeds %s]\n", p->name, p->summary, p->seeds);
+		}
+	}
 	printf(json ? "]}\n" : "");
 	return 0;
 }
@@ -277,13 +306,25 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n"
 		"       pagelab-bench --list [--json] | --version\n\n"
-		"every suite also takes pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
+		"every suite also takes machine=NAME, a machine profile (pagelab-bench machines),\n"
+		"and pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
 		"suites:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
 		for (const char *const *k = suites[i]->keys; *k; k++)
 			fprintf(f, " %s", *k);
 		fputc('\n', f);
+	}
+	fprintf(f, "\ndesigns (design=A,B,...):\n");
+	for (const char *const *name = pl_design_presets; *name; name++) {
+		struct pl_design d;
+
+		if (pl_design_preset(*name, &d))
+			continue;
+		/* a switch beyond every seed's patch is labelled wherever it is shown */
+		fprintf(f, "  %s%s\n", *name,
+			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback
+				? "  (with pagelab's own extension, not in any seed)" : "");
 	}
 }
 
@@ -329,6 +370,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		*eq = '\0';
+		/* machine=NAME (a profile, machine.h) is common to every suite */
+		known = !strcmp(argv[i], "machine");
+		if (known && !pl_machine_profile_find(eq + 1)) {
+			fprintf(stderr, "pagelab-bench: unknown machine '%s' (pagelab-bench machines "
+				"lists them)\n", eq + 1);
+			return 2;
+		}
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
 		known |= bench_harness_key(argv[i]);

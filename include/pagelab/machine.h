@@ -34,11 +34,16 @@ void pl_machine_destroy(struct pl_machine *m);
 
 /**
  * pl_design_preset() - fill @out with the named preset.
- * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
+ * @name: "v6.18" (baseline), "mt-counts" (seed 002 exactly),
+ *        "mt-counts+blocks" (that plus pagelab's own O(1) block counts),
+ *        "pcp-owner", "pcp-owner+bulk" (seed 003 degrading to rmqueue_bulk(),
+ *        pagelab's own option), "contig-batch",
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
- *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
- *        (every switch); pl_design_preset_table[] lists them.
+ *        vmap_pcpu_bump), "maple+wide-align" (that plus pagelab's own
+ *        vmap_bump_wide_align), "maple-index" (vmap_index=maple alone) or
+ *        "all" (every seed's switch; pagelab's own extensions are not in it);
+ *        pl_design_preset_table[] lists them.
  * Return: 0, or -EINVAL for an unknown name (@out untouched).
  */
 int pl_design_preset(const char *name, struct pl_design *out);
@@ -144,6 +149,33 @@ unsigned int pl_vm_event_count(void);
 
 /* ---- built-in workloads (workload.c) -------------------------------------- */
 
+/*
+ * Simulated time for the vmstat tick: a vCPU's second is PL_TICK_OPS of
+ * its page operations (pages allocated + freed), the kernel's once-a-second
+ * refresh_cpu_vm_stats() at 100,000 of them per CPU-second, the order of a
+ * parallel kernel build's rate. See the README, "The slow path before
+ * failing". The built-in workloads and the bench loops tick this way.
+ */
+#define PL_TICK_OPS 100000UL
+
+/**
+ * pl_vmstat_tick_due() - run the current vCPU's pl_vmstat_tick() when its
+ * page operations have passed *@next (0: not started, start counting now),
+ * and move *@next on by PL_TICK_OPS. Context: entered.
+ */
+static inline void pl_vmstat_tick_due(unsigned long *next)
+{
+	const struct pl_cpu_events *e = &pl_this.cpu->events;
+	unsigned long ops = READ_ONCE(e->ev[PL_EV_PGALLOC_PAGES]) +
+			    READ_ONCE(e->ev[PL_EV_PGFREE_PAGES]);
+
+	if (*next && ops < *next)
+		return;
+	if (*next)
+		pl_vmstat_tick();
+	*next = ops + PL_TICK_OPS;
+}
+
 /** struct pl_churn_result - what pl_churn_run() did and left. */
 struct pl_churn_result {
 	unsigned long live_blocks;	/* blocks still allocated */
@@ -167,6 +199,47 @@ struct pl_churn *pl_churn_run(struct pl_machine *m, uint64_t seed, unsigned long
 
 /** pl_churn_release() - free every survivor of pl_churn_run() (on the current vCPU). */
 void pl_churn_release(struct pl_churn *st);
+
+/* ---- named machine profiles (profile.c) ------------------------------------ */
+
+/**
+ * struct pl_machine_profile - a named machine: the hardware a seed ran on.
+ * @name:      what machine=NAME selects.
+ * @summary:   the machine in a few words, and where it comes from.
+ * @hardware:  the CPUs, memory and cache it models.
+ * @seeds:     the seeds measured on it ("000", ...), "-" for none.
+ * @arch:      x86_64 or arm64 (zone layout, boot reserve, vmalloc_huge).
+ * @nr_cpus:   CPUs.
+ * @ram_bytes: RAM (the physical address space adds the holes).
+ * @ram_base:  where RAM starts (arm64 QEMU virt: 1 GiB), else 0.
+ * @topology:  sockets, cores, threads and the last-level cache.
+ */
+struct pl_machine_profile {
+	const char *name;
+	const char *summary;
+	const char *hardware;
+	const char *seeds;
+	enum pl_arch arch;
+	unsigned int nr_cpus;
+	unsigned long ram_bytes;
+	unsigned long ram_base;
+	struct pl_cpu_topology topology;
+};
+
+/** pl_machine_profiles - every profile, ended by one with a NULL @name. */
+extern const struct pl_machine_profile pl_machine_profiles[];
+
+/** pl_machine_profile_find() - the profile called @name, or NULL. */
+const struct pl_machine_profile *pl_machine_profile_find(const char *name);
+
+/**
+ * pl_machine_profile() - fill @cfg with profile @name: pl_config_default()'s
+ * design and knobs, the profile's CPUs, memory layout (ZONE_DMA, holes),
+ * boot reserve, THP and topology. The caller may still change the design,
+ * debug level, lock_stat, the number of vCPUs, and so on.
+ * Return: 0, or -EINVAL (with a warning) for an unknown name.
+ */
+int pl_machine_profile(const char *name, struct pl_config *cfg);
 
 /* ---- the layers' checkers (machine.c) ------------------------------------- */
 

@@ -105,8 +105,10 @@ def test_workload_churn_is_deterministic(m):
     a = m.run_workload("churn", rounds=2000, seed=3)
     m.drain_all_pages()
     assert m.nr_free_pages() == free0          # released
+    with pagelab.Machine(**SMALL) as fresh:         # the same seed on a fresh machine
+        assert fresh.run_workload("churn", rounds=2000, seed=3) == a
     b = m.run_workload("churn", rounds=2000, seed=3, keep=True)
-    assert a == b and a["live_blocks"] > 0
+    assert b["live_blocks"] > 0
     assert m.nr_free_pages() < free0
     assert ">100000" not in m.pagetypeinfo()
     m.release_workloads()

@@ -34,9 +34,13 @@ static const char *const vmap_index_values[] = { "rbtree", "maple", NULL };
 
 const struct pl_design_switch pl_design_switches[] = {
 	BOOL_SWITCH(mt_counts, "seed 002",
-		    "per-migratetype free block counts; /proc/pagetypeinfo reads them without zone->lock"),
+		    "per-migratetype free block counts; /proc/pagetypeinfo's free-block section reads them without zone->lock"),
+	BOOL_SWITCH(mt_counts_blocks, "pagelab",
+		    "per-migratetype pageblock counts: \"Number of blocks type\" O(1) and lock-free too (beyond seed 002)"),
 	BOOL_SWITCH(pcp_owner, "seed 003",
 		    "PCPs take whole pageblocks and own them; frees route to the owner, buddies merge under pcp->lock"),
+	BOOL_SWITCH(pcp_owner_bulk_fallback, "pagelab",
+		    "pcp_owner's degraded refill is the baseline's rmqueue_bulk(), not the RFC's chunks"),
 	BOOL_SWITCH(free_contig_batch, "seed 001",
 		    "__free_contig_range() frees order-0 pages as the largest aligned power-of-two chunks"),
 	BOOL_SWITCH(vmalloc_high_order, "a06157804399 (v6.19-rc1)",
@@ -47,6 +51,8 @@ const struct pl_design_switch pl_design_switches[] = {
 	  "seed 004", "the vmap_area index: rbtree (the augmented rbtree of 6.18) or maple (maple trees)" },
 	BOOL_SWITCH(vmap_pcpu_bump, "seed 004 (patches 10-12)",
 		    "short-lived page-aligned vmalloc areas come from per-CPU bump chunks"),
+	BOOL_SWITCH(vmap_bump_wide_align, "pagelab",
+		    "the bump chunks also serve alignments up to 64 KiB (vmalloc'd stacks; beyond seed 004)"),
 	{ NULL, 0, PL_SWITCH_BOOL, NULL, NULL, NULL },
 };
 
@@ -59,16 +65,21 @@ const struct pl_design_preset_def pl_design_preset_table[] = {
 	{ "v6.19-rc1+contig", "free_contig_batch+vmalloc_high_order+vfree_batch",
 	  "seed 000 on v6.19-rc1" },
 	{ "all", "mt_counts+pcp_owner+free_contig_batch+vmalloc_high_order+vfree_batch+"
-		 "vmap_index=maple+vmap_pcpu_bump", "every switch" },
+		 "vmap_index=maple+vmap_pcpu_bump", "every seed's switch (not pagelab's own)" },
 	{ "maple", "vmap_index=maple+vmap_pcpu_bump", "seed 004" },
 	{ "maple-index", "vmap_index=maple", "seed 004's maple index alone, without the bump chunks" },
+	{ "mt-counts+blocks", "mt_counts+mt_counts_blocks", "seed 002 plus pagelab's O(1) block counts" },
+	{ "maple+wide-align", "vmap_index=maple+vmap_pcpu_bump+vmap_bump_wide_align",
+	  "seed 004 plus pagelab's wide-alignment bump chunks" },
+	{ "pcp-owner+bulk", "pcp_owner+pcp_owner_bulk_fallback",
+	  "seed 003 degrading to rmqueue_bulk() (pagelab's option)" },
 	{ NULL, NULL, NULL },
 };
 
 /* pl_design_presets[] predates the table; kept in the table's order. */
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  NULL };
+					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk", NULL };
 
 static void set_err(char *err, size_t errsize, const char *fmt, ...)
 {

@@ -77,7 +77,7 @@ static void churn_free(struct pl_churn *st, unsigned long i)
 struct pl_churn *pl_churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
 			      struct pl_churn_result *res)
 {
-	unsigned long floor = m->max_pfn / 20;
+	unsigned long floor = m->max_pfn / 20, tick = 0;
 	struct pl_churn *st = calloc(1, sizeof(*st));
 	struct pl_rng rng;
 	struct zone *zone;
@@ -86,12 +86,16 @@ struct pl_churn *pl_churn_run(struct pl_machine *m, uint64_t seed, unsigned long
 		return NULL;
 	pl_rng_seed(&rng, seed);
 	*res = (struct pl_churn_result){ 0 };
-	while (pl_nr_free_pages(m) > floor && churn_alloc(st, &rng))
+	/* the vmstat tick once per simulated second (machine.h) throughout */
+	while (pl_nr_free_pages(m) > floor && churn_alloc(st, &rng)) {
 		res->allocs++;
+		pl_vmstat_tick_due(&tick);
+	}
 	for (unsigned long i = st->nr; i-- > 0;) {
 		if (pl_rng_next(&rng) & 1) {
 			churn_free(st, i);
 			res->frees++;
+			pl_vmstat_tick_due(&tick);
 		}
 	}
 	for (unsigned long r = 0; r < rounds && st->nr; r++) {
@@ -99,6 +103,7 @@ struct pl_churn *pl_churn_run(struct pl_machine *m, uint64_t seed, unsigned long
 		res->frees++;
 		if (churn_alloc(st, &rng))
 			res->allocs++;
+		pl_vmstat_tick_due(&tick);
 	}
 	res->live_blocks = st->nr;
 	for_each_populated_zone(zone, m)

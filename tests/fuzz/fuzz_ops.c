@@ -769,12 +769,7 @@ static struct pl_machine *make_machine(uint8_t config)
 	cfg.dma32_bytes = DMA32_BYTES;
 	cfg.nr_cpus = FZ_NR_CPUS;
 	cfg.pcp_disabled = config & 0x08;
-	/*
-	 * Bits 0-2 and 4-7 are one 7-bit preset index (bits 0-2 low, so the
-	 * committed corpus keeps its presets), modulo the number of presets:
-	 * every preset is reachable, as many as 128 of them.
-	 */
-	if (pl_design_preset(pl_design_presets[fz_config_preset(config) % nr_presets], &cfg.design))
+	if (pl_design_preset(pl_design_presets[fz_preset_index(config) % nr_presets], &cfg.design))
 		abort();
 	return pl_machine_create(&cfg);
 }
