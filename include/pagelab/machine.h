@@ -127,7 +127,9 @@ void pl_config_free(struct pl_config *cfg);
 
 /**
  * pl_config_set() - set one key of @cfg from a string, as pagelab-bench's
- * keys: mem, dma32 (sizes with K/M/G), vcpus, design (a pl_design_parse()
+ * keys: machine (a profile: replaces memory layout, CPUs and topology,
+ * keeps the design and knobs; so set it before mem=, dma32=, vcpus=),
+ * mem, dma32 (sizes with K/M/G), vcpus, design (a pl_design_parse()
  * spec), debug (0-3), lock_stat (0/1), pcp (0/1), min_free_kbytes,
  * tlb_flush_ns. Does not warn: a refusal's reason goes to @err.
  * Return: 0, or -EINVAL (@cfg unchanged).
@@ -143,6 +145,9 @@ int pl_gfp_parse(const char *spec, gfp_t *out, char *err, size_t errsize);
 
 /** pl_page_pfn() - page_to_pfn() for callers that cannot use the inline. Context: entered. */
 unsigned long pl_page_pfn(const struct page *page);
+
+/** pl_machine_max_pfn() - @m's max_pfn, for bindings that do not see struct pl_machine. */
+unsigned long pl_machine_max_pfn(const struct pl_machine *m);
 
 /** pl_vm_event_count() - NR_PL_VM_EVENTS, the length of pl_vm_event_names[] (for bindings). */
 unsigned int pl_vm_event_count(void);

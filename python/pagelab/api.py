@@ -53,6 +53,7 @@ void *vmalloc(unsigned long size);
 int vfree(const void *addr);
 unsigned long pl_nr_free_pages(const struct pl_machine *m);
 unsigned int pl_vm_event_count(void);
+unsigned long pl_machine_max_pfn(const struct pl_machine *m);
 extern const char *const pl_vm_event_names[];
 void pl_events_sum(const struct pl_machine *m, unsigned long *out);
 int pl_check_machine(struct pl_machine *m);
@@ -147,8 +148,9 @@ class Page:
 class Machine:
     """A simulated machine (pl_machine_create) from key=value settings.
 
-    Keyword arguments are pagelab-bench's machine keys: mem="64M", dma32="16M",
-    vcpus=4, design="v6.18+pcp_owner", debug=0..3, lock_stat=1, pcp=0, ...
+    Keyword arguments are pagelab-bench's machine keys: machine="kvm-smp8" (a
+    profile, `pagelab list machines`), mem="64M", dma32="16M", vcpus=4,
+    design="v6.18+pcp_owner", debug=0..3, lock_stat=1, pcp=0, ...
     """
 
     def __init__(self, **settings):
@@ -159,7 +161,9 @@ class Machine:
             raise MemoryError("pl_config_new")
         try:
             err = ffi.new("char[]", 256)
-            for key, value in settings.items():
+            # a machine profile first: it sets the hardware the other keys adjust
+            ordered = sorted(settings.items(), key=lambda kv: kv[0] != "machine")
+            for key, value in ordered:
                 if isinstance(value, bool):
                     value = int(value)
                 if lib.pl_config_set(cfg, key.encode(), str(value).encode(), err, 256):
@@ -328,12 +332,8 @@ class Machine:
         return self._lib.pl_nr_free_pages(self._machine())
 
     def total_pages(self) -> int:
-        mem = self.settings.get("mem")
-        if mem is None:
-            return (16 << 30) >> 12
-        text = str(mem)
-        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
-        return int(text[:-1] if mult > 1 else text, 0) * mult >> 12
+        """max_pfn: the machine's pages, holes and all."""
+        return self._lib.pl_machine_max_pfn(self._machine())
 
     def counters(self) -> dict[str, int]:
         """Every vCPU's event counters summed (PGALLOC, PGFREE, ...) and nr_free_pages."""

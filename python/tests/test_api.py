@@ -137,3 +137,13 @@ def test_two_machines_on_one_thread():
         m.drain_all_pages()
         assert m.nr_free_pages() == free and m.check() == 0
         m.close()
+
+
+def test_machine_profile_and_bad_profile():
+    with pagelab.Machine(machine="kvm-smp8", design="v6.18+pcp_owner") as m:
+        assert m.total_pages() >= (8 << 30) >> 12
+        with m.cpu(7):                                   # the profile's 8 vCPUs
+            m.free_pages(m.alloc_pages(1))
+        assert m.check() == 0
+    with pytest.raises(ValueError, match="unknown machine profile 'nope'"):
+        pagelab.Machine(machine="nope")

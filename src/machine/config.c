@@ -91,6 +91,24 @@ int pl_config_set(struct pl_config *cfg, const char *key, const char *value, cha
 		set_err(err, errsize, "no config, key or value");
 		return -EINVAL;
 	}
+	if (!strcmp(key, "machine")) {
+		/* a profile replaces the hardware; the design and knobs set so far stay */
+		struct pl_config tmp;
+
+		if (!pl_machine_profile_find(value)) {
+			set_err(err, errsize, "unknown machine profile '%s' (pagelab list machines)", value);
+			return -EINVAL;
+		}
+		pl_machine_profile(value, &tmp);
+		tmp.design = cfg->design;
+		tmp.debug = cfg->debug;
+		tmp.lock_stat = cfg->lock_stat;
+		tmp.pcp_disabled = cfg->pcp_disabled;
+		tmp.min_free_kbytes = cfg->min_free_kbytes;
+		tmp.tlb_flush_ns_per_cpu = cfg->tlb_flush_ns_per_cpu;
+		*cfg = tmp;
+		return 0;
+	}
 	if (!strcmp(key, "design")) {
 		struct pl_design d;
 		char why[160];
@@ -122,8 +140,8 @@ int pl_config_set(struct pl_config *cfg, const char *key, const char *value, cha
 		}
 		return 0;
 	}
-	set_err(err, errsize, "unknown config key '%s' (mem, dma32, vcpus, design, debug, lock_stat, "
-		"pcp, min_free_kbytes, tlb_flush_ns)", key);
+	set_err(err, errsize, "unknown config key '%s' (machine, mem, dma32, vcpus, design, debug, "
+		"lock_stat, pcp, min_free_kbytes, tlb_flush_ns)", key);
 	return -EINVAL;
 }
 
@@ -188,4 +206,9 @@ unsigned long pl_page_pfn(const struct page *page)
 unsigned int pl_vm_event_count(void)
 {
 	return NR_PL_VM_EVENTS;
+}
+
+unsigned long pl_machine_max_pfn(const struct pl_machine *m)
+{
+	return m ? m->max_pfn : 0;
 }
