@@ -51,6 +51,19 @@ def _plain_log_ticks(axis) -> None:
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
+def _compact(v: float, _pos=None) -> str:
+    """Tick labels without matplotlib's offset text (a "1e7" above the axes
+    lands on the panel's title): 250k, 1.5M."""
+    a = abs(v)
+    if a >= 1e9:
+        return f"{v / 1e9:g}G"
+    if a >= 1e6:
+        return f"{v / 1e6:g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
 def bars_figure(measurements: list[Measurement], title: str):
     """One panel per test: a bar per design, whiskers = 95% CI half-width."""
     groups = compare.group(measurements)
@@ -83,6 +96,10 @@ def bars_figure(measurements: list[Measurement], title: str):
         if len(positive) == len(means) and positive and max(positive) / min(positive) > 100:
             ax.set_yscale("log")
             _plain_log_ticks(ax.yaxis)
+        else:
+            # counts and times are never negative: an all-zero panel starts at 0
+            ax.set_ylim(bottom=0, top=None if max(means + [0]) > 0 else 1)
+            ax.yaxis.set_major_formatter(ticker.FuncFormatter(_compact))
         # a test name alone ("throughput-v32") does not say which workload
         ax.set_title(f"{g.suite}: {g.test}" if several_suites else g.test, fontsize=9)
         ax.set_ylabel(g.unit)
@@ -190,7 +207,7 @@ def _machine_table(info: dict) -> str:
     return f"<div class='scroll'><table>{rows}</table></div>"
 
 
-CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}
+CSS = """body{font-family:sans-serif;max-width:min(1500px,96vw);margin:2em auto;color:#222}
 pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}
 table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:2px 8px;text-align:left}
 img{max-width:100%;margin:.5em 0}.note{color:#777;font-style:italic}

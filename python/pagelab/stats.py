@@ -153,16 +153,16 @@ def fastpath_change(base_mean: float, new_mean: float, better: str = LOWER) -> f
 RATIO_ABOVE_PCT = 1000.0
 
 
-def fmt_change(change: float) -> str:
-    """A fastpath_change() for people: "12.34%", "-5.00%", a ratio "43.3x"
-    once the new is more than 11 times better, "n/a" when undefined (never
-    nan% or inf%)."""
+def fmt_change(change: float, fmt: str = "{:.2f}%") -> str:
+    """A fastpath_change() for people: "12.34%" (@fmt), a ratio "43.3x" once
+    the new is more than 11 times better, "n/a" when undefined (never nan%
+    or inf%)."""
     if not math.isfinite(change):
         return "n/a"
     if change > RATIO_ABOVE_PCT:
         ratio = 1.0 + change / 100.0
         return f"{ratio:.0f}x" if ratio >= 100 else f"{ratio:.1f}x"
-    return f"{change:.2f}%"
+    return fmt.format(change)
 
 
 def verdict(base: Sequence[float], new: Sequence[float], better: str = LOWER,
@@ -316,8 +316,8 @@ class Cell:
     why: str = ""        # "", "few", "noisy", "smoke", "small"
 
     def text(self, fmt: str = "{:.2f}%") -> str:
-        if fmt == "{:.2f}%":
-            body = fmt_change(self.change)
+        if fmt.endswith("%"):
+            body = fmt_change(self.change, fmt)
         else:
             body = fmt.format(self.change) if math.isfinite(self.change) else "n/a"
         if self.mark:

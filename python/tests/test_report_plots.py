@@ -71,3 +71,15 @@ def test_changes_read_as_ratios_never_nan_or_inf():
     assert stats.Cell(float("inf"), "(I)", False, 5, 1.0).text() == "(I) n/a"
     text = tables._mm_pct(float("nan"), False)
     assert "nan" not in text and "%" not in text and "n/a" in text
+
+
+def test_axes_start_at_zero_without_offset_text():
+    ms = [Measurement("s", "zero", d, r, 0.0, "index") for d in ("a", "b") for r in range(3)]
+    ms += [Measurement("s", "big", d, r, 1.2e7 + r, "usec") for d in ("a", "b") for r in range(3)]
+    fig = report.bars_figure(ms, "x")
+    for ax in fig.axes[:2]:
+        assert ax.get_ylim()[0] == 0
+    fig.canvas.draw()
+    big = next(ax for ax in fig.axes if ax.get_title() == "big")
+    assert big.yaxis.get_offset_text().get_text() == ""
+    assert any(t.get_text().endswith("M") for t in big.get_yticklabels())
