@@ -153,7 +153,15 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(VMAP_MT_PARKED, "vmap areas parked: no maple nodes (vmap_index=maple)") \
 	X(VMAP_BUMP_ALLOC, "vmalloc areas bump-allocated from a per-CPU chunk") \
 	X(VMAP_BUMP_CHUNK_NEW, "per-CPU bump chunks reserved (vmap_pcpu_bump)") \
-	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned")
+	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned")  \
+	X(PCP_PREMERGE_TRY, "buddy lookups by a pcp_premerge drain")             \
+	X(PCP_PREMERGE_IN_USE, "pcp_premerge: buddy allocated or inside a block") \
+	X(PCP_PREMERGE_OTHER_PCP, "pcp_premerge: buddy on another CPU's PCP")   \
+	X(PCP_PREMERGE_IN_ZONE, "pcp_premerge: buddy free in the zone buddy")   \
+	X(PCP_PREMERGE_ORDER, "pcp_premerge: buddy on this PCP at another order") \
+	X(PCP_PREMERGE_OTHER, "pcp_premerge: buddy owned (pcp_owner) or outside the zone") \
+	X(TARGETED_DRAIN_CPUS, "CPUs drained by targeted_drain")                \
+	X(DRAIN_ALL_CPUS, "CPUs drained by drain_all_pages")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

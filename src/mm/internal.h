@@ -167,6 +167,43 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 			  unsigned int order, int migratetype, fpi_t fpi_flags);
 unsigned int pindex_to_order(unsigned int pindex);
 
+/*
+ * pcp_next_list() - free_pcppages_bulk()'s round robin: the next non-empty
+ * list after *@pindex, narrowing [*@min_pindex, *@max_pindex] past empty
+ * ends. At least one list must be non-empty. Context: pcp->lock.
+ */
+static inline struct list_head *pcp_next_list(struct per_cpu_pages *pcp, int *pindex,
+					      int *min_pindex, int *max_pindex)
+{
+	for (;;) {
+		struct list_head *list;
+
+		if (++*pindex > *max_pindex)
+			*pindex = *min_pindex;
+		list = &pcp->lists[*pindex];
+		if (!list_empty(list))
+			return list;
+		if (*pindex == *max_pindex)
+			(*max_pindex)--;
+		if (*pindex == *min_pindex)
+			(*min_pindex)++;
+	}
+}
+
+static inline bool design_pcp_premerge(const struct zone *zone)
+{
+	return zone->machine->config.design.pcp_premerge;
+}
+
+/* mm/pcp_premerge.c (pagelab's own); under the pcp's lock */
+void pcp_premerge_tag(struct per_cpu_pages *pcp, struct zone *zone, struct page *page,
+		      unsigned int order);
+void pcp_premerge_free_bulk(struct zone *zone, int count, struct per_cpu_pages *pcp, int pindex);
+
+/* mm/targeted_drain.c (pagelab's own) */
+unsigned long targeted_drain(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned long *asked);
+
 /* mm/pcp_owner.c (seed 003); all under the pcp's lock */
 struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order,
 			       int mt, unsigned int alloc_flags);

@@ -20,6 +20,7 @@
  * for pcp_allowed_order() blocks, and __free_frozen_pages() hands such
  * blocks to them.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
@@ -957,6 +958,35 @@ static unsigned int alloc_flags_nofragment(const struct pl_machine *m, int highe
 	return zi == ZONE_NORMAL ? ALLOC_NOFRAGMENT : 0;
 }
 
+/*
+ * targeted_drain (pagelab's own): before failing, drain one CPU at a time,
+ * the one holding most of what is needed, and retry after each. Each zone
+ * the zonelist allows, highest first. Return: the page, or NULL.
+ */
+static struct page *retry_after_targeted_drain(struct pl_machine *m, gfp_t gfp, unsigned int order,
+					       unsigned int alloc_flags, int highest_zoneidx,
+					       int migratetype)
+{
+	size_t longs = (m->nr_cpus + 8 * sizeof(long) - 1) / (8 * sizeof(long));
+	unsigned long *asked = malloc(longs * sizeof(long));
+	struct page *page = NULL;
+
+	if (!asked)
+		return NULL;
+	for (int zi = highest_zoneidx; zi >= 0 && !page; zi--) {
+		struct zone *zone = &m->node_zones[zi];
+
+		if (!populated_zone(zone))
+			continue;
+		memset(asked, 0, longs * sizeof(long));
+		while (!page && targeted_drain(zone, order, migratetype, asked))
+			page = get_page_from_freelist(m, gfp, order, alloc_flags, highest_zoneidx,
+						      migratetype);
+	}
+	free(asked);
+	return page;
+}
+
 static unsigned int gfp_to_alloc_flags(gfp_t gfp)
 {
 	unsigned int alloc_flags = ALLOC_WMARK_MIN;
@@ -996,6 +1026,9 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 		 */
 		page = get_page_from_freelist(m, gfp, order, gfp_to_alloc_flags(gfp),
 					      highest_zoneidx, migratetype);
+		if (!page && m->config.design.targeted_drain)
+			page = retry_after_targeted_drain(m, gfp, order, gfp_to_alloc_flags(gfp),
+							  highest_zoneidx, migratetype);
 		if (!page) {
 			pl_count(PL_EV_ALLOC_FAIL, 1);
 			if (!(gfp & __GFP_NOWARN))

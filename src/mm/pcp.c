@@ -217,11 +217,22 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 			pl_count(PL_EV_PCP_MISS, 1);
 			if (unlikely(list_empty(list)))
 				return NULL;
+			if (design_pcp_premerge(zone)) {
+				/* rmqueue_bulk() appended the new blocks at the tail */
+				struct page *p = list_last_entry(list, struct page, pcp_list);
+
+				for (int i = 0; i < alloced; i++) {
+					pcp_premerge_tag(pcp, zone, p, order);
+					p = list_prev_entry(p, pcp_list);
+				}
+			}
 		} else {
 			pl_count(PL_EV_PCP_HIT, 1);
 		}
 		page = list_first_entry(list, struct page, pcp_list);
 		list_del(&page->pcp_list);
+		if (design_pcp_premerge(zone))
+			page->pcp_cpu1 = 0;
 		pcp->count -= 1 << order;
 	} while (check_new_page(page));
 	return page;
@@ -260,25 +271,17 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	count = min(pcp->count, count);
 	if (count <= 0)
 		return;
+	if (design_pcp_premerge(zone)) {
+		pcp_premerge_free_bulk(zone, count, pcp, pindex);
+		return;
+	}
 	listed = pcp->count - pcp->owned_count;
 	pindex = pindex - 1;	/* the requested list is drained first */
 	spin_lock(&zone->lock);
 	while (count > 0 && listed > 0) {
-		struct list_head *list;
-		unsigned int order;
+		struct list_head *list = pcp_next_list(pcp, &pindex, &min_pindex, &max_pindex);
+		unsigned int order = pindex_to_order((unsigned int)pindex);
 
-		for (;;) {
-			if (++pindex > max_pindex)
-				pindex = min_pindex;
-			list = &pcp->lists[pindex];
-			if (!list_empty(list))
-				break;
-			if (pindex == max_pindex)
-				max_pindex--;
-			if (pindex == min_pindex)
-				min_pindex++;
-		}
-		order = pindex_to_order((unsigned int)pindex);
 		do {
 			struct page *page = list_last_entry(list, struct page, pcp_list);
 			unsigned long pfn = page_to_pfn(page);
@@ -359,6 +362,8 @@ static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 		pcp_owner_free_chunk(zone, pcp, page, pfn, order);
 	else
 		list_add(&page->pcp_list, &pcp->lists[pindex]);
+	if (!owned && design_pcp_premerge(zone))
+		pcp_premerge_tag(pcp, zone, page, order);
 	pcp->count += 1 << order;
 	pl_count(PL_EV_PCP_FREE, 1);
 
@@ -472,8 +477,10 @@ void drain_all_pages(struct zone *zone)
 		pl_warn_ratelimited("drain_all_pages: the calling thread has not entered a machine");
 		return;
 	}
-	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
+	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
+		pl_count(PL_EV_DRAIN_ALL_CPUS, 1);
 		drain_pages(m, cpu, zone);
+	}
 }
 
 /* Shrink an idle pcp's high by an eighth per tick and drain down to it. */
