@@ -345,6 +345,10 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @pcp_premerge: pagelab's own, from Zi Yan's review of seed 003: a PCP
  *             drain merges blocks with buddies on the same PCP under
  *             pcp->lock before it takes zone->lock (per-page CPU field).
+ * @pcp_block_economy: pagelab's own, from the seed 003 thread: the zone
+ *             buddy deals in whole pageblocks only; all splitting and
+ *             merging below a block happens under pcp->lock; a CPU with no
+ *             block steals one from another CPU. Implies pcp_owner.
  * @targeted_drain: pagelab's own, from the seed 003 thread: when an
  *             allocation fails, drain only the CPUs that hold pages of the
  *             needed migratetype, most first, retrying after each, instead
@@ -366,6 +370,7 @@ struct pl_design {
 	bool vmap_pcpu_bump;
 	bool pcp_premerge;
 	bool targeted_drain;
+	bool pcp_block_economy;
 };
 
 /**

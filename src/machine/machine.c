@@ -25,7 +25,7 @@
 
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  "pcp-premerge", "targeted-drain", NULL };
+					  "pcp-premerge", "targeted-drain", "block-economy", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -61,6 +61,11 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		/* pagelab's own (seed 003's review), not a patch */
 		out->name = "pcp-premerge";
 		out->pcp_premerge = true;
+	} else if (!strcmp(name, "block-economy")) {
+		/* pagelab's own (seed 003's review), not a patch */
+		out->name = "block-economy";
+		out->pcp_owner = true;
+		out->pcp_block_economy = true;
 	} else if (!strcmp(name, "targeted-drain")) {
 		/* pagelab's own (seed 003's review), not a patch */
 		out->name = "targeted-drain";

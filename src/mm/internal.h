@@ -213,10 +213,25 @@ int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count);
 void pcp_owner_setup_zone(struct zone *zone, unsigned int nr_cpus);
 void pcp_owner_free_zone(struct zone *zone, unsigned int nr_cpus);
 
+/* pcp_block_economy builds on seed 003's ownership: it implies pcp_owner. */
 static inline bool design_pcp_owner(const struct zone *zone)
 {
-	return zone->machine->config.design.pcp_owner;
+	return zone->machine->config.design.pcp_owner ||
+	       zone->machine->config.design.pcp_block_economy;
 }
+
+static inline bool design_block_economy(const struct zone *zone)
+{
+	return zone->machine->config.design.pcp_block_economy;
+}
+
+/* pcp_owner.c: the block economy (pagelab's own) */
+unsigned long economy_free_pages(struct zone *zone);
+void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, bool all);
+void economy_release_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn);
+/* pcp.c */
+struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned int alloc_flags);
 
 /* mm/mm_init.c: the page allocator's part of a machine, for src/machine */
 

@@ -358,7 +358,8 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 		return;
 	pl_count(PL_EV_PGFREE, 1);
 	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
-	if (!pcp_use(zone, order)) {
+	if (!pcp_use(zone, order) &&
+	    !(design_block_economy(zone) && order < pageblock_order)) {
 		free_one_page(zone, page, pfn, order, fpi_flags);
 		return;
 	}
@@ -816,6 +817,10 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
 			    int migratetype)
 {
+	/* pcp_block_economy: below a block, only the PCPs split (pcp_owner.c). */
+	if (design_block_economy(zone) && order < pageblock_order &&
+	    migratetype < MIGRATE_PCPTYPES)
+		return economy_rmqueue(zone, order, migratetype, alloc_flags);
 	if (likely(pcp_use(zone, order))) {
 		struct page *page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
 
@@ -861,6 +866,24 @@ static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsign
 	return false;
 }
 
+/*
+ * pcp_block_economy keeps most free pages on the PCPs, outside
+ * NR_FREE_PAGES: when the zone's own count fails, count them too (summed
+ * only then, so the common check stays one read). It takes every pcp->lock,
+ * so only the allocation path, which holds none, asks: zone_watermark_ok()
+ * is called under pcp->lock and keeps the zone's own count.
+ */
+static bool economy_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+				 int highest_zoneidx, unsigned int alloc_flags)
+{
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+
+	if (!design_block_economy(z))
+		return false;
+	free_pages += (long)economy_free_pages((struct zone *)z);
+	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages);
+}
+
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags)
 {
@@ -875,7 +898,8 @@ static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsign
 
 	if (!order && free_pages > (long)mark + z->lowmem_reserve[highest_zoneidx])
 		return true;
-	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages);
+	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages) ||
+	       economy_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags);
 }
 
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)

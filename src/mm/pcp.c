@@ -255,6 +255,27 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
 	return page;
 }
 
+/**
+ * economy_rmqueue() - pcp_block_economy's allocation of @order below a
+ * pageblock: from this CPU's owned blocks, refilled with a whole block or
+ * stolen (pcp_owner.c). The lock is taken, not tried: there is no zone
+ * path to fall back to. Return: the page, or NULL.
+ */
+struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned int alloc_flags)
+{
+	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
+	struct page *page;
+
+	spin_lock(&pcp->lock);
+	pcp->free_count >>= 1;
+	page = pcp_owner_rmqueue(zone, pcp, order, migratetype, alloc_flags);
+	if (page)
+		pcp->count -= 1 << order;
+	spin_unlock(&pcp->lock);
+	return page;
+}
+
 /* ---- freeing --------------------------------------------------------------- */
 
 /*
@@ -273,6 +294,10 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 		return;
 	if (design_pcp_premerge(zone)) {
 		pcp_premerge_free_bulk(zone, count, pcp, pindex);
+		return;
+	}
+	if (design_block_economy(zone)) {
+		economy_free_bulk(zone, pcp, false);
 		return;
 	}
 	listed = pcp->count - pcp->owned_count;
@@ -418,6 +443,11 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 			}
 			spin_unlock(&opcp->lock);
 		}
+		/* The block economy: an unowned block's pages go to the zone. */
+		if (design_block_economy(zone)) {
+			free_one_page(zone, page, pfn, order, fpi_flags);
+			return;
+		}
 	}
 	if (!spin_trylock(&pcp->lock)) {
 		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
@@ -436,6 +466,13 @@ static void drain_pages_zone(unsigned int cpu, struct zone *zone)
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 	int count;
 
+	/* The block economy gives back whole blocks only; partial ones stay. */
+	if (design_block_economy(zone)) {
+		spin_lock(&pcp->lock);
+		economy_free_bulk(zone, pcp, true);
+		spin_unlock(&pcp->lock);
+		return;
+	}
 	do {
 		spin_lock(&pcp->lock);
 		count = pcp->count;

@@ -4,9 +4,13 @@
  * (pagelab's own switches): pcp_premerge merges buddies on one PCP under
  * pcp->lock before a drain takes zone->lock, and says why a lookup failed;
  * targeted_drain lets an allocation succeed by draining only the CPU that
- * holds what it needs.
+ * holds what it needs; pcp_block_economy moves only whole pageblocks under
+ * zone->lock, steals a block from another CPU when the zone has none, counts
+ * PCP-held pages for the watermarks, and gives owned blocks back to
+ * isolation so alloc_contig_range() still succeeds.
  */
 #include "helpers.h"
+#include "mm/internal.h"
 
 static unsigned long event(struct pl_machine *m, enum pl_vm_event e)
 {
@@ -169,12 +173,102 @@ static void test_targeted_drain_asks_only_the_cpu_that_has_pages(void **state)
 	test_machine_done(m);
 }
 
+/* Below a pageblock, the zone only ever hands out or takes back whole blocks. */
+static void test_economy_moves_whole_blocks_only(void **state)
+{
+	struct pl_machine *m = cpus_machine("block-economy", 2);
+	struct page *pages[64];
+	unsigned int n = 0;
+
+	(void)state;
+	for (unsigned int order = 0; order < pageblock_order; order++) {
+		assert_non_null(pages[n] = alloc_pages(GFP_HIGHUSER_MOVABLE, order));
+		n++;
+		assert_non_null(pages[n] = alloc_pages(GFP_KERNEL, order));
+		n++;
+	}
+	assert_int_equal(event(m, PL_EV_ZONE_LOCK_PAGES) % pageblock_nr_pages, 0);
+	assert_int_equal(pl_check_machine(m), 0);
+	/* Freed through CPU 1, every page goes back to its owner, CPU 0. */
+	assert_int_equal(pl_enter(m, 1), 0);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(__free_pages(pages[i], i / 2), 0);
+	assert_int_equal(event(m, PL_EV_PCP_REMOTE_FREE), n);
+	assert_int_equal(m->node_zones[ZONE_NORMAL].per_cpu_pageset[1].count, 0);
+	assert_int_equal(event(m, PL_EV_ZONE_LOCK_PAGES) % pageblock_nr_pages, 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
+/*
+ * CPU 0 takes every block and frees its pages again (kept as owned free
+ * pages, outside NR_FREE_PAGES): CPU 1 must steal a block, and the
+ * watermark must count what the PCPs hold.
+ */
+static void test_economy_steals_when_the_zone_has_no_block(void **state)
+{
+	static struct page *pages[16384];
+	struct pl_machine *m = cpus_machine("block-economy", 2);
+	unsigned long n = exhaust(GFP_HIGHUSER_MOVABLE, 0, pages, 16384);
+	struct page *p;
+
+	(void)state;
+	unsigned long kept = 0;
+
+	assert_true(n > 1000);
+	/* Keep the first page of each block: no block can come back whole. */
+	for (unsigned long i = 0; i < n; i++) {
+		if (page_to_pfn(pages[i]) % pageblock_nr_pages)
+			assert_int_equal(__free_pages(pages[i], 0), 0);
+		else
+			pages[kept++] = pages[i];
+	}
+	n = kept;
+	assert_int_equal(pl_enter(m, 1), 0);
+	p = alloc_pages(GFP_HIGHUSER_MOVABLE, 0);
+	assert_non_null(p);
+	assert_true(event(m, PL_EV_ECONOMY_STEAL) >= 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_int_equal(__free_pages(p, 0), 0);
+	while (n)
+		assert_int_equal(__free_pages(pages[--n], 0), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
+/* Isolation takes owned blocks back: alloc_contig_range() still works. */
+static void test_economy_contig_range_reaches_owned_blocks(void **state)
+{
+	struct pl_machine *m = cpus_machine("block-economy", 2);
+	struct zone *zone = &m->node_zones[ZONE_NORMAL];
+	struct page *a = alloc_pages(GFP_HIGHUSER_MOVABLE, 0);
+	unsigned long start;
+
+	(void)state;
+	assert_non_null(a);
+	/* a's block is owned by CPU 0 and its 511 other pages sit on CPU 0's PCP. */
+	start = page_to_pfn(a) & ~(pageblock_nr_pages - 1);
+	assert_int_equal(zone->pageblock_owner[pfn_to_pageblock_idx(zone, start)], 0);
+	assert_int_equal(__free_pages(a, 0), 0);
+	assert_int_equal(alloc_contig_range(start, start + pageblock_nr_pages, GFP_KERNEL), 0);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_true(free_contig_range(start, pageblock_nr_pages) >= 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_premerge_moves_merges_out_of_zone_lock),
 		cmocka_unit_test(test_premerge_counts_buddy_on_other_pcp),
 		cmocka_unit_test(test_targeted_drain_asks_only_the_cpu_that_has_pages),
+		cmocka_unit_test(test_economy_moves_whole_blocks_only),
+		cmocka_unit_test(test_economy_steals_when_the_zone_has_no_block),
+		cmocka_unit_test(test_economy_contig_range_reaches_owned_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
