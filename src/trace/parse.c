@@ -295,12 +295,8 @@ static bool parse_num(const char **p, const char *end, long *out)
 	return any;
 }
 
-static bool tok_eq(const char *s, size_t n, const char *lit)
-{
-	size_t l = strlen(lit);
-
-	return n == l && !memcmp(s, lit, l);
-}
+/* A token against a string literal: the length test first, memcmp of a constant size. */
+#define tok_eq(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
 
 /* gfp_flags=A|B|C onto pagelab's gfp_t; the migratetype comes from its own field. */
 static gfp_t parse_gfp(const char *s, const char *end)
@@ -365,9 +361,29 @@ static int event_type(const char *s, size_t n)
 {
 	if (n > 7 && !memcmp(s, "percpu_", 7))
 		return PL_TRACE_PERCPU;
-	for (int t = 0; t < PL_TRACE_PERCPU; t++)
-		if (tok_eq(s, n, pl_trace_type_names[t]))
-			return t;
+	if (n > 8 && !memcmp(s, "mm_page_", 8)) {
+		s += 8;
+		n -= 8;
+		if (tok_eq(s, n, "alloc"))
+			return PL_TRACE_PAGE_ALLOC;
+		if (tok_eq(s, n, "free"))
+			return PL_TRACE_PAGE_FREE;
+		if (tok_eq(s, n, "free_batched"))
+			return PL_TRACE_PAGE_FREE_BATCHED;
+		if (tok_eq(s, n, "alloc_zone_locked"))
+			return PL_TRACE_ZONE_LOCKED;
+		if (tok_eq(s, n, "pcpu_drain"))
+			return PL_TRACE_PCPU_DRAIN;
+		if (tok_eq(s, n, "alloc_extfrag"))
+			return PL_TRACE_EXTFRAG;
+		return -1;
+	}
+	if (tok_eq(s, n, "alloc_vmap_area"))
+		return PL_TRACE_ALLOC_VMAP_AREA;
+	if (tok_eq(s, n, "free_vmap_area_noflush"))
+		return PL_TRACE_FREE_VMAP_AREA;
+	if (tok_eq(s, n, "purge_vmap_area_lazy"))
+		return PL_TRACE_PURGE_VMAP_AREA;
 	return -1;
 }
 
@@ -515,8 +531,9 @@ static bool parse_meta(const char *s, const char *end, struct pl_trace_stats *st
 		}
 		return true;
 	}
-	p = memmem(s, (size_t)(end - s), "[LOST ", 6);
-	if (p) {	/* "CPU:N [LOST M EVENTS]" (tracefs, trace-cmd) */
+	/* "CPU:N [LOST M EVENTS]" (tracefs, trace-cmd) */
+	p = end - s > 4 && !memcmp(s, "CPU:", 4) ? memmem(s, (size_t)(end - s), "[LOST ", 6) : NULL;
+	if (p) {
 		long n = 0;
 
 		p += 6;
@@ -661,7 +678,9 @@ static bool buf_fill(struct pl_trace_reader *r)
 
 static void warn_line(struct pl_trace_reader *r, const char *what)
 {
-	r->stats.warn[PL_TW_malformed_line]++;
+	/* every one counted; the first few named on stderr (then rate-limited) */
+	if (r->stats.warn[PL_TW_malformed_line]++ >= 100)
+		return;
 	pl_warn_ratelimited("trace: line %lu: %s", r->stats.lines, what);
 }
 

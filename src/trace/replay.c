@@ -182,7 +182,9 @@ const unsigned long *pl_replay_warnings(const struct pl_replay *r) { return r->w
 
 static int warn(struct pl_replay *r, enum pl_trace_warn w, const struct pl_trace_event *ev)
 {
-	r->warn[w]++;
+	/* the first few of each class name their line; the rest are counted */
+	if (r->warn[w]++ >= 10)
+		return (int)w + 1;
 	pl_warn_ratelimited("replay: line %lu: %s %s (cpu %u pfn %#lx order %d)", ev->line,
 			    pl_trace_warn_names[w], pl_trace_type_names[ev->type], ev->cpu, ev->pfn,
 			    ev->order);
