@@ -12,6 +12,10 @@
  * warning. Refills, drains and fallbacks are not replayed: pagelab makes
  * its own, seen through its tracepoints and scored as the kernel's are.
  *
+ * mm_page_free_batched is not a free of its own: the kernel fires
+ * mm_page_free for the same page first, in free_pages_prepare() (then
+ * free_unref_folios() fires _batched as it commits the page to the PCP).
+ *
  * Invariants: every table entry is a block pagelab allocated and has not
  * freed; the table is the only owner of the replay's live blocks.
  * Single-threaded: all vCPUs run on the caller's thread.
@@ -387,7 +391,6 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 	switch (ev->type) {
 	case PL_TRACE_PAGE_ALLOC:
 	case PL_TRACE_PAGE_FREE:
-	case PL_TRACE_PAGE_FREE_BATCHED:
 		if (r->pfn_limit && ev->pfn != -1UL && ev->pfn + (1UL << ev->order) > r->pfn_limit)
 			return warn(r, PL_TW_pfn_out_of_range, ev);
 		return ev->type == PL_TRACE_PAGE_ALLOC ? replay_alloc(r, ev) : replay_free(r, ev);

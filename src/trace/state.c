@@ -5,7 +5,9 @@
  *
  * Zones: the kernel's DMA and DMA32 become pagelab's DMA32, Normal (and
  * Movable) its Normal, each sized to the managed pages (the only ones the
- * buddy ever sees), rounded up to MAX_ORDER_NR_PAGES.
+ * buddy ever sees) plus 2% (at least 128 MiB) of slack that stays
+ * allocated, as the kernel's reserved pages and holes; managed_pages is
+ * then set to the reported value, so watermarks and PCP limits match.
  *
  * Layout: every page is first taken (allocated); pageblocks get types in
  * pagetypeinfo's proportions, spread evenly over the zone in pairs (one
@@ -71,6 +73,13 @@ static unsigned long zone_pages(const struct pl_snapshot *snap, int zi)
 		if (pl_zone_of(snap->zone[i].name) == zi)
 			pages += snap->zone[i].managed ? snap->zone[i].managed
 						       : snap->zone[i].present;
+	/*
+	 * Slack: the kernel's zones have holes and reserved pages between
+	 * their free blocks; a zone exactly the managed size could not hold
+	 * a nearly all-free state's small blocks without merging them.
+	 */
+	if (pages)
+		pages += max(pages / 50, 32 * MAX_ORDER_NR_PAGES);
 	return (pages + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 }
 
@@ -158,13 +167,16 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	unsigned char *types;
 	struct fill f = { .st = st, .zone = zone };
 	bool any_zone = false;
+	unsigned long managed = 0;
 
 	for (int i = 0; i < snap->nr_zones; i++) {
 		const struct pl_snap_zone *sz = &snap->zone[i];
 
-		if (pl_zone_of(sz->name) != (int)zone->zone_idx)
+		/* an empty zone (Movable, Device) still reports watermarks */
+		if (pl_zone_of(sz->name) != (int)zone->zone_idx || !sz->managed)
 			continue;
 		any_zone = true;
+		managed += sz->managed;
 		for (int w = 0; w < NR_WMARK; w++)
 			wmark[w] += sz->wmark[w];
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
@@ -174,19 +186,29 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	}
 	if (!any_zone || !nr_pb)
 		return 0;
+	if (managed)
+		pl_zone_set_managed(zone, min(managed, zone->spanned_pages));
 	if (wmark[WMARK_MIN])
 		pl_zone_set_watermarks(zone, wmark);
-	/* the snapshot's pageblock counts scaled to this zone's pageblocks */
+	/* the snapshot's pageblock counts; the slack's pageblocks are Movable */
 	if (!snap_blocks) {
 		want_blocks[MIGRATE_MOVABLE] = nr_pb;
 	} else {
 		unsigned long sum = 0;
 
+		/* rounded, but a type the snapshot has keeps at least one pair */
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
-			want_blocks[mt] = want_blocks[mt] * nr_pb / snap_blocks;
+			unsigned long had = want_blocks[mt];
+
+			if (mt == MIGRATE_MOVABLE)
+				continue;
+			if (nr_pb < snap_blocks)
+				want_blocks[mt] = (had * nr_pb + snap_blocks / 2) / snap_blocks;
+			if (had && want_blocks[mt] < 2)
+				want_blocks[mt] = 2;
 			sum += want_blocks[mt];
 		}
-		want_blocks[MIGRATE_MOVABLE] += nr_pb - sum;
+		want_blocks[MIGRATE_MOVABLE] = nr_pb > sum ? nr_pb - sum : 0;
 	}
 	types = calloc(nr_pb, 1);
 	if (!types)
