@@ -167,6 +167,18 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 		free(r);
 		return NULL;
 	}
+	/* a positional state's allocated blocks sit at the kernel's own pfns */
+	if (st) {
+		const unsigned long *pfn;
+		const unsigned char *order;
+		size_t n = pl_state_pretrace(st, &pfn, &order);
+
+		for (size_t i = 0; i < n; i++)
+			if (table_insert(&r->blocks, pfn[i], m->mem_map + pfn[i], order[i])) {
+				pl_replay_destroy(r, false);
+				return NULL;
+			}
+	}
 	pl_set_tracepoint_sink(m, replay_tp, r);
 	return r;
 }
