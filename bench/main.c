@@ -21,6 +21,8 @@ static const struct bench_suite *const suites[] = {
 	&suite_vmalloc_fix_size,
 	&suite_test_vmalloc,
 	&suite_page_alloc_high_order,
+	&suite_replay,
+	&suite_trace_throughput,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)

@@ -153,7 +153,13 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(VMAP_MT_PARKED, "vmap areas parked: no maple nodes (vmap_index=maple)") \
 	X(VMAP_BUMP_ALLOC, "vmalloc areas bump-allocated from a per-CPU chunk") \
 	X(VMAP_BUMP_CHUNK_NEW, "per-CPU bump chunks reserved (vmap_pcpu_bump)") \
-	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned")
+	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned")   \
+	X(PCP_DRAIN_CALLS, "free_pcppages_bulk calls that moved pages")        \
+	X(FALLBACK_EVENTS, "fallback allocations (one per mm_page_alloc_extfrag)") \
+	X(FALLBACK_FRAGMENTING, "fallbacks from below pageblock_order")        \
+	X(FALLBACK_CHANGE_OWNERSHIP, "fallbacks whose pageblock changed type") \
+	X(BUDDY_DIRECT_ALLOC, "allocations served by rmqueue_buddy (no PCP)")  \
+	X(BUDDY_DIRECT_FREE, "frees straight to the buddy by free_one_page")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -416,6 +416,56 @@ struct pl_config {
 	unsigned long tlb_flush_ns_per_cpu;
 };
 
+/* ---- tracepoints ---------------------------------------------------------- */
+
+/*
+ * The kmem tracepoints pagelab fires at the places the kernel fires them,
+ * with the kernel's fields (include/trace/events/kmem.h), so that a replay
+ * can print them as ftrace text and score them with the same code as a
+ * kernel trace (src/trace).
+ */
+enum pl_tp {
+	PL_TP_MM_PAGE_ALLOC,		/* pfn order migratetype gfp */
+	PL_TP_MM_PAGE_FREE,		/* pfn order */
+	PL_TP_MM_PAGE_FREE_BATCHED,	/* pfn (order 0) */
+	PL_TP_MM_PAGE_ALLOC_ZONE_LOCKED,/* pfn order migratetype percpu_refill */
+	PL_TP_MM_PAGE_PCPU_DRAIN,	/* pfn order migratetype */
+	PL_TP_MM_PAGE_ALLOC_EXTFRAG,	/* pfn order=alloc_order fallback_order
+					 * migratetype=alloc_migratetype
+					 * fallback_migratetype change_ownership */
+	NR_PL_TP
+};
+
+/**
+ * struct pl_tp_event - one tracepoint hit.
+ * @tp:         which tracepoint.
+ * @cpu:        the vCPU that fired it.
+ * @pfn, @order, @migratetype, @gfp: as the kernel's fields.
+ * @percpu_refill:        mm_page_alloc_zone_locked only.
+ * @fallback_order, @fallback_migratetype, @change_ownership: extfrag only.
+ */
+struct pl_tp_event {
+	enum pl_tp tp;
+	unsigned int cpu;
+	unsigned long pfn;
+	int order;
+	int migratetype;
+	gfp_t gfp;
+	int percpu_refill;
+	int fallback_order;
+	int fallback_migratetype;
+	int change_ownership;
+};
+
+/**
+ * pl_set_tracepoint_sink() - call @fn(@ctx, ev) on every tracepoint hit of
+ * @m, on the thread that fired it (so @fn must be thread-safe if several
+ * threads run @m). @fn NULL turns tracing off. Set it while no thread runs
+ * on @m.
+ */
+void pl_set_tracepoint_sink(struct pl_machine *m,
+			    void (*fn)(void *ctx, const struct pl_tp_event *ev), void *ctx);
+
 /** struct pl_cpu - one virtual CPU's private data. */
 struct pl_cpu {
 	struct pl_cpu_events events;
@@ -442,6 +492,9 @@ struct pl_machine {
 	int debug;
 	struct pl_fault_inject *fault_inject;
 	struct vmap_space *vmap;	/* the vmalloc space (src/vmalloc) */
+	/* tracepoint sink (pl_set_tracepoint_sink()), NULL when off */
+	void (*tp_fn)(void *ctx, const struct pl_tp_event *ev);
+	void *tp_ctx;
 };
 
 #define for_each_zone(z, m) \
@@ -678,6 +731,21 @@ long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size);
 unsigned int pl_unusable_free_index(struct zone *zone, unsigned int order);
 /** pl_free_pageblocks() - pageblocks of @zone wholly free in the buddy (zone->lock). */
 unsigned long pl_free_pageblocks(struct zone *zone);
+
+/* ---- loading a real kernel's state (mm/state.c; pagelab's own) ------------ */
+
+/** pl_zone_take_all_free() - every free page of @zone becomes an allocated order-0 page. Return: pages. */
+unsigned long pl_zone_take_all_free(struct zone *zone);
+/** pl_zone_set_pageblock_type() - set a pageblock's migratetype, moving its free blocks. Return: 0 or -EINVAL. */
+int pl_zone_set_pageblock_type(struct zone *zone, unsigned long pfn, int mt);
+/** pl_zone_give_free_block() - 2^@order allocated order-0 pages back as one free block. Return: 0 or -EINVAL. */
+int pl_zone_give_free_block(struct zone *zone, unsigned long pfn, unsigned int order);
+/** pl_join_pages() - split_page()'s inverse: 2^@order order-0 pages become one block. Return: 0 or -EINVAL. */
+int pl_join_pages(struct page *page, unsigned int order);
+/** pl_zone_set_watermarks() - watermarks as a kernel reported them; pagesets recomputed. */
+void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMARK]);
+/** pl_pcp_set_high_batch() - a pcp's high and batch as reported (high may be below high_min). */
+int pl_pcp_set_high_batch(struct zone *zone, unsigned int cpu, int high, int batch);
 
 /* ---- debug checker (mm/debug.c) ------------------------------------------- */
 

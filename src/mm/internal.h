@@ -77,6 +77,19 @@ static inline void zone_clear_flag(struct zone *zone, enum zone_flags bit)
 	__atomic_fetch_and(&zone->flags, ~(1UL << bit), __ATOMIC_RELAXED);
 }
 
+/*
+ * pl_trace() - fire tracepoint @tp with the fields of @ev when a sink is
+ * set. The test is one load and a predicted branch, as a static key.
+ */
+static inline void pl_trace(const struct pl_machine *m, enum pl_tp tp, struct pl_tp_event ev)
+{
+	if (likely(!m->tp_fn))
+		return;
+	ev.tp = tp;
+	ev.cpu = pl_this.cpu->id;
+	m->tp_fn(m->tp_ctx, &ev);
+}
+
 /* mm/page_alloc.c */
 void set_pageblock_migratetype(struct page *page, int migratetype);
 int get_pfnblock_migratetype(const struct page *page, unsigned long pfn);

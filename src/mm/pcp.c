@@ -284,6 +284,9 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 			unsigned long pfn = page_to_pfn(page);
 			int mt = get_pfnblock_migratetype(page, pfn);
 
+			pl_trace(zone->machine, PL_TP_MM_PAGE_PCPU_DRAIN,
+				 (struct pl_tp_event){ .pfn = pfn, .order = (int)order,
+						       .migratetype = mt });
 			list_del(&page->pcp_list);
 			count -= 1 << order;
 			listed -= 1 << order;
@@ -302,6 +305,7 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	spin_unlock(&zone->lock);
 	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)moved);
 	pl_count(PL_EV_PCP_DRAIN_PAGES, (unsigned long)moved);
+	pl_count(PL_EV_PCP_DRAIN_CALLS, moved > 0);
 }
 
 /* The limit above which a free drains: auto-tuned, see the file comment. */
