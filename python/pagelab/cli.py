@@ -184,6 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--emit-trace", metavar="DIR", help="write pagelab's own ftrace text per design")
     rp.add_argument("--label", help="name of this trace in tables and file names")
     rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
+    rp.add_argument("--together", action="store_true",
+                    help="one pagelab-bench process per rep for all designs (design=A,B,...)")
     rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
     rp.set_defaults(func=cmd_replay, argv=None)
     return ap

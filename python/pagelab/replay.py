@@ -6,7 +6,8 @@
 TRACE is an artifact directory (NAME.pltrace/), an artifact archive (.tar.gz,
 .tar.zst; unpacked into a temporary directory first) or a bare trace file.
 Each design is one `pagelab-bench replay trace=... design=D --json` process
-(C engine, CONTRACT-13.md), designs interleaved A B A B when --reps > 1.
+(C engine, CONTRACT-13.md), designs interleaved A B A B when --reps > 1;
+--together runs all designs in one process (design=A,B,...) instead.
 Its JSON lines carry a "kernel" record (the kernel's side computed from the
 trace and the after-snapshot) and a "replay" record (pagelab's side), with the
 same counter keys.  This module only runs the engine and compares counters;
@@ -85,7 +86,12 @@ def fidelity_rows(kernel: dict, designs: dict[str, dict]) -> list[dict]:
         for d, rec in designs.items():
             v = metric_value(rec.get("counters", {}), key)
             row["values"][d] = v
-            r = v / kv if v is not None and kv else (1.0 if v == 0 and kv == 0 else None)
+            if v is None or kv is None:
+                r = None
+            elif kv:
+                r = v / kv
+            else:                      # the kernel had none: 1x if pagelab has none too
+                r = 1.0 if v == 0 else float("inf")
             row["ratios"][d] = r
             if target:
                 row["ok"][d] = r is not None and abs(r - 1) <= RATIO_TARGET
@@ -128,7 +134,8 @@ def fidelity_text(result: dict) -> str:
             else:
                 rr = r["ratios"].get(d)
                 mark = "" if not r["target"] or rr is None else (" ok" if r["ok"][d] else " MISS")
-                line.append(("-" if rr is None else f"{rr:.2f}x") + mark)
+                line.append(("-" if rr is None else "inf" if rr == float("inf")
+                             else f"{rr:.2f}x") + mark)
         table.append(line)
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     out = [f"trace {result['trace']}: {result['events']} events, state {result['state']}"]
@@ -147,8 +154,9 @@ def fidelity_text(result: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def _records(stdout: str) -> dict[str, dict]:
-    recs = {}
+def _records(stdout: str, designs: list[str]) -> tuple[dict, dict[str, dict]]:
+    """The kernel record and the replay record of each of @designs, from JSON lines."""
+    kernel, reps = None, {}
     for line in stdout.splitlines():
         if not line.strip():
             continue
@@ -156,11 +164,20 @@ def _records(stdout: str) -> dict[str, dict]:
             rec = json.loads(line)
         except ValueError:
             raise BenchError("pagelab-bench replay printed a line that is not JSON") from None
-        if isinstance(rec, dict) and rec.get("test") in ("kernel", "replay"):
-            recs[rec["test"]] = rec
-    if set(recs) != {"kernel", "replay"}:
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("test") == "kernel":
+            kernel = rec
+        elif rec.get("test") == "replay":
+            reps[rec.get("design")] = rec
+    if kernel is None or not reps:
         raise BenchError("pagelab-bench replay gave no kernel and replay records")
-    return recs
+    if len(designs) == 1 and len(reps) == 1:
+        reps = {designs[0]: next(iter(reps.values()))}
+    missing = [d for d in designs if d not in reps]
+    if missing:
+        raise BenchError(f"pagelab-bench replay gave no record for design '{missing[0]}'")
+    return kernel, reps
 
 
 def buddyinfo_pages(text: str) -> list[int]:
@@ -192,8 +209,12 @@ def _safe(name: str) -> str:
 
 
 def run(trace: str | Path, designs: list[str], state: str | None = None,
-        emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None) -> dict:
+        emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
+        together: bool = False) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
+
+    With @together, one pagelab-bench process per rep replays every design
+    (design=A,B,...), so the kernel's side is computed once per rep.
 
     Returns {"trace", "label", "state", "events", "lost_events", "kernel": record,
     "designs": {design: replay record of rep 0}, "rows": fidelity_rows(...),
@@ -218,23 +239,25 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     with opened(trace) as (path, manifest):
         snap_pages = _snapshot_pages(path, manifest)
         for rep in range(reps):
-            for d in designs:
-                params = {"trace": str(path), "design": d}
+            for batch in ([designs] if together else [[d] for d in designs]):
+                params = {"trace": str(path), "design": ",".join(batch)}
                 if state:
                     params["state"] = state
                 if emit_dir is not None and rep == 0:
-                    params["emit_trace"] = str(emit_dir / f"{_safe(label)}-{_safe(d)}.trace")
-                recs = _records(run_raw("replay", params))
-                kernel = kernel or recs["kernel"]
-                rec = recs["replay"]
-                if d in first:
-                    deterministic &= first[d].get("counters") == rec.get("counters")
-                else:
-                    first[d] = rec
-                for r in (recs["kernel"], rec):
-                    m = Measurement.from_dict({**r, "design": d if r is rec else "kernel"})
+                    name = _safe(batch[0]) if len(batch) == 1 else "%s"
+                    params["emit_trace"] = str(emit_dir / f"{_safe(label)}-{name}.trace")
+                k, recs = _records(run_raw("replay", params), batch)
+                kernel = kernel or k
+                for d in batch:
+                    rec = recs[d]
+                    if d in first:
+                        deterministic &= first[d].get("counters") == rec.get("counters")
+                    else:
+                        first[d] = rec
+                for d, r in [("kernel", k)] + [(d, recs[d]) for d in batch]:
+                    m = Measurement.from_dict({**r, "design": d})
                     m.rep = rep
-                    m.params = {**m.params, "label": label, "state": rec.get("state", state)}
+                    m.params = {**m.params, "label": label, "state": r.get("state", state)}
                     measurements.append(m)
     lost = int(kernel.get("lost_events") or 0)
     if manifest is not None:
@@ -264,7 +287,7 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     """The body of `pagelab replay` (cli.py parses the arguments)."""
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
-                     args.reps, args.label)
+                     args.reps, args.label, args.together)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

@@ -7,7 +7,8 @@ ftrace instance of its own (instances/pagelab-<pid>), enables exactly EVENTS
 (plus the percpu events the kernel has), and drains the instance's trace_pipe
 concurrently into a zstd file while the workload runs, so the ring buffer only
 has to absorb the reader's latency.  The buffer is sized from the event rate
-measured in a short probe.  /proc/{buddyinfo,pagetypeinfo,zoneinfo,vmstat,
+measured in a short probe, and at least 1/64 of memory; the reader thread and
+zstd run at nice -10 so that a workload using every CPU cannot starve them.  /proc/{buddyinfo,pagetypeinfo,zoneinfo,vmstat,
 meminfo} are copied right before tracing starts and right after it stops.
 
 Invariants: whatever happens (CMD fails, Ctrl-C, SIGTERM, an I/O error) the
@@ -47,7 +48,9 @@ REQUIRED = {"kmem/mm_page_alloc", "kmem/mm_page_free", "kmem/mm_page_alloc_zone_
             "kmem/mm_page_pcpu_drain"}
 TRACE_NAME = "trace.txt.zst"
 BYTES_PER_EVENT = 64              # ring-buffer bytes per kmem event, header included, rounded up
-MIN_BUFFER_KB = 32 * 1024         # per CPU
+MIN_BUFFER_KB = 32 * 1024         # per CPU, and at least 1/64 of memory over all CPUs ...
+MAX_FLOOR_KB = 512 * 1024         # ... up to this much per CPU
+DRAIN_NICE = -10                  # the reader and zstd must not starve behind the workload
 HEADROOM_SECONDS = 8              # seconds of the probed rate x4 the buffer must absorb
 LOST_RE = re.compile(rb"\[LOST (\d+) EVENTS\]")
 ENTRIES_RE = re.compile(r"^# entries-in-buffer/entries-written: \d+/\d+", re.M)
@@ -109,6 +112,14 @@ def mem_bytes() -> int:
     raise TraceError("/proc/meminfo has no MemTotal")
 
 
+def _boost(tid: int) -> None:
+    """Raise a reader thread's or zstd's priority (nice is per thread on Linux); best effort."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, DRAIN_NICE)
+    except OSError:
+        pass
+
+
 class PipeDrain(threading.Thread):
     """Copy an instance's trace_pipe into `zstd` until stop() and the buffer is empty.
 
@@ -120,7 +131,8 @@ class PipeDrain(threading.Thread):
         super().__init__(name="pagelab-trace-drain", daemon=True)
         self.inst = inst
         self.out = open(out, "wb")
-        self.z = subprocess.Popen(["zstd", "-q", "-3", "-c"], stdin=subprocess.PIPE, stdout=self.out)
+        self.z = subprocess.Popen(["zstd", "-q", "-1", "-c"], stdin=subprocess.PIPE, stdout=self.out)
+        _boost(self.z.pid)
         self.fd = os.open(inst / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
         self.lines = 0
         self.lost_markers = 0        # events the markers say were lost
@@ -131,6 +143,7 @@ class PipeDrain(threading.Thread):
 
     def run(self) -> None:
         tail = b""
+        _boost(threading.get_native_id())
         try:
             while True:
                 try:
@@ -223,8 +236,10 @@ class Recorder:
         ncpu = max(1, len(list((self.inst / "per_cpu").glob("cpu*"))))
         per_cpu_rate = (st["entries"] + st["overrun"] + st["dropped events"]) / probe_s / ncpu
         want = int(per_cpu_rate * 4 * HEADROOM_SECONDS * BYTES_PER_EVENT / 1024)
-        cap = max(MIN_BUFFER_KB, mem_bytes() // 1024 // 8 // ncpu)
-        return min(cap, max(MIN_BUFFER_KB, want))
+        mem_kb = mem_bytes() // 1024
+        floor = min(MAX_FLOOR_KB, max(MIN_BUFFER_KB, mem_kb // 64 // ncpu))
+        cap = max(floor, mem_kb // 8 // ncpu)
+        return min(cap, max(floor, want))
 
     def cleanup(self) -> None:
         """Disable exactly the events we enabled and remove the instance (never raises)."""
@@ -312,20 +327,26 @@ def run_workload(seconds: float | None, command: list[str] | None) -> int | None
         time.sleep(seconds)
         return None
     try:
-        proc = subprocess.Popen(command)
+        # its own process group, so that stopping it reaches make's children too
+        proc = subprocess.Popen(command, process_group=0)
     except OSError as e:
         raise TraceError(f"cannot run {command[0]}: {e.strerror}") from None
     try:
         return proc.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGINT)
-    except KeyboardInterrupt:
-        pass                                   # the child got the same SIGINT
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        _signal_group(proc, signal.SIGINT)
     try:
         return proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        _signal_group(proc, signal.SIGKILL)
         return proc.wait()
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
 
 
 def default_output() -> Path:

@@ -34,20 +34,20 @@ k = {"pcp_refills": 100, "pcp_refill_pages": 3100, "pcp_drain_calls": 10,
      "buddy_direct_allocs": 5, "buddy_direct_frees": 7, "allocs": 5000, "frees": 4900,
      "nr_free_pages_end": 1000, "free_pages_by_order_end": [100, 100, 200, 200, 400, 0, 0, 0, 0, 0, 0],
      "pcp_refill_pages_by_order": [3100] + [0] * 10, "vmalloc_allocs": 3, "vmalloc_purges": 1}
-f = 1.0 if args.get("design", "v6.18") == "v6.18" else 0.5
-r = {key: (v * f if isinstance(v, (int, float)) else v) for key, v in k.items()}
-r["free_pages_by_order_end"] = [100, 100, 200, 200, 400, 0, 0, 0, 0, 0, 0] if f == 1 else \
-                               [1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 tl = [{"t": t, "pcp_refills": [10 * t, 5 * t], "free_pages_by_order": [100 + t] * 11} for t in range(4)]
 common = {"suite": "replay", "rep": 0, "value": 1.0, "unit": "events/s", "params": {},
           "events": 9900, "lost_events": int(LOST), "warnings": {"unknown_event": 2},
           "state": args.get("state", "positional")}
 print(json.dumps({**common, "test": "kernel", "design": "kernel", "counters": k,
                   "timeline": [{"t": t, "pcp_refills": [9 * t, 6 * t]} for t in range(4)]}))
-print(json.dumps({**common, "test": "replay", "design": args.get("design", "v6.18"),
-                  "counters": r, "timeline": tl}))
-if "emit_trace" in args:
-    open(args["emit_trace"], "w").write("# tracer: nop\n")
+for design in args.get("design", "v6.18").split(","):
+    f = 1.0 if design == "v6.18" else 0.5
+    r = {key: (v * f if isinstance(v, (int, float)) else v) for key, v in k.items()}
+    r["free_pages_by_order_end"] = [100, 100, 200, 200, 400, 0, 0, 0, 0, 0, 0] if f == 1 else \
+                                   [1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    print(json.dumps({**common, "test": "replay", "design": design, "counters": r, "timeline": tl}))
+    if "emit_trace" in args:
+        open(args["emit_trace"].replace("%s", design), "w").write("# tracer: nop\n")
 '''
 
 
@@ -104,6 +104,21 @@ def test_replay_table_interleaving_and_saved_results(tmp_path, fake_bench, capsy
     report = write_report([out], tmp_path / "report.html")
     html = report.read_text()
     assert "buddyinfo TVD" in html and html.count("<img") == 2
+
+
+def test_replay_together_is_one_process(tmp_path, fake_bench, capsys):
+    log = fake_bench()
+    art = make_artifact(tmp_path / "t.pltrace")
+    out = tmp_path / "r.json"
+    emit = tmp_path / "emit"
+    assert main(["replay", str(art), "--design", "v6.18", "--design", "maple", "--together",
+                 "--emit-trace", str(emit), "-o", str(out)]) == 0
+    calls = log.read_text().splitlines()
+    assert len(calls) == 1 and "design=v6.18,maple" in calls[0]
+    assert sorted(p.name for p in emit.iterdir()) == ["t-maple.trace", "t-v6.18.trace"]
+    rows = {ln.split("  ")[0]: ln for ln in capsys.readouterr().out.splitlines()}
+    assert "0.50x MISS" in rows["zone->lock acquisitions"]
+    assert {m.design for m in load_results(out)["measurements"]} == {"kernel", "v6.18", "maple"}
 
 
 def test_lossy_trace_is_flagged_everywhere(tmp_path, fake_bench, capsys):
