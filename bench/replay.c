@@ -161,7 +161,9 @@ static void tl_push(struct side *s, const unsigned long *refills, unsigned int n
 
 /* ---- the kernel side ------------------------------------------------------------ */
 
-static void kernel_side(const struct artifact *a, struct side *k, struct pl_trace_stats *stats)
+/* The kernel's figures; with @pos, the first sightings in the same pass. */
+static void kernel_side(const struct artifact *a, struct side *k, struct pl_trace_stats *stats,
+			struct pl_positional *pos)
 {
 	struct pl_trace_reader *r = open_trace(a->trace);
 	struct pl_trace_event ev;
@@ -177,6 +179,10 @@ static void kernel_side(const struct artifact *a, struct side *k, struct pl_trac
 			next += 1000000000ull;
 		}
 		pl_trace_score_event(&k->score, &ev);
+		if (pos && pl_positional_event(pos, &ev)) {
+			fprintf(stderr, "pagelab-bench: replay: out of memory inferring the state\n");
+			exit(1);
+		}
 	}
 	*stats = *pl_trace_get_stats(r);
 	pl_trace_close(r);
@@ -231,8 +237,8 @@ static double now_s(void)
 }
 
 static void pagelab_side(const struct bench *b, const struct artifact *a, const char *design,
-			 int state, const struct pl_snapshot *snap, unsigned int nr_cpus,
-			 struct side *s, double *replay_secs)
+			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
+			 unsigned int nr_cpus, struct side *s, double *replay_secs)
 {
 	struct pl_config cfg;
 	struct pl_machine *m;
@@ -252,8 +258,10 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	if (a->mem_bytes)
 		cfg.mem_bytes = a->mem_bytes & ~((4UL << 20) - 1);
-	if (snap && state != PL_STATE_FRESH)
+	if (snap && state == PL_STATE_COUNTS)
 		pl_snapshot_config(snap, &cfg);
+	if (snap && state == PL_STATE_POSITIONAL)
+		pl_snapshot_config_positional(snap, pos, &cfg);
 	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
 	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
 	if (pl_design_preset(design, &cfg.design)) {
@@ -266,7 +274,8 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		exit(2);
 	}
 	if (snap && state != PL_STATE_FRESH) {
-		st = pl_machine_load_state(m, snap);
+		st = state == PL_STATE_POSITIONAL ? pl_machine_load_positional(m, snap, pos)
+						  : pl_machine_load_state(m, snap);
 		if (!st) {
 			fprintf(stderr, "pagelab-bench: replay: cannot load the snapshot's state\n");
 			exit(2);
@@ -444,6 +453,7 @@ static int run_replay(struct bench *b)
 	struct artifact a;
 	struct pl_trace_stats stats;
 	struct side k = { .test = "kernel", .design = "kernel" };
+	struct pl_positional pos = { 0 };
 	const char *snapdir, *state_s;
 	int nr_designs, state;
 	unsigned int nr_cpus;
@@ -471,12 +481,9 @@ static int run_replay(struct bench *b)
 			"and a snapshot for the last two\n", state_s);
 		return 2;
 	}
-	/* positional inference is not built yet: counts is the closest level */
-	if (state == PL_STATE_POSITIONAL)
-		state = PL_STATE_COUNTS;
 	nr_designs = bench_designs(b, "v6.18", designs, 16);
 
-	kernel_side(&a, &k, &stats);
+	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL);
 	k.state = pl_state_level_names[state];
 	nr_cpus = (unsigned int)param_ulong(b, "cpus", a.nr_cpus ? a.nr_cpus
 						    : (unsigned int)(stats.max_cpu + 1));
@@ -493,7 +500,8 @@ static int run_replay(struct bench *b)
 				  .state = pl_state_level_names[state] };
 		double secs;
 
-		pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, nr_cpus, &s, &secs);
+		pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos, nr_cpus, &s,
+			     &secs);
 		s.seconds = k.seconds;
 		if (b->json)
 			emit_json(b, &s, &stats);
@@ -506,6 +514,7 @@ static int run_replay(struct bench *b)
 		free(s.tl);
 	}
 	free(k.tl);
+	pl_positional_release(&pos);
 	return 0;
 }
 

@@ -744,6 +744,8 @@ int pl_zone_give_free_block(struct zone *zone, unsigned long pfn, unsigned int o
 int pl_join_pages(struct page *page, unsigned int order);
 /** pl_zone_set_watermarks() - watermarks as a kernel reported them; pagesets recomputed. */
 void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMARK]);
+/** pl_zone_set_managed() - managed_pages as reported (<= spanned); pagesets recomputed. Return: 0 or -EINVAL. */
+int pl_zone_set_managed(struct zone *zone, unsigned long managed);
 /** pl_pcp_set_high_batch() - a pcp's high and batch as reported (high may be below high_min). */
 int pl_pcp_set_high_batch(struct zone *zone, unsigned int cpu, int high, int batch);
 

@@ -335,6 +335,76 @@ struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int m
 /** pl_state_release() - free the handle; the pages it held stay allocated on the machine. */
 void pl_state_release(struct pl_loaded_state *st);
 
+/* ---- positional inference (src/trace/positional.c) -------------------- */
+
+enum { PL_SEEN_FREE, PL_SEEN_PCP, PL_SEEN_ALLOCATED, NR_PL_SEEN };
+
+/** struct pl_sighting - a block's first sighting: where it was at trace start. */
+struct pl_sighting {
+	unsigned long pfn;
+	unsigned char kind;	/* PL_SEEN_* */
+	unsigned char order;
+	unsigned char mt;	/* the list (free list or PCP list) it was on */
+	unsigned short cpu;	/* PL_SEEN_PCP: whose PCP */
+};
+
+/**
+ * struct pl_positional - the first sightings of a trace (zero it to start).
+ * @rec: @nr records in trace order. @seen: a bitmap of kernel pfns seen
+ * (@seen_words words). @max_pfn: one past the highest pfn seen.
+ * @by_kind: records per PL_SEEN_* kind.
+ */
+struct pl_positional {
+	struct pl_sighting *rec;
+	size_t nr, cap;
+	uint64_t *seen;
+	size_t seen_words;
+	unsigned long max_pfn;
+	unsigned long by_kind[NR_PL_SEEN];
+};
+
+/**
+ * pl_positional_event() - account one event of the trace, in order: the
+ * first event that touches a block records where the block was (taken
+ * from the buddy: free; allocated or drained off a PCP without a refill:
+ * on that PCP; freed: allocated with that order).
+ * Return: 0 or -ENOMEM.
+ */
+int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *ev);
+/** pl_positional_release() - free the records (the struct is zeroed). */
+void pl_positional_release(struct pl_positional *pos);
+
+/**
+ * pl_snapshot_config_positional() - a machine config with the kernel's pfn
+ * layout, so that a trace's pfns are pagelab's: DMA32 ends where the
+ * kernel's does, Normal reaches the managed pages plus slack (or the
+ * highest pfn seen). Otherwise as pl_snapshot_config().
+ */
+void pl_snapshot_config_positional(const struct pl_snapshot *snap, const struct pl_positional *pos,
+				   struct pl_config *cfg);
+
+/**
+ * pl_machine_load_positional() - level POSITIONAL: the machine from
+ * pl_snapshot_config_positional() gets each sighted block where the trace
+ * says it was (free in the buddy, on a CPU's PCP, or allocated with its
+ * order: handed to the replay through pl_state_pretrace()), pageblock
+ * types from the sightings' lists (the rest in the snapshot's
+ * proportions), then the rest of the snapshot's free blocks and PCP counts
+ * in memory the trace never touches, as level COUNTS places them.
+ * Return: the state handle, or NULL (no memory; the machine is unusable).
+ */
+struct pl_loaded_state *pl_machine_load_positional(struct pl_machine *m,
+						   const struct pl_snapshot *snap,
+						   const struct pl_positional *pos);
+
+/**
+ * pl_state_pretrace() - the blocks a positional state loaded as allocated
+ * (pfn = the kernel's, identity), for the replay to free when the trace
+ * does. Return: how many; *@pfn and *@order point into the state.
+ */
+size_t pl_state_pretrace(const struct pl_loaded_state *st, const unsigned long **pfn,
+			 const unsigned char **order);
+
 /* ---- replay (src/trace/replay.c) -------------------------------------- */
 
 /**

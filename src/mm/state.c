@@ -12,7 +12,8 @@
  *   pl_join_pages()              2^order such pages become one allocated
  *                                block (split_page()'s inverse), so a trace
  *                                can free it with its order;
- *   pl_zone_set_watermarks(), pl_pcp_set_high_batch()  values as reported.
+ *   pl_zone_set_managed(), pl_zone_set_watermarks(),
+ *   pl_pcp_set_high_batch()      values as reported.
  *
  * Each keeps the checker's invariants: free lists, nr_free, NR_FREE_PAGES,
  * NR_FREE_PAGES_BLOCKS and (mt_counts) the per-type counts stay exact.
@@ -163,6 +164,22 @@ void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMAR
 		zone->_watermark[w] = wmark[w];
 	zone->watermark_boost = 0;
 	pl_setup_zone_pagesets(zone->machine);
+}
+
+/**
+ * pl_zone_set_managed() - @zone's managed_pages as a kernel reported them
+ * (at most its spanned pages: the rest stays allocated, as reserved memory
+ * does), then the pagesets recomputed. Watermarks are not: set them with
+ * pl_zone_set_watermarks(). Return: 0 or -EINVAL.
+ */
+int pl_zone_set_managed(struct zone *zone, unsigned long managed)
+{
+	if (!managed || managed > zone->spanned_pages)
+		return -EINVAL;
+	zone->managed_pages = managed;
+	zone->present_pages = max(zone->present_pages, managed);
+	pl_setup_zone_pagesets(zone->machine);
+	return 0;
 }
 
 /**

@@ -504,7 +504,32 @@ static unsigned int parse_fields(const char *p, const char *end, struct pl_trace
 	return found;
 }
 
-/* Header, comment and marker lines. Return: true if @s was one. */
+/*
+ * Lost-event markers, looked for only on lines that are not events:
+ * "CPU:N [LOST M EVENTS]" (tracefs, trace-cmd) and trace-cmd's
+ * "CPU:N [EVENTS DROPPED]" (a count it does not know: counted as one).
+ * Return: true if @s was one.
+ */
+static bool parse_lost(const char *s, const char *end, struct pl_trace_stats *st)
+{
+	const char *p = memmem(s, (size_t)(end - s), "[LOST ", 6);
+	long n = 1;
+
+	if (p) {
+		p += 6;
+		if (!parse_num(&p, end, &n) || n < 0)
+			return false;
+	} else if (!memmem(s, (size_t)(end - s), "[EVENTS DROPPED]", 16)) {
+		return false;
+	}
+	if (st) {
+		st->lost_events += (unsigned long)n;
+		st->warn[PL_TW_lost_events]++;
+	}
+	return true;
+}
+
+/* Header and comment lines. Return: true if @s was one. */
 static bool parse_meta(const char *s, const char *end, struct pl_trace_stats *st)
 {
 	const char *p;
@@ -528,18 +553,6 @@ static bool parse_meta(const char *s, const char *end, struct pl_trace_stats *st
 					st->warn[PL_TW_lost_events]++;
 			}
 			st->format = PL_TRACE_FMT_FTRACE;
-		}
-		return true;
-	}
-	/* "CPU:N [LOST M EVENTS]" (tracefs, trace-cmd) */
-	p = end - s > 4 && !memcmp(s, "CPU:", 4) ? memmem(s, (size_t)(end - s), "[LOST ", 6) : NULL;
-	if (p) {
-		long n = 0;
-
-		p += 6;
-		if (st && parse_num(&p, end, &n) && n > 0) {
-			st->lost_events += (unsigned long)n;
-			st->warn[PL_TW_lost_events]++;
 		}
 		return true;
 	}
@@ -581,7 +594,7 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 		cpu = -1;
 	}
 	if (!p || cpu < 0)
-		return -1;
+		return parse_lost(s, end, st) ? 0 : -1;
 	/* the timestamp: the first token starting with a digit and ending in ':' */
 	for (int i = 0; i < 3; i++) {
 		while (p < end && *p == ' ')
@@ -713,6 +726,7 @@ int pl_trace_next(struct pl_trace_reader *r, struct pl_trace_event *ev)
 				return -EIO;
 			if (r->pos == r->len)
 				return 0;
+			line = r->buf + r->pos;	/* buf_fill() may have moved it */
 			nl = r->buf + r->len;	/* last line without a newline */
 		}
 		r->stats.lines++;

@@ -12,6 +12,10 @@
  * warning. Refills, drains and fallbacks are not replayed: pagelab makes
  * its own, seen through its tracepoints and scored as the kernel's are.
  *
+ * mm_page_free_batched is not a free of its own: the kernel fires
+ * mm_page_free for the same page first, in free_pages_prepare() (then
+ * free_unref_folios() fires _batched as it commits the page to the PCP).
+ *
  * Invariants: every table entry is a block pagelab allocated and has not
  * freed; the table is the only owner of the replay's live blocks.
  * Single-threaded: all vCPUs run on the caller's thread.
@@ -162,6 +166,18 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 		free(r->blocks.slot);
 		free(r);
 		return NULL;
+	}
+	/* a positional state's allocated blocks sit at the kernel's own pfns */
+	if (st) {
+		const unsigned long *pfn;
+		const unsigned char *order;
+		size_t n = pl_state_pretrace(st, &pfn, &order);
+
+		for (size_t i = 0; i < n; i++)
+			if (table_insert(&r->blocks, pfn[i], m->mem_map + pfn[i], order[i])) {
+				pl_replay_destroy(r, false);
+				return NULL;
+			}
 	}
 	pl_set_tracepoint_sink(m, replay_tp, r);
 	return r;
@@ -387,7 +403,6 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 	switch (ev->type) {
 	case PL_TRACE_PAGE_ALLOC:
 	case PL_TRACE_PAGE_FREE:
-	case PL_TRACE_PAGE_FREE_BATCHED:
 		if (r->pfn_limit && ev->pfn != -1UL && ev->pfn + (1UL << ev->order) > r->pfn_limit)
 			return warn(r, PL_TW_pfn_out_of_range, ev);
 		return ev->type == PL_TRACE_PAGE_ALLOC ? replay_alloc(r, ev) : replay_free(r, ev);

@@ -5,7 +5,9 @@
  *
  * Zones: the kernel's DMA and DMA32 become pagelab's DMA32, Normal (and
  * Movable) its Normal, each sized to the managed pages (the only ones the
- * buddy ever sees), rounded up to MAX_ORDER_NR_PAGES.
+ * buddy ever sees) plus 2% (at least 128 MiB) of slack that stays
+ * allocated, as the kernel's reserved pages and holes; managed_pages is
+ * then set to the reported value, so watermarks and PCP limits match.
  *
  * Layout: every page is first taken (allocated); pageblocks get types in
  * pagetypeinfo's proportions, spread evenly over the zone in pairs (one
@@ -42,6 +44,9 @@ struct pl_loaded_state {
 	unsigned long cursor;
 	uint64_t rng;
 	unsigned long unplaced;		/* free blocks that found no room */
+	unsigned long *pre_pfn;		/* positional: blocks loaded allocated */
+	unsigned char *pre_order;
+	size_t nr_pre, cap_pre;
 };
 
 static inline bool held(const struct pl_loaded_state *st, unsigned long pfn)
@@ -71,6 +76,13 @@ static unsigned long zone_pages(const struct pl_snapshot *snap, int zi)
 		if (pl_zone_of(snap->zone[i].name) == zi)
 			pages += snap->zone[i].managed ? snap->zone[i].managed
 						       : snap->zone[i].present;
+	/*
+	 * Slack: the kernel's zones have holes and reserved pages between
+	 * their free blocks; a zone exactly the managed size could not hold
+	 * a nearly all-free state's small blocks without merging them.
+	 */
+	if (pages)
+		pages += max(pages / 50, 32 * MAX_ORDER_NR_PAGES);
 	return (pages + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 }
 
@@ -81,6 +93,24 @@ void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg)
 	cfg->dma32_bytes = dma32 << PAGE_SHIFT;
 	cfg->mem_bytes = (dma32 + normal) << PAGE_SHIFT;
 	cfg->min_free_kbytes = snap->min_free_kbytes;
+}
+
+static bool run_held(const struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	unsigned long nr = 1UL << order;
+
+	if (pfn + nr > st->m->max_pfn)
+		return false;
+	if (order >= 6) {
+		for (unsigned long w = pfn / 64; w < (pfn + nr) / 64; w++)
+			if (st->held[w] != ~0ull)
+				return false;
+		return true;
+	}
+	for (unsigned long i = 0; i < nr; i++)
+		if (!held(st, pfn + i))
+			return false;
+	return true;
 }
 
 /* ---- placing free blocks ---------------------------------------------------------- */
@@ -100,7 +130,7 @@ static bool fill_region(struct fill *f, unsigned long pfn, unsigned int k, bool 
 {
 	bool left;
 
-	if (whole_ok && f->need[k]) {
+	if (whole_ok && f->need[k] && run_held(f->st, pfn, k)) {
 		if (pl_zone_give_free_block(f->zone, pfn, k))
 			return false;
 		f->need[k]--;
@@ -150,7 +180,125 @@ static void assign_types(struct zone *zone, const unsigned long want[MIGRATE_PCP
 	}
 }
 
-static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct pl_snapshot *snap)
+static unsigned long list_length(const struct list_head *head)
+{
+	unsigned long n = 0;
+
+	for (const struct list_head *p = head->next; p != head; p = p->next)
+		n++;
+	return n;
+}
+
+/*
+ * Positional pageblock types: each pageblock a sighting lies in takes the
+ * type most of its sightings' lists name; the others, in order, the types
+ * the snapshot still has pageblocks of, spread evenly (Bresenham), the
+ * rest Movable.
+ */
+static void vote_types(struct zone *zone, const struct pl_positional *pos,
+		       const unsigned long want[MIGRATE_PCPTYPES], unsigned char *types)
+{
+	unsigned long nr = zone->spanned_pages >> pageblock_order, unvoted = 0, seen = 0;
+	unsigned long left[MIGRATE_PCPTYPES], given[MIGRATE_PCPTYPES] = { 0 };
+	unsigned int (*votes)[MIGRATE_PCPTYPES] = calloc(nr, sizeof(*votes));
+
+	memset(types, 0xff, nr);
+	if (votes) {
+		for (size_t i = 0; i < pos->nr; i++) {
+			const struct pl_sighting *r = &pos->rec[i];
+
+			if (r->kind == PL_SEEN_ALLOCATED || !zone_spans_pfn(zone, r->pfn))
+				continue;
+			votes[(r->pfn - zone->zone_start_pfn) >> pageblock_order][r->mt]++;
+		}
+		for (unsigned long pb = 0; pb < nr; pb++) {
+			unsigned int best = 0;
+
+			for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+				if (votes[pb][t] > best) {
+					best = votes[pb][t];
+					types[pb] = (unsigned char)t;
+				}
+			if (best)
+				given[types[pb]]++;
+		}
+		free(votes);
+	}
+	for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+		left[t] = want[t] > given[t] ? want[t] - given[t] : 0;
+	for (unsigned long pb = 0; pb < nr; pb++)
+		unvoted += types[pb] == 0xff;
+	for (unsigned long pb = 0; pb < nr; pb++) {
+		if (types[pb] != 0xff)
+			continue;
+		types[pb] = MIGRATE_MOVABLE;
+		seen++;
+		for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
+			if (t == MIGRATE_MOVABLE || !left[t])
+				continue;
+			if (seen * left[t] / unvoted > (seen - 1) * left[t] / unvoted) {
+				types[pb] = (unsigned char)t;
+				break;
+			}
+		}
+	}
+}
+
+static int pre_add(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	if (st->nr_pre == st->cap_pre) {
+		size_t cap = st->cap_pre ? st->cap_pre * 2 : 4096;
+		unsigned long *p = realloc(st->pre_pfn, cap * sizeof(*p));
+		unsigned char *o;
+
+		if (!p)
+			return -ENOMEM;
+		st->pre_pfn = p;
+		o = realloc(st->pre_order, cap);
+		if (!o)
+			return -ENOMEM;
+		st->pre_order = o;
+		st->cap_pre = cap;
+	}
+	st->pre_pfn[st->nr_pre] = pfn;
+	st->pre_order[st->nr_pre++] = (unsigned char)order;
+	return 0;
+}
+
+static void unhold(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	for (unsigned long i = 0; i < (1UL << order); i++)
+		set_held(st, pfn + i, false);
+	st->nr_held -= 1UL << order;
+}
+
+/* The zone's free and allocated sightings where the trace saw them. */
+static int place_sightings(struct pl_loaded_state *st, struct zone *zone,
+			   const struct pl_positional *pos)
+{
+	for (size_t i = 0; i < pos->nr; i++) {
+		const struct pl_sighting *r = &pos->rec[i];
+		unsigned long end = r->pfn + (1UL << r->order);
+
+		if (r->kind == PL_SEEN_PCP || !zone_spans_pfn(zone, r->pfn) ||
+		    !zone_spans_pfn(zone, end - 1) || !run_held(st, r->pfn, r->order))
+			continue;
+		if (r->kind == PL_SEEN_FREE) {
+			if (!pl_zone_give_free_block(zone, r->pfn, r->order))
+				unhold(st, r->pfn, r->order);
+		} else {
+			if (r->order && pl_join_pages(pfn_to_page(r->pfn), r->order))
+				continue;
+			if (pre_add(st, r->pfn, r->order))
+				return -ENOMEM;
+			unhold(st, r->pfn, r->order);
+		}
+	}
+	return 0;
+}
+
+static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct pl_snapshot *snap,
+		     const struct pl_positional *pos)
 {
 	unsigned long want_blocks[MIGRATE_PCPTYPES] = { 0 }, snap_blocks = 0;
 	unsigned long nr_pb = zone->spanned_pages >> pageblock_order;
@@ -158,13 +306,16 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	unsigned char *types;
 	struct fill f = { .st = st, .zone = zone };
 	bool any_zone = false;
+	unsigned long managed = 0;
 
 	for (int i = 0; i < snap->nr_zones; i++) {
 		const struct pl_snap_zone *sz = &snap->zone[i];
 
-		if (pl_zone_of(sz->name) != (int)zone->zone_idx)
+		/* an empty zone (Movable, Device) still reports watermarks */
+		if (pl_zone_of(sz->name) != (int)zone->zone_idx || !sz->managed)
 			continue;
 		any_zone = true;
+		managed += sz->managed;
 		for (int w = 0; w < NR_WMARK; w++)
 			wmark[w] += sz->wmark[w];
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
@@ -174,24 +325,37 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	}
 	if (!any_zone || !nr_pb)
 		return 0;
+	if (managed)
+		pl_zone_set_managed(zone, min(managed, zone->spanned_pages));
 	if (wmark[WMARK_MIN])
 		pl_zone_set_watermarks(zone, wmark);
-	/* the snapshot's pageblock counts scaled to this zone's pageblocks */
+	/* the snapshot's pageblock counts; the slack's pageblocks are Movable */
 	if (!snap_blocks) {
 		want_blocks[MIGRATE_MOVABLE] = nr_pb;
 	} else {
 		unsigned long sum = 0;
 
+		/* rounded, but a type the snapshot has keeps at least one pair */
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
-			want_blocks[mt] = want_blocks[mt] * nr_pb / snap_blocks;
+			unsigned long had = want_blocks[mt];
+
+			if (mt == MIGRATE_MOVABLE)
+				continue;
+			if (nr_pb < snap_blocks)
+				want_blocks[mt] = (had * nr_pb + snap_blocks / 2) / snap_blocks;
+			if (had && want_blocks[mt] < 2)
+				want_blocks[mt] = 2;
 			sum += want_blocks[mt];
 		}
-		want_blocks[MIGRATE_MOVABLE] += nr_pb - sum;
+		want_blocks[MIGRATE_MOVABLE] = nr_pb > sum ? nr_pb - sum : 0;
 	}
 	types = calloc(nr_pb, 1);
 	if (!types)
 		return -ENOMEM;
-	assign_types(zone, want_blocks, types);
+	if (pos)
+		vote_types(zone, pos, want_blocks, types);
+	else
+		assign_types(zone, want_blocks, types);
 
 	pl_zone_take_all_free(zone);
 	for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone); pfn++)
@@ -200,6 +364,10 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	for (unsigned long pb = 0; pb < nr_pb; pb++)
 		pl_zone_set_pageblock_type(zone, zone->zone_start_pfn + (pb << pageblock_order),
 					   types[pb]);
+	if (pos && place_sightings(st, zone, pos)) {
+		free(types);
+		return -ENOMEM;
+	}
 
 	/* each type's free blocks into its own pageblocks */
 	for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
@@ -214,6 +382,12 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 			for (int o = 0; o < NR_PAGE_ORDERS; o++)
 				f.need[o] += sz->has_pagetypeinfo ? sz->free_mt[mt][o]
 								  : (mt == MIGRATE_MOVABLE ? sz->nr_free[o] : 0);
+		}
+		/* what the sightings placed already counts */
+		for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+			unsigned long have = list_length(&zone->free_area[o].free_list[mt]);
+
+			f.need[o] = f.need[o] > have ? f.need[o] - have : 0;
 		}
 		for (unsigned long pb = 0; pb < nr_pb; pb += 2) {
 			unsigned long pfn = zone->zone_start_pfn + (pb << pageblock_order);
@@ -232,15 +406,32 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	return 0;
 }
 
-/* CPU @cpu's PCP of @zone: high and batch as reported, @count held pages on it. */
+/*
+ * CPU @cpu's PCP of @zone: high and batch as reported; the blocks the
+ * trace saw on it (positional), then held pages up to the reported count.
+ */
 static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int cpu, int high,
-		     int batch, int count)
+		     int batch, int count, const struct pl_positional *pos)
 {
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 
 	if (batch > 0 && pl_pcp_set_high_batch(zone, cpu, min(high, pcp->high_max), batch))
 		return;
 	pl_enter(st->m, cpu);
+	for (size_t i = 0; pos && i < pos->nr; i++) {
+		const struct pl_sighting *r = &pos->rec[i];
+
+		if (r->kind != PL_SEEN_PCP || r->cpu != cpu || !zone_spans_pfn(zone, r->pfn) ||
+		    !zone_spans_pfn(zone, r->pfn + (1UL << r->order) - 1) ||
+		    !run_held(st, r->pfn, r->order))
+			continue;
+		if (r->order && pl_join_pages(pfn_to_page(r->pfn), r->order))
+			continue;
+		unhold(st, r->pfn, r->order);
+		__free_pages(pfn_to_page(r->pfn), r->order);
+		count -= 1 << r->order;
+	}
+	count = min(count, pcp->high - pcp->count);
 	for (unsigned long pfn = zone->zone_start_pfn; count > 0 && pfn < zone_end_pfn(zone); pfn++) {
 		if (!held(st, pfn))
 			continue;
@@ -251,7 +442,8 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 	}
 }
 
-struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct pl_snapshot *snap)
+static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapshot *snap,
+				    const struct pl_positional *pos)
 {
 	struct pl_loaded_state *st = calloc(1, sizeof(*st));
 	struct pl_this saved = pl_this;
@@ -269,9 +461,11 @@ struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct
 	pl_enter(m, 0);
 	drain_all_pages(NULL);
 	for_each_populated_zone(zone, m)
-		if (load_zone(st, zone, snap)) {
+		if (load_zone(st, zone, snap, pos)) {
 			pl_warn_ratelimited("load_state: no memory for zone %s", zone->name);
-			/* the zone is left loaded partially: the caller must destroy the machine */
+			pl_this = saved;
+			pl_state_release(st);
+			return NULL;
 		}
 	for (int i = 0; i < snap->nr_zones; i++) {
 		const struct pl_snap_zone *sz = &snap->zone[i];
@@ -280,7 +474,8 @@ struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct
 		if (!populated_zone(z) || !sz->managed || sz->managed < 4096)
 			continue;	/* a small DMA zone's pagesets fold away */
 		for (unsigned int cpu = 0; cpu < sz->nr_pcp_cpus && cpu < m->nr_cpus; cpu++)
-			load_pcp(st, z, cpu, sz->pcp_high[cpu], sz->pcp_batch[cpu], sz->pcp_count[cpu]);
+			load_pcp(st, z, cpu, sz->pcp_high[cpu], sz->pcp_batch[cpu], sz->pcp_count[cpu],
+				 pos);
 	}
 	if (st->unplaced)
 		pl_warn_ratelimited("load_state: %lu free blocks found no room in their pageblocks",
@@ -289,25 +484,51 @@ struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct
 	return st;
 }
 
-/* ---- giving pre-trace pages back ------------------------------------------------- */
-
-static bool run_held(const struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct pl_snapshot *snap)
 {
-	unsigned long nr = 1UL << order;
-
-	if (pfn + nr > st->m->max_pfn)
-		return false;
-	if (order >= 6) {
-		for (unsigned long w = pfn / 64; w < (pfn + nr) / 64; w++)
-			if (st->held[w] != ~0ull)
-				return false;
-		return true;
-	}
-	for (unsigned long i = 0; i < nr; i++)
-		if (!held(st, pfn + i))
-			return false;
-	return true;
+	return load(m, snap, NULL);
 }
+
+struct pl_loaded_state *pl_machine_load_positional(struct pl_machine *m,
+						   const struct pl_snapshot *snap,
+						   const struct pl_positional *pos)
+{
+	return load(m, snap, pos);
+}
+
+size_t pl_state_pretrace(const struct pl_loaded_state *st, const unsigned long **pfn,
+			 const unsigned char **order)
+{
+	*pfn = st->pre_pfn;
+	*order = st->pre_order;
+	return st->nr_pre;
+}
+
+void pl_snapshot_config_positional(const struct pl_snapshot *snap, const struct pl_positional *pos,
+				   struct pl_config *cfg)
+{
+	unsigned long dma32_end = 0, normal_end = 0;
+
+	for (int i = 0; i < snap->nr_zones; i++) {
+		const struct pl_snap_zone *sz = &snap->zone[i];
+
+		if (!sz->managed)
+			continue;
+		if (pl_zone_of(sz->name) == ZONE_DMA32)
+			dma32_end = max(dma32_end, sz->start_pfn + sz->spanned);
+		else	/* the managed pages from the zone's start, and slack */
+			normal_end = max(normal_end, sz->start_pfn + sz->managed +
+						     max(sz->managed / 50, 32 * MAX_ORDER_NR_PAGES));
+	}
+	dma32_end = (dma32_end + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
+	normal_end = max(normal_end, pos->max_pfn);
+	normal_end = (max(normal_end, dma32_end) + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
+	cfg->dma32_bytes = dma32_end << PAGE_SHIFT;
+	cfg->mem_bytes = normal_end << PAGE_SHIFT;
+	cfg->min_free_kbytes = snap->min_free_kbytes;
+}
+
+/* ---- giving pre-trace pages back ------------------------------------------------- */
 
 static struct page *take_run(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
 {
@@ -354,6 +575,8 @@ void pl_state_release(struct pl_loaded_state *st)
 {
 	if (!st)
 		return;
+	free(st->pre_pfn);
+	free(st->pre_order);
 	free(st->held);
 	free(st);
 }
