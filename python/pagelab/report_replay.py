@@ -81,16 +81,19 @@ def free_by_order_figure(rep: dict):
     snaps = rep.get("kernel_buddyinfo_pages")
     n = len(designs)
     fig, axes = plt.subplots(1, n, figsize=(min(6 * n, 14), 4), squeeze=False, sharey=True)
+    colours = plt.get_cmap("tab20")
+    t_end = rep["kernel"].get("seconds")
     for ax, (d, (t, v)) in zip(axes[0], designs.items()):
-        t_end = t[-1] if len(t) else 1.0
+        t_end = t_end or (t[-1] if len(t) else 1.0)
         for order in range(v.shape[1]):
-            ax.plot(t, np.maximum(v[:, order], 0.5), "-", color=f"C{order % 10}",
+            col = colours(order * 2 % 20 + order * 2 // 20)
+            ax.plot(t, np.maximum(v[:, order], 0.5), "-", color=col,
                     lw=1.2, label=f"order {order}")
             if ktl is not None and order < ktl[1].shape[1]:
-                ax.plot(ktl[0], np.maximum(ktl[1][:, order], 0.5), ":", color=f"C{order % 10}")
+                ax.plot(ktl[0], np.maximum(ktl[1][:, order], 0.5), ":", color=col)
             if snaps:
-                ax.plot([0], [max(snaps["before"][order], 0.5)], "o", color=f"C{order % 10}", ms=4)
-                ax.plot([t_end], [max(snaps["after"][order], 0.5)], "s", color=f"C{order % 10}",
+                ax.plot([0], [max(snaps["before"][order], 0.5)], "o", color=col, ms=4)
+                ax.plot([t_end], [max(snaps["after"][order], 0.5)], "s", color=col,
                         ms=5, mfc="none")
         ax.set_yscale("log")
         ax.set_xlabel("trace time (s)")
