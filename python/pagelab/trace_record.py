@@ -387,8 +387,11 @@ def record(output: Path | None, seconds: float | None, command: list[str] | None
         write_manifest(workdir, manifest)
         if tmp is not None:
             pack(workdir, out)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp if tmp is not None else workdir, ignore_errors=True)
+        if isinstance(e, OSError):
+            raise TraceError(f"tracefs or /proc: {e.strerror or e} "
+                             f"({getattr(e, 'filename', None) or 'no file'})") from None
         raise
     finally:
         rec.cleanup()

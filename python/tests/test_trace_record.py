@@ -155,6 +155,29 @@ def test_record_refuses_existing_output_and_bad_seconds(tmp_path, monkeypatch, c
     assert "no such directory" in capsys.readouterr().err
 
 
+def test_tracefs_errors_are_trace_errors_and_leave_no_output(tmp_path, monkeypatch):
+    """An instance whose event files are missing: a TraceError, no artifact left behind."""
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    root = tmp_path / "tracefs"
+    (root / "instances").mkdir(parents=True)
+    for e in trace_record.EVENTS:
+        (root / "events" / e).mkdir(parents=True)
+        (root / "events" / e / "enable").write_text("0")
+    out = tmp_path / "t.pltrace"
+    with pytest.raises(TraceError, match="tracefs or /proc: No such file"):
+        trace_record.record(out, 1.0, None, root=root)
+    assert not out.exists()
+    # the events of the system-wide tracefs were never touched
+    assert all((root / "events" / e / "enable").read_text() == "0" for e in trace_record.EVENTS)
+
+
+def test_missing_required_tracepoint(tmp_path):
+    root = tmp_path / "tracefs"
+    (root / "instances").mkdir(parents=True)
+    with pytest.raises(TraceError, match="lacks the tracepoint kmem/"):
+        trace_record.available_events(root)
+
+
 def test_lost_marker_counting(tmp_path, monkeypatch):
     """PipeDrain counts '[LOST N EVENTS]' markers, also split across reads, apart from events."""
     inst = tmp_path / "inst"
