@@ -8,6 +8,7 @@
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
                  [--emit-trace DIR] [--label L]
+  pagelab replay-table RESULTS...
 
 Errors (unknown suite, design, parameter, seed, report) are one line on
 stderr and exit status 2.
@@ -116,6 +117,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return replay.cli(args, args.argv, OUT)
 
 
+def cmd_replay_table(args: argparse.Namespace) -> int:
+    sys.stdout.write(replay.presets_text([load_results(p) for p in args.results]))
+    return 0
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line: 'pagelab ...: error: ...'."""
 
@@ -188,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="one pagelab-bench process per rep for all designs (design=A,B,...)")
     rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
     rp.set_defaults(func=cmd_replay, argv=None)
+
+    rt = sub.add_parser("replay-table", help="zone->lock and fragmentation per trace and design "
+                        "from saved replay results")
+    rt.add_argument("results", nargs="+", help="results files of pagelab replay")
+    rt.set_defaults(func=cmd_replay_table)
     return ap
 
 

@@ -154,6 +154,50 @@ def fidelity_text(result: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def _high_order_share(pages: list | None) -> float | None:
+    """Share of free pages in order-9 and order-10 blocks (pageblock-sized and up)."""
+    if not pages or sum(pages) <= 0:
+        return None
+    return sum(pages[9:]) / sum(pages)
+
+
+def presets_text(docs: list[dict]) -> str:
+    """One row per (trace, design) of saved replay results: zone->lock and fragmentation.
+
+    Columns: zone->lock acquisitions and their ratio to the kernel's estimate;
+    fallback events, fragmenting ones and pageblocks claimed (the kernel's in
+    the "kernel" row); the share of free pages in order >= 9 blocks at the end;
+    the buddyinfo TVD against the kernel.
+    """
+    head = ["trace", "state", "design", "zone->lock", "x kernel", "fallbacks", "fragmenting",
+            "claimed", "free >=o9", "TVD"]
+    table = [head]
+    for doc in docs:
+        rep = doc.get("replay")
+        if not rep:
+            continue
+        kc = rep["kernel"].get("counters", {})
+        kz = kc.get("zone_lock_acquisitions")
+        rows = [("kernel", kc)] + [(d, r.get("counters", {})) for d, r in rep["designs"].items()]
+        for name, c in rows:
+            z = c.get("zone_lock_acquisitions")
+            share = _high_order_share(c.get("free_pages_by_order_end"))
+            t = None if name == "kernel" else tvd(kc.get("free_pages_by_order_end") or [],
+                                                  c.get("free_pages_by_order_end") or [])
+            lost = " (LOSSY)" if rep.get("lost_events") and name == "kernel" else ""
+            table.append([rep["label"] + lost, rep["state"], name, _fmt(z),
+                          "" if name == "kernel" or not kz or z is None else f"{z / kz:.2f}x",
+                          _fmt(c.get("fallback_events")), _fmt(c.get("fallback_fragmenting")),
+                          _fmt(c.get("fallback_pageblocks_claimed")),
+                          "-" if share is None else f"{share:.1%}", "" if t is None else f"{t:.3f}"])
+    if len(table) == 1:
+        raise BenchError("no replay results among the files given")
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) if i < 3 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+                     for r in table) + "\n"
+
+
 def _records(stdout: str, designs: list[str]) -> tuple[dict, dict[str, dict]]:
     """The kernel record and the replay record of each of @designs, from JSON lines."""
     kernel, reps = None, {}

@@ -162,3 +162,22 @@ def test_engine_without_records_is_an_error(tmp_path, monkeypatch):
     art = make_artifact(tmp_path / "t.pltrace")
     with pytest.raises(BenchError, match="no kernel and replay records"):
         replay.run(art, ["v6.18"])
+
+
+def test_replay_table_of_saved_results(tmp_path, fake_bench, capsys):
+    fake_bench()
+    art = make_artifact(tmp_path / "t.pltrace")
+    out = tmp_path / "r.json"
+    assert main(["replay", str(art), "--design", "v6.18", "--design", "maple", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["replay-table", str(out)]) == 0
+    rows = [ln.split() for ln in capsys.readouterr().out.splitlines()]
+    assert rows[0][:3] == ["trace", "state", "design"]
+    kernel, v618, maple = rows[1:]
+    assert kernel[:4] == ["t", "positional", "kernel", "150"]
+    assert v618[3:5] == ["150", "1.00x"] and maple[3:5] == ["75", "0.50x"]
+    assert maple[-2:] == ["0.0%", "0.900"] and kernel[-1] == "0.0%"
+    bench_only = tmp_path / "b.json"
+    bench_only.write_text('{"measurements": []}')
+    assert main(["replay-table", str(bench_only)]) == 2
+    assert "no replay results" in capsys.readouterr().err
