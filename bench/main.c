@@ -195,13 +195,17 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 			printf(", \"VMAP_AREA_BYTES\": %lu", vst.va_objsize);
 		}
 	}
-	printf("}}\n");
+	printf("}, ");
+	bench_harness_json(b);
+	printf("}\n");
 	fflush(stdout);
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\nsuites:\n");
+	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\n"
+		"every suite also takes pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
+		"suites:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
 		for (const char *const *k = suites[i]->keys; *k; k++)
@@ -245,6 +249,7 @@ int main(int argc, char **argv)
 			known |= !strcmp(*k, argv[i]);
 		/* common to every suite that builds its machines with bench_machine() */
 		known |= !strcmp(argv[i], "snapshot") || !strcmp(argv[i], "state");
+		known |= bench_harness_key(argv[i]);
 		if (!known) {
 			fprintf(stderr, "pagelab-bench: %s: unknown parameter '%s'\n", suite->name,
 				argv[i]);
@@ -253,5 +258,6 @@ int main(int argc, char **argv)
 		b.keys[b.nr_params] = argv[i];
 		b.vals[b.nr_params++] = eq + 1;
 	}
+	bench_harness_init(&b);
 	return suite->run(&b);
 }

@@ -48,7 +48,11 @@ struct side {
 	unsigned long long zone_lock_actual;
 	bool has_mm;
 	double seconds;
+	double state_tvd;	/* loaded state's buddyinfo against the snapshot's */
+	unsigned long state_free_by_order[NR_PAGE_ORDERS];
 };
+
+static double tvd(const unsigned long *a, const unsigned long *b);
 
 static bool is_dir(const char *p)
 {
@@ -281,6 +285,14 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 			exit(2);
 		}
 	}
+	s->state_tvd = -1;
+	if (st) {
+		unsigned long want[NR_PAGE_ORDERS];
+
+		pl_free_pages_by_order(m, s->state_free_by_order);
+		pl_snapshot_free_by_order(snap, want);
+		s->state_tvd = tvd(want, s->state_free_by_order);
+	}
 	r = pl_replay_create(m, st);
 	if (!r) {
 		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
@@ -391,6 +403,10 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 			first = 0;
 		}
 	printf("}");
+	if (s->state_tvd >= 0) {
+		printf(", \"state_buddyinfo_tvd\": %.4f, \"state_free_pages_by_order\": ", s->state_tvd);
+		print_arr(s->state_free_by_order, NR_PAGE_ORDERS);
+	}
 	if (s->has_mm) {
 		printf(", \"mm_counters\": {\"zone_lock_acquisitions_actual\": %llu",
 		       s->zone_lock_actual);
@@ -510,6 +526,8 @@ static int run_replay(struct bench *b)
 			secs > 0 ? (double)stats.events / secs / 1e6 : 0.0);
 		if (k.has_free)
 			fprintf(b->out, ", end buddyinfo TVD %.3f", tvd(k.free_by_order, s.free_by_order));
+		if (s.state_tvd >= 0)
+			fprintf(b->out, ", loaded state's buddyinfo TVD %.4f", s.state_tvd);
 		fputc('\n', b->out);
 		free(s.tl);
 	}
