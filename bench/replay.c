@@ -468,7 +468,7 @@ static int run_replay(struct bench *b)
 	bool has_snap = false;
 	struct artifact a;
 	struct pl_trace_stats stats;
-	struct side k = { .test = "kernel", .design = "kernel" };
+	struct side k = { .test = "kernel", .design = "kernel", .state_tvd = -1 };
 	struct pl_positional pos = { 0 };
 	const char *snapdir, *state_s;
 	int nr_designs, state;

@@ -113,8 +113,14 @@ int pl_zone_give_free_block(struct zone *zone, unsigned long pfn, unsigned int o
 		set_page_count(&page[i], 0);
 		page[i].flags &= ~PAGE_FLAGS_RESET_AT_FREE;
 	}
+	/* larger than a pageblock: each pageblock with its own type, as split_large_buddy() */
 	spin_lock(&zone->lock);
-	__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn), FPI_TO_TAIL);
+	for (unsigned long off = 0; off < nr; off += min(nr, pageblock_nr_pages)) {
+		unsigned int o = order > pageblock_order ? pageblock_order : order;
+
+		__free_one_page(page + off, pfn + off, zone, o,
+				get_pfnblock_migratetype(page + off, pfn + off), FPI_TO_TAIL);
+	}
 	spin_unlock(&zone->lock);
 	return 0;
 bad:

@@ -201,9 +201,10 @@ static void vote_types(struct zone *zone, const struct pl_positional *pos,
 	unsigned long nr = zone->spanned_pages >> pageblock_order, unvoted = 0, seen = 0;
 	unsigned long left[MIGRATE_PCPTYPES], given[MIGRATE_PCPTYPES] = { 0 };
 	unsigned int (*votes)[MIGRATE_PCPTYPES] = calloc(nr, sizeof(*votes));
+	unsigned char *voted = calloc(nr, 1);
 
 	memset(types, 0xff, nr);
-	if (votes) {
+	if (votes && voted) {
 		for (size_t i = 0; i < pos->nr; i++) {
 			const struct pl_sighting *r = &pos->rec[i];
 
@@ -219,11 +220,13 @@ static void vote_types(struct zone *zone, const struct pl_positional *pos,
 					best = votes[pb][t];
 					types[pb] = (unsigned char)t;
 				}
-			if (best)
+			if (best) {
 				given[types[pb]]++;
+				voted[pb] = 1;
+			}
 		}
-		free(votes);
 	}
+	free(votes);
 	for (int t = 0; t < MIGRATE_PCPTYPES; t++)
 		left[t] = want[t] > given[t] ? want[t] - given[t] : 0;
 	for (unsigned long pb = 0; pb < nr; pb++)
@@ -231,6 +234,11 @@ static void vote_types(struct zone *zone, const struct pl_positional *pos,
 	for (unsigned long pb = 0; pb < nr; pb++) {
 		if (types[pb] != 0xff)
 			continue;
+		/* the second of an unvoted pair takes the first's type */
+		if ((pb & 1) && !voted[pb - 1]) {
+			types[pb] = types[pb - 1];
+			continue;
+		}
 		types[pb] = MIGRATE_MOVABLE;
 		seen++;
 		for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
@@ -242,6 +250,7 @@ static void vote_types(struct zone *zone, const struct pl_positional *pos,
 			}
 		}
 	}
+	free(voted);
 }
 
 static int pre_add(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
@@ -392,12 +401,15 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 		for (unsigned long pb = 0; pb < nr_pb; pb += 2) {
 			unsigned long pfn = zone->zone_start_pfn + (pb << pageblock_order);
 
-			if (types[pb] != into)
-				continue;
-			if (pb + 1 < nr_pb)
+			/* an order-10 block needs both its pageblocks of one type */
+			if (pb + 1 < nr_pb && types[pb] == into && types[pb + 1] == into) {
 				fill_region(&f, pfn, MAX_PAGE_ORDER, true);
-			else
-				fill_region(&f, pfn, pageblock_order, true);
+				continue;
+			}
+			for (unsigned long i = pb; i < pb + 2 && i < nr_pb; i++)
+				if (types[i] == into)
+					fill_region(&f, zone->zone_start_pfn + (i << pageblock_order),
+						    pageblock_order, true);
 		}
 		for (int o = 0; o < NR_PAGE_ORDERS; o++)
 			st->unplaced += f.need[o];

@@ -513,6 +513,70 @@ static void test_replay_pretrace_free(void **state)
 	pl_machine_destroy(m);
 }
 
+/* Positional: each sighted block where the trace saw it at the start. */
+static void test_load_state_positional(void **state)
+{
+	static const char text[] =
+		"  a-1 [000] d..2. 1.0: mm_page_alloc_zone_locked: page=x pfn=0x150000 order=0 migratetype=1 percpu_refill=1\n"
+		"  a-1 [000] ..... 1.1: mm_page_alloc: page=x pfn=0x150000 order=0 migratetype=1 gfp_flags=GFP_KERNEL\n"
+		"  a-1 [001] ..... 1.2: mm_page_alloc: page=x pfn=0x160001 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		"  a-1 [000] ..... 1.3: mm_page_free: page=x pfn=0x170004 order=2\n"
+		"  a-1 [000] ..... 1.4: mm_page_free: page=x pfn=0x170005 order=0\n";
+	struct pl_positional pos = { 0 };
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_trace_event ev;
+	struct pl_snapshot snap;
+	struct pl_config cfg;
+	struct pl_machine *m;
+	struct pl_loaded_state *st;
+	struct pl_replay *rp;
+	const unsigned long *pfn;
+	const unsigned char *order;
+	struct page *page;
+
+	(void)state;
+	while (pl_trace_next(r, &ev) > 0)
+		assert_int_equal(pl_positional_event(&pos, &ev), 0);
+	pl_trace_close(r);
+	/* three first sightings; the order-0 free inside the order-2 block is not one */
+	assert_int_equal(pos.nr, 3);
+	assert_int_equal(pos.by_kind[PL_SEEN_FREE], 1);
+	assert_int_equal(pos.by_kind[PL_SEEN_PCP], 1);
+	assert_int_equal(pos.by_kind[PL_SEEN_ALLOCATED], 1);
+
+	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
+	pl_config_default(&cfg);
+	cfg.nr_cpus = 2;
+	pl_snapshot_config_positional(&snap, &pos, &cfg);
+	assert_int_equal(cfg.dma32_bytes, 4UL << 30);	/* the kernel's pfn layout */
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	st = pl_machine_load_positional(m, &snap, &pos);
+	assert_non_null(st);
+	/* free at the start: inside a free buddy block */
+	page = m->mem_map + 0x150000;
+	assert_int_equal(page_ref_count(page), 0);
+	/* on CPU 1's PCP: free, not in the buddy */
+	page = m->mem_map + 0x160001;
+	assert_int_equal(page_ref_count(page), 0);
+	assert_false(PageBuddy(page));
+	/* allocated with order 2, handed to the replay at its own pfn */
+	assert_int_equal(pl_state_pretrace(st, &pfn, &order), 1);
+	assert_int_equal(pfn[0], 0x170004);
+	assert_int_equal(order[0], 2);
+	assert_int_equal(page_ref_count(m->mem_map + 0x170004), 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	rp = pl_replay_create(m, st);
+	ev = (struct pl_trace_event){ .type = PL_TRACE_PAGE_FREE, .pfn = 0x170004, .order = 2 };
+	assert_int_equal(pl_replay_event(rp, &ev), 0);
+	assert_int_equal(page_ref_count(m->mem_map + 0x170004), 0);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_replay_destroy(rp, true);
+	pl_state_release(st);
+	pl_positional_release(&pos);
+	pl_machine_destroy(m);
+}
+
 /* pagelab's tracepoints printed as ftrace text parse back to the same events. */
 static void test_emit_roundtrip(void **state)
 {
@@ -589,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_read),
 		cmocka_unit_test(test_load_state_counts),
 		cmocka_unit_test(test_pcp_high_below_min_is_legal),
+		cmocka_unit_test(test_load_state_positional),
 		cmocka_unit_test(test_replay_deterministic),
 		cmocka_unit_test(test_replay_bad_input),
 		cmocka_unit_test(test_replay_pretrace_free),
