@@ -92,6 +92,8 @@ extern const struct bench_suite suite_vmalloc_fix_size;
 extern const struct bench_suite suite_test_vmalloc;
 extern const struct bench_suite suite_page_alloc_high_order;
 extern const struct bench_suite suite_machines;
+extern const struct bench_suite suite_replay;
+extern const struct bench_suite suite_trace_throughput;
 
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);

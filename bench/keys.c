@@ -99,6 +99,16 @@ static const struct key_doc docs[] = {
 	{ "test_vmalloc", "nr_pcpu_objects", "35000", "objects of pcpu_alloc_test" },
 	{ "test_vmalloc", "warmup", "0", "an untimed pass of every test with this test_loop_count first (0: none)" },
 	{ "test_vmalloc", "template", "(none)", "test_vmalloc.sh's presets: performance, smoke or stress" },
+	/* replay and trace_throughput (issue 13) */
+	{ "replay", "trace", "(required)", "a trace artifact directory (manifest.json, before/, after/) or a trace file" },
+	{ "replay", "state", "positional with a snapshot, else fresh", "starting state: fresh, counts or positional" },
+	{ "replay", "snapshot", "the artifact's before/", "a /proc snapshot directory to load the state from" },
+	{ "replay", "emit_trace", "(none)", "write pagelab's own trace of the replay here" },
+	{ "replay", "cpus", "the trace's CPUs", "vCPUs of the replaying machine" },
+	{ "replay", "vmalloc", "1", "replay the vmap_area events too (0: page allocator only)" },
+	{ "trace_throughput", "trace", "(required)", "a trace file to parse and replay" },
+	{ "trace_throughput", "max_events", "all", "stop after this many events" },
+	{ "trace_throughput", "reps", "1", "repetitions" },
 	/* page_alloc_high_order */
 	{ "page_alloc_high_order", "design", "v6.18,contig-batch", NULL },
 	{ "page_alloc_high_order", "order", "3,9,10", "comma-separated orders" },

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "pagelab/trace.h"
 
 static const struct bench_suite *const suites[] = {
 	&suite_pagetypeinfo,
@@ -24,6 +25,8 @@ static const struct bench_suite *const suites[] = {
 	&suite_test_vmalloc,
 	&suite_page_alloc_high_order,
 	&suite_machines,
+	&suite_replay,
+	&suite_trace_throughput,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)
@@ -70,9 +73,18 @@ void bench_design(const char *spec, struct pl_design *out)
 
 struct pl_machine *bench_machine(const struct bench *b, const char *design)
 {
+	const char *snapdir = param_str(b, "snapshot", NULL);
+	int state = pl_state_level_parse(param_str(b, "state", snapdir ? "counts" : "fresh"));
+	static struct pl_snapshot snap;
 	struct pl_config cfg;
 	struct pl_machine *m;
 
+	/* snapshot=DIR state=counts (every suite): a machine in a real kernel's state */
+	if (state < 0 || state == PL_STATE_POSITIONAL || (state == PL_STATE_COUNTS && !snapdir)) {
+		fprintf(stderr, "pagelab-bench: state=%s: suites take fresh, or counts with "
+			"snapshot=DIR\n", param_str(b, "state", ""));
+		exit(2);
+	}
 	if (param_str(b, "machine", NULL)) {
 		/* a named profile (checked in main()); mem=/dma32=/vcpus= still override */
 		pl_machine_profile(param_str(b, "machine", NULL), &cfg);
@@ -86,10 +98,28 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
 	bench_design(design, &cfg.design);
+	if (snapdir) {
+		if (pl_snapshot_read(snapdir, &snap)) {
+			fprintf(stderr, "pagelab-bench: snapshot=%s: not a readable snapshot\n", snapdir);
+			exit(2);
+		}
+		pl_snapshot_config(&snap, &cfg);
+		if (!param_str(b, "vcpus", NULL) && snap.zone[0].nr_pcp_cpus)
+			cfg.nr_cpus = snap.zone[0].nr_pcp_cpus;
+	}
 	m = pl_machine_create(&cfg);
 	if (!m) {
 		fprintf(stderr, "pagelab-bench: cannot create the machine\n");
 		exit(1);
+	}
+	if (snapdir && state == PL_STATE_COUNTS) {
+		struct pl_loaded_state *st = pl_machine_load_state(m, &snap);
+
+		if (!st) {
+			fprintf(stderr, "pagelab-bench: cannot load the snapshot's state\n");
+			exit(1);
+		}
+		pl_state_release(st);	/* its pages stay allocated: the booted machine's */
 	}
 	return m;
 }
@@ -379,6 +409,8 @@ int main(int argc, char **argv)
 		}
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
+		/* common to every suite that builds its machines with bench_machine() */
+		known |= !strcmp(argv[i], "snapshot") || !strcmp(argv[i], "state");
 		known |= bench_harness_key(argv[i]);
 		if (!known) {
 			fprintf(stderr, "pagelab-bench: %s: unknown parameter '%s'\n", suite->name,

@@ -2,7 +2,7 @@
 # (include/pagelab/), libpagelab.a and libpagelab.so, pagelab.pc for
 # pkg-config, and a CMake package so that `find_package(pagelab)` gives
 # pagelab::pagelab (static) and pagelab::pagelab_shared, both carrying the
-# liburcu and pthread link. pagelab-bench goes to bin/ when it is built.
+# liburcu, compression (zlib, zstd, xz) and pthread link. pagelab-bench goes to bin/ when it is built.
 include(CMakePackageConfigHelpers)
 
 # pip install . (scikit-build-core sets SKBUILD): the shared library and
@@ -38,8 +38,8 @@ install(FILES ${PROJECT_BINARY_DIR}/pagelabConfig.cmake
               ${PROJECT_BINARY_DIR}/pagelabConfigVersion.cmake
         DESTINATION ${PAGELAB_CMAKE_DIR})
 
-# pkg-config: -lpagelab; the static link (pkg-config --static) adds liburcu
-# and -pthread, which the shared library records itself.
+# pkg-config: -lpagelab; the static link (pkg-config --static) adds liburcu,
+# zlib, zstd, xz and -pthread, which the shared library records itself.
 # Relocatable: the prefix is found from where the .pc file lies, so
 # `cmake --install build --prefix ANYWHERE` gives a working pagelab.pc.
 file(RELATIVE_PATH PAGELAB_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)

@@ -66,6 +66,7 @@ enum pl_switch_kind {
  * @origin:  where the behaviour comes from: "seed 003", a kernel commit, or
  *           "pagelab" for pagelab's own additions beyond a patch.
  * @meaning: one line for `pagelab list`.
+ * @implies: a bool switch this one needs, turned on with it (NULL: none).
  */
 struct pl_design_switch {
 	const char *name;
@@ -74,6 +75,7 @@ struct pl_design_switch {
 	const char *const *values;
 	const char *origin;
 	const char *meaning;
+	const char *implies;
 };
 
 /** pl_design_switches - every switch, terminated by a row with name NULL. */

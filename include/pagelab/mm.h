@@ -126,6 +126,15 @@ struct page {
 	int _refcount;
 	unsigned int page_type;
 	unsigned char alloc_order;
+	/*
+	 * pcp_premerge (pagelab's own): a block at the head of a PCP list has
+	 * pcp_cpu1 = its CPU + 1 (0: on no PCP list) and pcp_order = its order,
+	 * so a drain can tell that a buddy sits on the same PCP. They live in
+	 * what was padding: struct page stays 48 bytes. Protected by that
+	 * CPU's pcp->lock.
+	 */
+	unsigned char pcp_order;
+	unsigned short pcp_cpu1;
 };
 
 /*
@@ -383,6 +392,17 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @vmap_bump_wide_align: pagelab's own extension beyond seed 004 (not in
  *             the series): the bump chunks also serve alignments up to
  *             64 KiB (vmalloc'd stacks), not only page-aligned areas.
+ * @pcp_premerge: pagelab's own, from Zi Yan's review of seed 003: a PCP
+ *             drain merges blocks with buddies on the same PCP under
+ *             pcp->lock before it takes zone->lock (per-page CPU field).
+ * @pcp_block_economy: pagelab's own, from the seed 003 thread: the zone
+ *             buddy deals in whole pageblocks only; all splitting and
+ *             merging below a block happens under pcp->lock; a CPU with no
+ *             block steals one from another CPU. Implies pcp_owner.
+ * @targeted_drain: pagelab's own, from the seed 003 thread: when an
+ *             allocation fails, drain only the CPUs that hold pages of the
+ *             needed migratetype, most first, retrying after each, instead
+ *             of drain_all_pages().
  */
 enum vmap_index {
 	VMAP_INDEX_RBTREE,	/* the augmented rbtree of 6.18 */
@@ -400,6 +420,9 @@ struct pl_design {
 	bool vfree_batch;
 	enum vmap_index vmap_index;
 	bool vmap_pcpu_bump;
+	bool pcp_premerge;
+	bool targeted_drain;
+	bool pcp_block_economy;
 	bool vmap_bump_wide_align;	/* pagelab's own extension, see above */
 };
 
@@ -490,6 +513,56 @@ struct pl_config {
 	unsigned long tlb_flush_ns_per_cpu;
 };
 
+/* ---- tracepoints ---------------------------------------------------------- */
+
+/*
+ * The kmem tracepoints pagelab fires at the places the kernel fires them,
+ * with the kernel's fields (include/trace/events/kmem.h), so that a replay
+ * can print them as ftrace text and score them with the same code as a
+ * kernel trace (src/trace).
+ */
+enum pl_tp {
+	PL_TP_MM_PAGE_ALLOC,		/* pfn order migratetype gfp */
+	PL_TP_MM_PAGE_FREE,		/* pfn order */
+	PL_TP_MM_PAGE_FREE_BATCHED,	/* pfn (order 0) */
+	PL_TP_MM_PAGE_ALLOC_ZONE_LOCKED,/* pfn order migratetype percpu_refill */
+	PL_TP_MM_PAGE_PCPU_DRAIN,	/* pfn order migratetype */
+	PL_TP_MM_PAGE_ALLOC_EXTFRAG,	/* pfn order=alloc_order fallback_order
+					 * migratetype=alloc_migratetype
+					 * fallback_migratetype change_ownership */
+	NR_PL_TP
+};
+
+/**
+ * struct pl_tp_event - one tracepoint hit.
+ * @tp:         which tracepoint.
+ * @cpu:        the vCPU that fired it.
+ * @pfn, @order, @migratetype, @gfp: as the kernel's fields.
+ * @percpu_refill:        mm_page_alloc_zone_locked only.
+ * @fallback_order, @fallback_migratetype, @change_ownership: extfrag only.
+ */
+struct pl_tp_event {
+	enum pl_tp tp;
+	unsigned int cpu;
+	unsigned long pfn;
+	int order;
+	int migratetype;
+	gfp_t gfp;
+	int percpu_refill;
+	int fallback_order;
+	int fallback_migratetype;
+	int change_ownership;
+};
+
+/**
+ * pl_set_tracepoint_sink() - call @fn(@ctx, ev) on every tracepoint hit of
+ * @m, on the thread that fired it (so @fn must be thread-safe if several
+ * threads run @m). @fn NULL turns tracing off. Set it while no thread runs
+ * on @m.
+ */
+void pl_set_tracepoint_sink(struct pl_machine *m,
+			    void (*fn)(void *ctx, const struct pl_tp_event *ev), void *ctx);
+
 /** struct pl_cpu - one virtual CPU's private data. */
 struct pl_cpu {
 	struct pl_cpu_events events;
@@ -560,6 +633,9 @@ struct pl_machine {
 	struct pl_fault_state *fault_sites[NR_PL_FAULT_SITES];
 	struct pl_machine_checker checkers[PL_MACHINE_MAX_CHECKERS];
 	unsigned int nr_checkers;
+	/* tracepoint sink (pl_set_tracepoint_sink()), NULL when off */
+	void (*tp_fn)(void *ctx, const struct pl_tp_event *ev);
+	void *tp_ctx;
 };
 
 #define for_each_zone(z, m) \
@@ -828,6 +904,23 @@ long pl_show_to_file(struct pl_machine *m, long (*show)(struct pl_machine *, cha
 unsigned int pl_unusable_free_index(struct zone *zone, unsigned int order);
 /** pl_free_pageblocks() - pageblocks of @zone wholly free in the buddy (zone->lock). */
 unsigned long pl_free_pageblocks(struct zone *zone);
+
+/* ---- loading a real kernel's state (mm/state.c; pagelab's own) ------------ */
+
+/** pl_zone_take_all_free() - every free page of @zone becomes an allocated order-0 page. Return: pages. */
+unsigned long pl_zone_take_all_free(struct zone *zone);
+/** pl_zone_set_pageblock_type() - set a pageblock's migratetype, moving its free blocks. Return: 0 or -EINVAL. */
+int pl_zone_set_pageblock_type(struct zone *zone, unsigned long pfn, int mt);
+/** pl_zone_give_free_block() - 2^@order allocated order-0 pages back as one free block. Return: 0 or -EINVAL. */
+int pl_zone_give_free_block(struct zone *zone, unsigned long pfn, unsigned int order);
+/** pl_join_pages() - split_page()'s inverse: 2^@order order-0 pages become one block. Return: 0 or -EINVAL. */
+int pl_join_pages(struct page *page, unsigned int order);
+/** pl_zone_set_watermarks() - watermarks as a kernel reported them; pagesets recomputed. */
+void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMARK]);
+/** pl_zone_set_managed() - managed_pages as reported (<= spanned); pagesets recomputed. Return: 0 or -EINVAL. */
+int pl_zone_set_managed(struct zone *zone, unsigned long managed);
+/** pl_pcp_set_high_batch() - a pcp's high and batch as reported (high may be below high_min). */
+int pl_pcp_set_high_batch(struct zone *zone, unsigned int cpu, int high, int batch);
 
 /* ---- debug checker (mm/debug.c) ------------------------------------------- */
 

@@ -30,7 +30,9 @@ _Static_assert(sizeof(enum vmap_index) == sizeof(int), "enum switches are stored
 static const char *const vmap_index_values[] = { "rbtree", "maple", NULL };
 
 #define BOOL_SWITCH(field, orig, text) \
-	{ #field, offsetof(struct pl_design, field), PL_SWITCH_BOOL, NULL, orig, text }
+	{ #field, offsetof(struct pl_design, field), PL_SWITCH_BOOL, NULL, orig, text, NULL }
+#define BOOL_SWITCH_IMPLIES(field, orig, text, other) \
+	{ #field, offsetof(struct pl_design, field), PL_SWITCH_BOOL, NULL, orig, text, #other }
 
 const struct pl_design_switch pl_design_switches[] = {
 	BOOL_SWITCH(mt_counts, "seed 002",
@@ -48,12 +50,20 @@ const struct pl_design_switch pl_design_switches[] = {
 	BOOL_SWITCH(vfree_batch, "seed 000",
 		    "vfree() frees an area's pages through free_pages_bulk() (contiguous pfn runs)"),
 	{ "vmap_index", offsetof(struct pl_design, vmap_index), PL_SWITCH_ENUM, vmap_index_values,
-	  "seed 004", "the vmap_area index: rbtree (the augmented rbtree of 6.18) or maple (maple trees)" },
+	  "seed 004", "the vmap_area index: rbtree (the augmented rbtree of 6.18) or maple (maple trees)",
+	  NULL },
 	BOOL_SWITCH(vmap_pcpu_bump, "seed 004 (patches 10-12)",
 		    "short-lived page-aligned vmalloc areas come from per-CPU bump chunks"),
 	BOOL_SWITCH(vmap_bump_wide_align, "pagelab",
 		    "the bump chunks also serve alignments up to 64 KiB (vmalloc'd stacks; beyond seed 004)"),
-	{ NULL, 0, PL_SWITCH_BOOL, NULL, NULL, NULL },
+	BOOL_SWITCH(pcp_premerge, "pagelab",
+		    "a PCP drain merges buddies on the same PCP under pcp->lock first (Zi Yan's review of seed 003)"),
+	BOOL_SWITCH(targeted_drain, "pagelab",
+		    "a failed allocation drains only the CPUs holding the migratetype, most first (seed 003 thread)"),
+	BOOL_SWITCH_IMPLIES(pcp_block_economy, "pagelab",
+			    "the zone buddy deals in whole pageblocks, PCPs split and merge below them, steal blocks (seed 003 thread)",
+			    pcp_owner),
+	{ NULL, 0, PL_SWITCH_BOOL, NULL, NULL, NULL, NULL },
 };
 
 const struct pl_design_preset_def pl_design_preset_table[] = {
@@ -73,13 +83,17 @@ const struct pl_design_preset_def pl_design_preset_table[] = {
 	  "seed 004 plus pagelab's wide-alignment bump chunks" },
 	{ "pcp-owner+bulk", "pcp_owner+pcp_owner_bulk_fallback",
 	  "seed 003 degrading to rmqueue_bulk() (pagelab's option)" },
+	{ "pcp-premerge", "pcp_premerge", "pagelab's own, from seed 003's review" },
+	{ "targeted-drain", "targeted_drain", "pagelab's own, from the seed 003 thread" },
+	{ "block-economy", "pcp_owner+pcp_block_economy", "pagelab's own, from the seed 003 thread" },
 	{ NULL, NULL, NULL },
 };
 
 /* pl_design_presets[] predates the table; kept in the table's order. */
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk", NULL };
+					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
+					  "pcp-premerge", "targeted-drain", "block-economy", NULL };
 
 static void set_err(char *err, size_t errsize, const char *fmt, ...)
 {
@@ -141,6 +155,8 @@ static int apply_switch(struct pl_design *d, const char *tok, size_t len, char *
 	if (s->kind == PL_SWITCH_BOOL) {
 		if (!val || (vlen == 1 && (*val == '1' || *val == 'y' || *val == 'Y'))) {
 			switch_set(d, s, 1);
+			if (s->implies)	/* a switch that needs another turns it on */
+				switch_set(d, pl_design_switch_find(s->implies, strlen(s->implies)), 1);
 		} else if (vlen == 1 && (*val == '0' || *val == 'n' || *val == 'N')) {
 			switch_set(d, s, 0);
 		} else {

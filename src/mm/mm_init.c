@@ -677,3 +677,10 @@ unsigned long pl_nr_free_pages(const struct pl_machine *m)
 		sum += zone_page_state(&m->node_zones[i], NR_FREE_PAGES);
 	return sum > 0 ? (unsigned long)sum : 0;
 }
+
+void pl_set_tracepoint_sink(struct pl_machine *m,
+			    void (*fn)(void *ctx, const struct pl_tp_event *ev), void *ctx)
+{
+	m->tp_ctx = ctx;
+	m->tp_fn = fn;
+}

@@ -20,6 +20,7 @@
  * for pcp_allowed_order() blocks, and __free_frozen_pages() hands such
  * blocks to them.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
@@ -301,6 +302,7 @@ void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
 	split_large_buddy(zone, page, pfn, order, fpi_flags);
 	spin_unlock(&zone->lock);
 	pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
+	pl_count(PL_EV_BUDDY_DIRECT_FREE, 1);
 }
 
 static void bad_page(struct page *page, const char *reason)
@@ -356,7 +358,10 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 		return;
 	pl_count(PL_EV_PGFREE, 1);
 	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
-	if (!pcp_use(zone, order)) {
+	pl_trace(zone->machine, PL_TP_MM_PAGE_FREE,
+		 (struct pl_tp_event){ .pfn = pfn, .order = (int)order });
+	if (!pcp_use(zone, order) &&
+	    !(design_block_economy(zone) && order < pageblock_order)) {
 		free_one_page(zone, page, pfn, order, fpi_flags);
 		return;
 	}
@@ -566,6 +571,13 @@ struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migra
 		if (!page)
 			continue;
 		page_del_and_expand(zone, page, order, current_order, migratetype);
+		/* as the kernel: a refill is a pcp order of a pcp type */
+		pl_trace(zone->machine, PL_TP_MM_PAGE_ALLOC_ZONE_LOCKED,
+			 (struct pl_tp_event){
+				 .pfn = page_to_pfn(page), .order = (int)order,
+				 .migratetype = migratetype,
+				 .percpu_refill = pcp_allowed_order(order) &&
+						  migratetype < MIGRATE_PCPTYPES });
 		return page;
 	}
 	return NULL;
@@ -720,6 +732,29 @@ static struct page *try_to_claim_block(struct zone *zone, struct page *page,
 	return NULL;
 }
 
+/*
+ * The kernel's mm_page_alloc_extfrag: one per fallback, fragmenting when
+ * the fallback block was smaller than a pageblock, change_ownership when
+ * the page's pageblock now has the requested type.
+ */
+static void count_extfrag(struct zone *zone, struct page *page, unsigned int order,
+			  unsigned int fallback_order, int start_mt, int fallback_mt)
+{
+	bool owned = get_pageblock_migratetype(page) == start_mt;
+
+	pl_count(PL_EV_FALLBACK_EVENTS, 1);
+	if (fallback_order < pageblock_order)
+		pl_count(PL_EV_FALLBACK_FRAGMENTING, 1);
+	if (owned)
+		pl_count(PL_EV_FALLBACK_CHANGE_OWNERSHIP, 1);
+	pl_trace(zone->machine, PL_TP_MM_PAGE_ALLOC_EXTFRAG,
+		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
+				       .fallback_order = (int)fallback_order,
+				       .migratetype = start_mt,
+				       .fallback_migratetype = fallback_mt,
+				       .change_ownership = owned });
+}
+
 static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int start_mt,
 				    unsigned int alloc_flags)
 {
@@ -740,8 +775,11 @@ static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int s
 		page = get_page_from_free_area(area, fallback_mt);
 		page = try_to_claim_block(zone, page, (unsigned int)current_order, order, start_mt,
 					  fallback_mt, alloc_flags);
-		if (page)
+		if (page) {
+			count_extfrag(zone, page, order, (unsigned int)current_order, start_mt,
+				      fallback_mt);
 			return page;
+		}
 	}
 	return NULL;
 }
@@ -759,6 +797,7 @@ static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int s
 		page = get_page_from_free_area(area, fallback_mt);
 		page_del_and_expand(zone, page, order, current_order, fallback_mt);
 		pl_count(PL_EV_FALLBACK_STEAL, 1);
+		count_extfrag(zone, page, order, current_order, start_mt, fallback_mt);
 		return page;
 	}
 	return NULL;
@@ -835,6 +874,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 		if (!page)
 			return NULL;
 		pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
+		pl_count(PL_EV_BUDDY_DIRECT_ALLOC, 1);
 	} while (check_new_page(page));
 	return page;
 }
@@ -844,10 +884,16 @@ static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int 
 {
 	struct page *page = NULL;
 
-	if (likely(pcp_use(zone, order)))
-		page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
-	if (!page)
-		page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
+	/* pcp_block_economy: below a block, only the PCPs split (pcp_owner.c). */
+	if (design_block_economy(zone) && order < pageblock_order &&
+	    migratetype < MIGRATE_PCPTYPES) {
+		page = economy_rmqueue(zone, order, migratetype, alloc_flags);
+	} else {
+		if (likely(pcp_use(zone, order)))
+			page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
+		if (!page)
+			page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
+	}
 	/* A fallback claim boosted the watermark: wake kswapd (test, then clear). */
 	if ((alloc_flags & ALLOC_KSWAPD) &&
 	    unlikely(zone_test_flag(zone, ZONE_BOOSTED_WATERMARK))) {
@@ -902,6 +948,24 @@ static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsign
 	return false;
 }
 
+/*
+ * pcp_block_economy keeps most free pages on the PCPs, outside
+ * NR_FREE_PAGES: when the zone's own count fails, count them too (summed
+ * only then, so the common check stays one read). It takes every pcp->lock,
+ * so only the allocation path, which holds none, asks: zone_watermark_ok()
+ * is called under pcp->lock and keeps the zone's own count.
+ */
+static bool economy_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+				 int highest_zoneidx, unsigned int alloc_flags)
+{
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+
+	if (!design_block_economy(z))
+		return false;
+	free_pages += (long)economy_free_pages((struct zone *)z);
+	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages);
+}
+
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags)
 {
@@ -931,7 +995,7 @@ static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsign
 		     (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN))
 		return __zone_watermark_ok(z, order, z->_watermark[WMARK_MIN], highest_zoneidx,
 					   alloc_flags, free_pages);
-	return false;
+	return economy_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags);
 }
 
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
@@ -1052,6 +1116,9 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	}
 	pl_count(PL_EV_PGALLOC, 1);
 	pl_count(PL_EV_PGALLOC_PAGES, 1UL << order);
+	pl_trace(m, PL_TP_MM_PAGE_ALLOC,
+		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
+				       .migratetype = migratetype, .gfp = gfp });
 	pl_debug_check(m, 3, __func__);
 	return page;
 }

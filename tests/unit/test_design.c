@@ -61,6 +61,9 @@ static void test_parse_combinations(void **state)
 	assert_true(d.pcp_owner && d.mt_counts);
 	assert_false(d.free_contig_batch);
 	assert_string_equal(d.name, "v6.18+pcp_owner+mt_counts");
+	/* a switch that needs another brings it along */
+	assert_int_equal(pl_design_parse("v6.18+pcp_block_economy", &d, NULL, 0), 0);
+	assert_true(d.pcp_block_economy && d.pcp_owner);
 	/* switches alone apply to the baseline */
 	assert_int_equal(pl_design_parse("pcp_owner", &d, NULL, 0), 0);
 	assert_true(d.pcp_owner);
