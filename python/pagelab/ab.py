@@ -1,7 +1,8 @@
 """`pagelab ab REV_A REV_B SUITE ...`: does my patch help?
 
 Each revision is checked out in its own git worktree under
-out/ab/wt-<commit> (kept, so a second run reuses the build) and its
+out/ab/wt-<commit> (kept, so a second run reuses the build; remove it with
+`git worktree remove out/ab/wt-<commit>`) and its
 pagelab-bench built there (Release, target pagelab-bench only). Then the
 suite runs on both, interleaved A B B A A B ... so host drift falls on both
 alike, and each revision's measurements are saved as a results file
@@ -40,6 +41,7 @@ def build(commit: str, root: Path) -> Path:
     wt = root / f"wt-{commit[:12]}"
     if not (wt / ".git").exists():
         root.mkdir(parents=True, exist_ok=True)
+        _git("worktree", "prune")        # a worktree deleted by hand is re-added
         _git("worktree", "add", "--detach", str(wt), commit)
     bdir = wt / "build"
     steps = [["cmake", "-S", str(wt), "-B", str(bdir), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
