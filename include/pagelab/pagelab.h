@@ -4,9 +4,10 @@
  * userspace library. Include this one header.
  *
  * Link line: `pkg-config --cflags --libs pagelab` (shared: -lpagelab;
- * static: add --static for -lurcu-common -lurcu -pthread), or in CMake
- * find_package(pagelab) and target_link_libraries(app pagelab::pagelab).
- * By hand: cc app.c -lpagelab -lurcu-common -lurcu -pthread.
+ * static: add --static for -lurcu-common -lurcu -lz -lzstd -llzma
+ * -pthread), or in CMake find_package(pagelab) and
+ * target_link_libraries(app pagelab::pagelab).
+ * By hand: cc app.c -lpagelab -lurcu-common -lurcu -lz -lzstd -llzma -pthread.
  */
 #ifndef PAGELAB_H
 #define PAGELAB_H
