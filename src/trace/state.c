@@ -392,11 +392,30 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 				f.need[o] += sz->has_pagetypeinfo ? sz->free_mt[mt][o]
 								  : (mt == MIGRATE_MOVABLE ? sz->nr_free[o] : 0);
 		}
-		/* what the sightings placed already counts */
-		for (int o = 0; o < NR_PAGE_ORDERS; o++) {
-			unsigned long have = list_length(&zone->free_area[o].free_list[mt]);
+		/*
+		 * What the sightings placed already counts. Sighted pieces merge
+		 * back into the larger blocks they were cut from, so an order may
+		 * hold more than the snapshot says while lower ones hold fewer:
+		 * that surplus (in pages) is taken off the lower orders' need,
+		 * largest first, so the free total stays the snapshot's.
+		 */
+		{
+			unsigned long surplus = 0;
 
-			f.need[o] = f.need[o] > have ? f.need[o] - have : 0;
+			for (int o = MAX_PAGE_ORDER; o >= 0; o--) {
+				unsigned long have = list_length(&zone->free_area[o].free_list[mt]);
+				unsigned long take;
+
+				if (have >= f.need[o]) {
+					surplus += (have - f.need[o]) << o;
+					f.need[o] = 0;
+					continue;
+				}
+				f.need[o] -= have;
+				take = min(f.need[o], surplus >> o);
+				f.need[o] -= take;
+				surplus -= take << o;
+			}
 		}
 		for (unsigned long pb = 0; pb < nr_pb; pb += 2) {
 			unsigned long pfn = zone->zone_start_pfn + (pb << pageblock_order);
