@@ -4,7 +4,7 @@
   pagelab compare RESULTS... [--baseline DESIGN]
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab report [RESULTS...] [-o out/report.html]
-  pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
+  pagelab show buddyinfo|pagetypeinfo|zoneinfo|events [--workload fresh|churn] [key=value ...]
 
 Errors (unknown suite, design, parameter, seed, report) are one line on
 stderr and exit status 2.
@@ -152,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     s = sub.add_parser("show", help="a /proc report after a workload")
-    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo (vmallocinfo, lockstat: later)")
+    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, events (pagelab's counters; "
+                        "vmallocinfo, lockstat: later)")
     s.add_argument("params", nargs="*", help="machine parameters: mem= dma32= seed= rounds= vcpus=")
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
     s.add_argument("--design", help="design preset (default v6.18)")

@@ -11,7 +11,7 @@ import re
 
 from .runner import BenchError, run_raw
 
-REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo")
+REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo", "events")
 LATER = {
     "vmallocinfo": "not yet available: needs issue 5 (vmalloc)",
     "lockstat": "not yet available: needs a lock_stat report from the C side",

@@ -170,6 +170,11 @@ def test_show_command(capsys):
     assert "Page block order: 9" in capsys.readouterr().out
     assert main(["show", "zoneinfo", *TINY, "--design", "mt-counts"]) == 0
     assert "zone   Normal" in capsys.readouterr().out
+    # pagelab's counters, the slow path's among them
+    assert main(["show", "events", *TINY, "--workload", "churn"]) == 0
+    events = dict(line.split() for line in capsys.readouterr().out.splitlines())
+    assert int(events["pgalloc"]) > 0
+    assert {"drain_retry", "highatomic_reserve", "wmark_boost", "kswapd_run"} <= set(events)
 
 
 @pytest.mark.parametrize("argv,msg", [
