@@ -77,6 +77,12 @@ static inline void zone_clear_flag(struct zone *zone, enum zone_flags bit)
 	__atomic_fetch_and(&zone->flags, ~(1UL << bit), __ATOMIC_RELAXED);
 }
 
+/* Clear @bit; return whether it was set (one of concurrent callers wins). */
+static inline bool zone_test_and_clear_flag(struct zone *zone, enum zone_flags bit)
+{
+	return __atomic_fetch_and(&zone->flags, ~(1UL << bit), __ATOMIC_RELAXED) & (1UL << bit);
+}
+
 /* mm/page_alloc.c */
 void set_pageblock_migratetype(struct page *page, int migratetype);
 int get_pfnblock_migratetype(const struct page *page, unsigned long pfn);
