@@ -51,7 +51,11 @@ const char *param_str(const struct bench *b, const char *key, const char *def);
 /* Unsigned number; accepts K/M/G suffixes (powers of 1024). Exits on junk. */
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
 
-/* A machine for suite runs: mem=, dma32=, vcpus=, debug= from the params. */
+/*
+ * A machine for suite runs: the profile of machine= (else the default
+ * config), then mem=, dma32=, vcpus= (default: the profile's CPUs, else 1),
+ * debug= from the params.
+ */
 struct pl_machine *bench_machine(const struct bench *b, const char *design);
 
 /* Parse "design=a,b,c" into up to @max preset names. Return: how many. */
@@ -81,6 +85,9 @@ extern const struct bench_suite suite_range_workload;
 extern const struct bench_suite suite_vmalloc_fix_size;
 extern const struct bench_suite suite_test_vmalloc;
 extern const struct bench_suite suite_page_alloc_high_order;
+extern const struct bench_suite suite_machines;
+extern const struct bench_suite suite_replay;
+extern const struct bench_suite suite_trace_throughput;
 
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);

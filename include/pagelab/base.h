@@ -163,7 +163,13 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(WMARK_BOOST, "watermark boosts by boost_watermark() on fallback claims") \
 	X(WMARK_BOOST_CLEAR, "zone watermark boosts dropped by a kswapd run") \
 	X(KSWAPD_WAKE, "kswapd wakeups (slow path, boosted watermark)") \
-	X(KSWAPD_RUN, "kswapd runs (at a vmstat tick after a wakeup)")
+	X(KSWAPD_RUN, "kswapd runs (at a vmstat tick after a wakeup)") \
+	X(PCP_DRAIN_CALLS, "free_pcppages_bulk calls that moved pages")        \
+	X(FALLBACK_EVENTS, "fallback allocations (one per mm_page_alloc_extfrag)") \
+	X(FALLBACK_FRAGMENTING, "fallbacks from below pageblock_order")        \
+	X(FALLBACK_CHANGE_OWNERSHIP, "fallbacks whose pageblock changed type") \
+	X(BUDDY_DIRECT_ALLOC, "allocations served by rmqueue_buddy (no PCP)")  \
+	X(BUDDY_DIRECT_FREE, "frees straight to the buddy by free_one_page")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

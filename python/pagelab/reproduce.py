@@ -335,7 +335,7 @@ def render_000(doc: dict) -> str:
               if settings.get("warmup_max") else ""),
            tables.fastpath(head, rows),
            f"seed: {pub['setup']}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} "
-           f"cores, a {settings.get('mem', '16G')} x86_64-shaped pagelab machine with "
+           f"cores, {machine_phrase(settings, 'x86_64-shaped ')} with "
            f"{settings.get('vcpus', '64')} vCPUs, one worker",
            "change vs v6.18: >0 is faster, <0 slower; (R)/(I): 95% confidence intervals do not "
            "overlap (Fastpath)", ""]
@@ -432,7 +432,7 @@ def render_002(doc: dict) -> str:
            f"{reps} runs (seed: {pub['reads']:,} accesses)",
            tables.box(head, rows),
            f"seed: {pub['setup']}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} cores, "
-           f"a {mem} pagelab machine",
+           f"{machine_phrase(settings)}",
            "change vs no-patch: >0 is faster; (I)/(R): our 95% confidence intervals do not "
            "overlap (Fastpath)"] + protocol_lines(doc)
     designs = [base, new] + ([ext] if has_ext else [])
@@ -623,13 +623,33 @@ def render_003(doc: dict) -> str:
         f"PCP pageblock ownership, {settings.get('ops', '?')} page operations per run, "
         f"{reps} runs, vCPUs interleaved on one thread",
         tables.box(head, rows),
-        f"seed: {CLAIMS_003['setup']} (claims from the RFC text); ours: a "
-        f"{settings.get('mem', '16G')} pagelab machine",
+        f"seed: {CLAIMS_003['setup']} (claims from the RFC text); ours: "
+        f"{machine_phrase(settings)}",
         "change vs v6.18: >0 is better; (I)/(R): our 95% confidence intervals do not overlap",
     ] + protocol_lines(doc))
 
 
 # ------------------------------------------------------------------ registry
+
+# Each seed's hardware as a machine profile (pagelab-bench machines): used
+# unless the command line names a machine (machine=, mem=, dma32=). Seed 004
+# picks its profile per smp in seed004.run(); seed 001 names no machine.
+SEED_MACHINES = {"000": "m7g.metal", "002": "i7-12700", "003": "x86-32c-32g"}
+
+
+def seed_machine(sid: str, machine: dict[str, str]) -> dict[str, str]:
+    """The machine parameters of seed @sid's runs: the command line's, else its profile."""
+    if set(machine) & {"machine", "mem", "dma32"} or sid not in SEED_MACHINES:
+        return dict(machine)
+    return dict(machine, machine=SEED_MACHINES[sid])
+
+
+def machine_phrase(settings: dict, shape: str = "") -> str:
+    """How a table's footer names our machine: its profile, or its size."""
+    if settings.get("machine"):
+        return f"the {settings['machine']} machine profile"
+    return f"a {settings.get('mem', '16G')} {shape}pagelab machine"
+
 
 @dataclass
 class SeedSpec:
@@ -731,10 +751,10 @@ def reproduce(seed_ids: list[str], mode: str, machine: dict[str, str], out_dir: 
             echo(f"seed {sid}: {why}")
             continue
         echo(f"seed {sid}: {spec.title} [{mode}, judged by {measure}]")
-        doc = _measure_seed(spec, mode, machine, measure, info)
+        doc = _measure_seed(spec, mode, seed_machine(sid, machine), measure, info)
         echo(doc["table"])
         if second:
-            other = _measure_seed(spec, mode, machine, second, info)
+            other = _measure_seed(spec, mode, seed_machine(sid, machine), second, info)
             echo(f"second opinion, measured by {second}:")
             echo(other["table"])
             diff = disagreements(doc, other)

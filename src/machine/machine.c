@@ -142,7 +142,8 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 
 	if (!cfg || pl_mm_check_config(cfg) || !cfg->nr_cpus || cfg->debug < 0 || cfg->debug > 3) {
 		pl_warn_ratelimited("machine: bad config (memory %lu bytes, DMA32 end %lu, %u cpus): "
-				    "sizes must be non-zero multiples of 2 MiB",
+				    "sizes must be non-zero multiples of 2 MiB, holes page-aligned, "
+				    "disjoint and inside memory",
 				    cfg ? cfg->mem_bytes : 0, cfg ? cfg->dma32_bytes : 0,
 				    cfg ? cfg->nr_cpus : 0);
 		return NULL;

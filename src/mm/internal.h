@@ -36,7 +36,7 @@ static inline void pl_count(enum pl_vm_event item, unsigned long delta)
 
 static inline unsigned long pfn_to_pageblock_idx(const struct zone *zone, unsigned long pfn)
 {
-	return (pfn - zone->zone_start_pfn) >> pageblock_order;
+	return (pfn - zone_pageblock_base(zone)) >> pageblock_order;
 }
 
 static inline void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
@@ -81,6 +81,19 @@ static inline void zone_clear_flag(struct zone *zone, enum zone_flags bit)
 static inline bool zone_test_and_clear_flag(struct zone *zone, enum zone_flags bit)
 {
 	return __atomic_fetch_and(&zone->flags, ~(1UL << bit), __ATOMIC_RELAXED) & (1UL << bit);
+}
+
+/*
+ * pl_trace() - fire tracepoint @tp with the fields of @ev when a sink is
+ * set. The test is one load and a predicted branch, as a static key.
+ */
+static inline void pl_trace(const struct pl_machine *m, enum pl_tp tp, struct pl_tp_event ev)
+{
+	if (likely(!m->tp_fn))
+		return;
+	ev.tp = tp;
+	ev.cpu = pl_this.cpu->id;
+	m->tp_fn(m->tp_ctx, &ev);
 }
 
 /* mm/page_alloc.c */
@@ -225,6 +238,12 @@ void pl_mm_free_all_bootmem(struct pl_machine *m);
 /** pl_mm_exit() - undo pl_mm_init() (safe after a failed one). */
 void pl_mm_exit(struct pl_machine *m);
 void pl_setup_per_zone_wmarks(struct pl_machine *m);
+/**
+ * pl_pfn_section_online() - does @pfn's 128 MiB section hold any RAM? (The
+ * kernel's pfn_to_online_page() != NULL: the walks over a zone's pageblocks
+ * skip sections that are wholly a hole.)
+ */
+bool pl_pfn_section_online(const struct pl_machine *m, unsigned long pfn);
 
 /* mm/debug.c */
 void __pl_debug_check(struct pl_machine *m, const char *where);

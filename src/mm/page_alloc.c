@@ -301,6 +301,7 @@ void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
 	split_large_buddy(zone, page, pfn, order, fpi_flags);
 	spin_unlock(&zone->lock);
 	pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
+	pl_count(PL_EV_BUDDY_DIRECT_FREE, 1);
 }
 
 static void bad_page(struct page *page, const char *reason)
@@ -356,6 +357,8 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 		return;
 	pl_count(PL_EV_PGFREE, 1);
 	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
+	pl_trace(zone->machine, PL_TP_MM_PAGE_FREE,
+		 (struct pl_tp_event){ .pfn = pfn, .order = (int)order });
 	if (!pcp_use(zone, order)) {
 		free_one_page(zone, page, pfn, order, fpi_flags);
 		return;
@@ -566,6 +569,13 @@ struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migra
 		if (!page)
 			continue;
 		page_del_and_expand(zone, page, order, current_order, migratetype);
+		/* as the kernel: a refill is a pcp order of a pcp type */
+		pl_trace(zone->machine, PL_TP_MM_PAGE_ALLOC_ZONE_LOCKED,
+			 (struct pl_tp_event){
+				 .pfn = page_to_pfn(page), .order = (int)order,
+				 .migratetype = migratetype,
+				 .percpu_refill = pcp_allowed_order(order) &&
+						  migratetype < MIGRATE_PCPTYPES });
 		return page;
 	}
 	return NULL;
@@ -720,6 +730,29 @@ static struct page *try_to_claim_block(struct zone *zone, struct page *page,
 	return NULL;
 }
 
+/*
+ * The kernel's mm_page_alloc_extfrag: one per fallback, fragmenting when
+ * the fallback block was smaller than a pageblock, change_ownership when
+ * the page's pageblock now has the requested type.
+ */
+static void count_extfrag(struct zone *zone, struct page *page, unsigned int order,
+			  unsigned int fallback_order, int start_mt, int fallback_mt)
+{
+	bool owned = get_pageblock_migratetype(page) == start_mt;
+
+	pl_count(PL_EV_FALLBACK_EVENTS, 1);
+	if (fallback_order < pageblock_order)
+		pl_count(PL_EV_FALLBACK_FRAGMENTING, 1);
+	if (owned)
+		pl_count(PL_EV_FALLBACK_CHANGE_OWNERSHIP, 1);
+	pl_trace(zone->machine, PL_TP_MM_PAGE_ALLOC_EXTFRAG,
+		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
+				       .fallback_order = (int)fallback_order,
+				       .migratetype = start_mt,
+				       .fallback_migratetype = fallback_mt,
+				       .change_ownership = owned });
+}
+
 static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int start_mt,
 				    unsigned int alloc_flags)
 {
@@ -740,8 +773,11 @@ static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int s
 		page = get_page_from_free_area(area, fallback_mt);
 		page = try_to_claim_block(zone, page, (unsigned int)current_order, order, start_mt,
 					  fallback_mt, alloc_flags);
-		if (page)
+		if (page) {
+			count_extfrag(zone, page, order, (unsigned int)current_order, start_mt,
+				      fallback_mt);
 			return page;
+		}
 	}
 	return NULL;
 }
@@ -759,6 +795,7 @@ static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int s
 		page = get_page_from_free_area(area, fallback_mt);
 		page_del_and_expand(zone, page, order, current_order, fallback_mt);
 		pl_count(PL_EV_FALLBACK_STEAL, 1);
+		count_extfrag(zone, page, order, current_order, start_mt, fallback_mt);
 		return page;
 	}
 	return NULL;
@@ -835,6 +872,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 		if (!page)
 			return NULL;
 		pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
+		pl_count(PL_EV_BUDDY_DIRECT_ALLOC, 1);
 	} while (check_new_page(page));
 	return page;
 }
@@ -1052,6 +1090,9 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	}
 	pl_count(PL_EV_PGALLOC, 1);
 	pl_count(PL_EV_PGALLOC_PAGES, 1UL << order);
+	pl_trace(m, PL_TP_MM_PAGE_ALLOC,
+		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
+				       .migratetype = migratetype, .gfp = gfp });
 	pl_debug_check(m, 3, __func__);
 	return page;
 }

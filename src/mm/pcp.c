@@ -104,6 +104,31 @@ static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_c
 	}
 }
 
+/*
+ * zone_pcp_update_cacheinfo(): a CPU whose slice of the last-level cache
+ * (the kernel's per_cpu_data_slice_size: LLC size / CPUs sharing it) holds
+ * more than 3 * batch pages keeps batch pages on its PCP through a run of
+ * high-order frees (PCPF_FREE_HIGH_BATCH, see free_frozen_page_commit()).
+ * Without a topology (a bare configuration) the slice is unknown and the flag
+ * stays clear, as on a kernel without cacheinfo.
+ */
+static void zone_pcp_update_cacheinfo(struct zone *zone, unsigned int nr_cpus)
+{
+	const struct pl_cpu_topology *t = &zone->machine->config.topology;
+	unsigned long slice = t->llc_shared_cpus ? t->llc_bytes / t->llc_shared_cpus : 0;
+
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		spin_lock(&pcp->lock);
+		if ((slice >> PAGE_SHIFT) > 3 * (unsigned long)pcp->batch)
+			pcp->flags |= PCPF_FREE_HIGH_BATCH;
+		else
+			pcp->flags &= (unsigned char)~PCPF_FREE_HIGH_BATCH;
+		spin_unlock(&pcp->lock);
+	}
+}
+
 void pl_setup_zone_pagesets(struct pl_machine *m)
 {
 	struct zone *zone;
@@ -125,8 +150,10 @@ void pl_setup_zone_pagesets(struct pl_machine *m)
 			}
 			pcp_owner_setup_zone(zone, m->nr_cpus);
 		}
-		if (populated_zone(zone))
+		if (populated_zone(zone)) {
 			zone_set_pageset_high_and_batch(zone, m->nr_cpus);
+			zone_pcp_update_cacheinfo(zone, m->nr_cpus);
+		}
 	}
 }
 
@@ -291,6 +318,9 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 			unsigned long pfn = page_to_pfn(page);
 			int mt = get_pfnblock_migratetype(page, pfn);
 
+			pl_trace(zone->machine, PL_TP_MM_PAGE_PCPU_DRAIN,
+				 (struct pl_tp_event){ .pfn = pfn, .order = (int)order,
+						       .migratetype = mt });
 			list_del(&page->pcp_list);
 			count -= 1 << order;
 			listed -= 1 << order;
@@ -309,6 +339,7 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	spin_unlock(&zone->lock);
 	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)moved);
 	pl_count(PL_EV_PCP_DRAIN_PAGES, (unsigned long)moved);
+	pl_count(PL_EV_PCP_DRAIN_CALLS, moved > 0);
 }
 
 /* The limit above which a free drains: auto-tuned, see the file comment. */
@@ -354,9 +385,8 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
  * free_frozen_page_commit() - queue a freed block on @pcp and drain if it
  * overflows. A stream of high-order (1..3) frees without allocations sets
  * free_high and drains harder, since such pages fragment if cached.
- * PCPF_FREE_HIGH_BATCH is set by the kernel from the CPU's cache size
- * (zone_pcp_update_cacheinfo); pagelab has no cache model and leaves it
- * clear. Context: pcp->lock.
+ * PCPF_FREE_HIGH_BATCH is set from the profile's last-level cache as
+ * zone_pcp_update_cacheinfo() does. Context: pcp->lock.
  */
 static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 				    struct page *page, unsigned long pfn, int migratetype,

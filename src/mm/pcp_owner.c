@@ -65,7 +65,7 @@
 
 static unsigned long block_start_pfn(const struct zone *zone, unsigned int idx)
 {
-	return zone->zone_start_pfn + ((unsigned long)idx << pageblock_order);
+	return zone_pageblock_base(zone) + ((unsigned long)idx << pageblock_order);
 }
 
 static struct pcp_owned_block *find_owned(struct per_cpu_pages *pcp, unsigned int idx)
@@ -345,7 +345,7 @@ static int release_block(struct zone *zone, struct per_cpu_pages *pcp, int i)
 		WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_NONE);
 	} else {
 		WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_FRAGMENT);
-		if (zone->nr_fragments[mt] < zone->spanned_pages >> pageblock_order)
+		if (zone->nr_fragments[mt] < zone_nr_pageblocks(zone))
 			zone->fragment_stack[mt][zone->nr_fragments[mt]++] = idx;
 	}
 	pl_count(whole ? PL_EV_PCP_RELEASE_BLOCK : PL_EV_PCP_RELEASE_FRAGMENT, 1);
@@ -373,7 +373,7 @@ int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count)
 
 void pcp_owner_setup_zone(struct zone *zone, unsigned int nr_cpus)
 {
-	unsigned long nr_blocks = zone->spanned_pages >> pageblock_order;
+	unsigned long nr_blocks = zone_nr_pageblocks(zone);
 
 	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
 		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];

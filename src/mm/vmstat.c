@@ -159,7 +159,8 @@ static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zon
 	} else {
 		for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone);
 		     pfn += pageblock_nr_pages)
-			count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
+			if (pl_pfn_section_online(zone->machine, pfn))	/* pfn_to_online_page() */
+				count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
 	}
 	seq_puts(s, "Node 0, zone ");
 	seq_put_str(s, zone->name, 8);

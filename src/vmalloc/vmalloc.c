@@ -340,10 +340,22 @@ void *__vmalloc_node_range(unsigned long size, unsigned long align, unsigned lon
 	if (vmalloc_check_args(size, align, start, end))
 		return NULL;
 	vs = this_vmap();
-	if ((vm_flags & VM_ALLOW_HUGE_VMAP) && size >= PMD_SIZE) {
-		shift = PMD_SHIFT;
-		align = max(real_align, PMD_SIZE);
-		size = (real_size + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+	if (vm_flags & VM_ALLOW_HUGE_VMAP) {
+		/*
+		 * PMDs from PMD_SIZE up; below it arch_vmap_pte_supported_shift():
+		 * arm64 maps areas of 64 KiB and more with contiguous PTEs, so
+		 * their pages come as order-4 blocks (past the PCP, whose largest
+		 * order below THP is 3) and the area is 64 KiB aligned and
+		 * rounded; x86_64 maps small pages.
+		 */
+		if (size >= PMD_SIZE)
+			shift = PMD_SHIFT;
+		else if (vs->m->config.arch == PL_ARCH_ARM64 && size >= CONT_PTE_SIZE)
+			shift = CONT_PTE_SHIFT;
+		if (shift > PAGE_SHIFT) {
+			align = max(real_align, 1UL << shift);
+			size = (real_size + (1UL << shift) - 1) & ~((1UL << shift) - 1);
+		}
 	}
 again:
 	area = __get_vm_area_node(real_size, align, shift,

@@ -149,7 +149,7 @@ static void test_zoneinfo_layout(void **state)
 			fail_msg("the kernel's zoneinfo lacks '%s'", labels[i]);
 	}
 	assert_non_null(strstr(out, "  pages free     12288\n"));
-	assert_non_null(strstr(out, "        protection: (0, 48)\n"));
+	assert_non_null(strstr(out, "        protection: (0, 0, 48)\n"));
 	test_machine_done(m);
 }
 
