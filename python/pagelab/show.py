@@ -11,7 +11,7 @@ import re
 
 from .runner import BenchError, run_raw
 
-REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmallocinfo")
+REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmallocinfo", "events")
 LATER = {
     "lockstat": "not yet available: needs a lock_stat report from the C side",
 }
