@@ -420,6 +420,7 @@ struct pl_config {
 struct pl_cpu {
 	struct pl_cpu_events events;
 	unsigned int id;
+	void *owner;	/* the thread using this vCPU (src/mm/validate.c); atomic */
 };
 
 /**

@@ -351,6 +351,10 @@ static int check_zones(struct pl_machine *m)
  */
 int pl_check_machine(struct pl_machine *m)
 {
+	if (!m) {
+		pl_warn_ratelimited("pl_check_machine: machine is NULL");
+		return -EINVAL;
+	}
 	return check_zones(m) + pl_check_vmalloc(m);
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "internal.h"
+#include "validate.h"
 
 _Thread_local struct pl_this pl_this;
 
@@ -40,6 +41,8 @@ const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "co
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
+	if (pl_check_ptr(__func__, name, "name") || pl_check_ptr(__func__, out, "out"))
+		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	if (!strcmp(name, "v6.18")) {
 		out->name = "v6.18";
@@ -210,19 +213,13 @@ static void free_all_bootmem(struct pl_machine *m)
 
 struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 {
-	unsigned long max_pfn = cfg->mem_bytes >> PAGE_SHIFT;
-	unsigned long dma32_pfn = cfg->dma32_bytes >> PAGE_SHIFT;
-	unsigned long map_pages;
+	unsigned long max_pfn, dma32_pfn, map_pages;
 	struct pl_machine *m;
 
-	if (!max_pfn || !IS_ALIGNED(max_pfn, pageblock_nr_pages) ||
-	    !IS_ALIGNED(dma32_pfn, pageblock_nr_pages) || !cfg->nr_cpus ||
-	    cfg->debug < 0 || cfg->debug > 3 || (max_pfn >> PFN_SECTION_SHIFT) > SECTIONS_MASK) {
-		pl_warn_ratelimited("machine: bad config (memory %lu bytes, DMA32 end %lu, %u cpus): "
-				    "sizes must be non-zero multiples of 2 MiB",
-				    cfg->mem_bytes, cfg->dma32_bytes, cfg->nr_cpus);
+	if (pl_check_config(cfg))
 		return NULL;
-	}
+	max_pfn = cfg->mem_bytes >> PAGE_SHIFT;
+	dma32_pfn = cfg->dma32_bytes >> PAGE_SHIFT;
 	if (dma32_pfn > max_pfn)
 		dma32_pfn = max_pfn;
 
@@ -260,10 +257,15 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 	pl_setup_per_zone_wmarks(m);
 	pl_setup_zone_pagesets(m);
 
-	/* Boot runs on CPU 0 of this machine, then restores the caller's context. */
+	/*
+	 * Boot runs on CPU 0 of this machine, then restores the caller's
+	 * context; no other thread can see the machine yet, so CPU 0 is not
+	 * claimed (pl_vcpu_claim()).
+	 */
 	struct pl_this saved = pl_this;
 
-	pl_enter(m, 0);
+	pl_this.machine = m;
+	pl_this.cpu = &m->cpus[0];
 	free_all_bootmem(m);
 	m->vmap = vmap_space_create(m);	/* vmalloc_init() */
 	pl_this = saved;
@@ -271,6 +273,7 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 		pl_machine_destroy(m);
 		return NULL;
 	}
+	pl_machine_register(m);
 	return m;
 }
 
@@ -285,6 +288,7 @@ void pl_machine_destroy(struct pl_machine *m)
 		pl_debug_check(m, 1, "machine teardown");
 	if (pl_this.machine == m)
 		pl_leave();
+	pl_machine_unregister(m);
 	map_pages = (m->max_pfn + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 	for_each_zone(zone, m)
 		free(zone->pageblock_flags);
@@ -299,10 +303,17 @@ void pl_machine_destroy(struct pl_machine *m)
 
 int pl_enter(struct pl_machine *m, unsigned int cpu)
 {
-	if (!m || cpu >= m->nr_cpus) {
+	int err;
+
+	if (!m)
+		return pl_bad_arg(__func__, "machine is NULL");
+	if (cpu >= m->nr_cpus) {
 		pl_warn_ratelimited("pl_enter: cpu %u out of range", cpu);
 		return -EINVAL;
 	}
+	err = pl_vcpu_claim(m, cpu);
+	if (err)
+		return err;
 	pl_this.machine = m;
 	pl_this.cpu = &m->cpus[cpu];
 	return 0;
@@ -310,12 +321,15 @@ int pl_enter(struct pl_machine *m, unsigned int cpu)
 
 void pl_leave(void)
 {
+	pl_vcpu_release();
 	pl_this.machine = NULL;
 	pl_this.cpu = NULL;
 }
 
 void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS])
 {
+	if (pl_check_ptr(__func__, m, "machine") || pl_check_ptr(__func__, out, "out"))
+		return;
 	memset(out, 0, sizeof(unsigned long) * NR_PL_VM_EVENTS);
 	for (unsigned int c = 0; c < m->nr_cpus; c++)
 		for (int i = 0; i < NR_PL_VM_EVENTS; i++)
@@ -326,6 +340,8 @@ unsigned long pl_nr_free_pages(const struct pl_machine *m)
 {
 	long sum = 0;
 
+	if (pl_check_ptr(__func__, m, "machine"))
+		return 0;
 	for (int i = 0; i < MAX_NR_ZONES; i++)
 		sum += zone_page_state(&m->node_zones[i], NR_FREE_PAGES);
 	return sum > 0 ? (unsigned long)sum : 0;

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vmap_area.h"
+#include "mm/validate.h"
 
 #define PTRS_PER_TABLE	512
 #define _PAGE_PRESENT	0x001ULL
@@ -371,16 +372,9 @@ unsigned long pgtable_trim(struct vmap_space *vs)
 
 unsigned long pl_vmalloc_trim_pgtables(struct pl_machine *m)
 {
-	struct pl_this saved = pl_this;
-	unsigned long n;
-
-	if (!m->vmap)
+	if (pl_check_this_machine(__func__, m) || !m->vmap)
 		return 0;
-	if (pl_this.machine != m)
-		pl_enter(m, 0);
-	n = pgtable_trim(m->vmap);
-	pl_this = saved;
-	return n;
+	return pgtable_trim(m->vmap);
 }
 
 void pgtable_destroy(struct vmap_space *vs)

@@ -400,5 +400,16 @@ void kvfree_rcu_destroy(struct vmap_space *vs);
 /* ---- vmalloc.c ----------------------------------------------------------- */
 
 void vfree_deferred_run(struct vmap_space *vs);
+/*
+ * vm->flags bit (pagelab's own, above VM_PCPU): the area is queued for a
+ * deferred free by vfree_atomic() or kvfree_rcu(), set atomically by the one
+ * call that queued it. Every other free of it is refused as a double free;
+ * only the queue's own vfree_queued() frees it.
+ */
+#define VM_FREE_QUEUED		0x00400000UL
+int vfree_queued(const void *addr);
+/* Flags __vmalloc_node_range() and vmap() take from their callers. */
+#define VMALLOC_CALLER_FLAGS	(VM_ALLOW_HUGE_VMAP | VM_USERMAP | VM_NO_GUARD | VM_FLUSH_RESET_PERMS)
+#define VMAP_CALLER_FLAGS	(VM_MAP | VM_MAP_PUT_PAGES | VM_USERMAP | VM_IOREMAP | VM_DMA_COHERENT)
 
 #endif /* PAGELAB_VMALLOC_VMAP_AREA_H */
