@@ -244,7 +244,7 @@ static int range_workload_run(struct bench *b)
 
 	if (!reps || reps > RW_MAX_REPS) {
 		fprintf(stderr, "range_workload: reps=%lu is not in 1..%d\n", reps, RW_MAX_REPS);
-		return 1;
+		return 2;
 	}
 	if (peers)
 		snprintf(dir, sizeof(dir), "%s", peers);
@@ -265,7 +265,7 @@ static int range_workload_run(struct bench *b)
 			if (!align || (align & (align - 1))) {
 				fprintf(stderr, "range_workload: align=%lu is not a power of 2 (pages)\n",
 					align);
-				return 1;
+				return 2;
 			}
 			if (!live || range_workload_row(b, dir, live, align, pairs, seed, reps, timeout,
 							peers_off, &missing_said))
