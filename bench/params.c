@@ -65,7 +65,7 @@ static const struct param_spec specs[] = {
 	{ "test_vmalloc", "vcpus", PK_NUM, 0, PL_MAX_VCPUS, NULL },
 	{ "range_workload", "reps", PK_NUM, 1, 15, NULL },	/* RW_MAX_REPS */
 	/* the machine */
-	{ NULL, "mem", PK_SIZE, 16UL << 20, 4 * T_, NULL },	/* 16 MiB: room for every suite */
+	{ NULL, "mem", PK_SIZE, 2UL << 20, 4 * T_, NULL },	/* a pageblock: the smallest machine */
 	{ NULL, "dma32", PK_SIZE, 0, 4 * T_, NULL },
 	{ NULL, "vcpus", PK_NUM, 1, PL_MAX_VCPUS, NULL },
 	{ NULL, "design", PK_DESIGNS, 0, 0, NULL },
@@ -175,8 +175,8 @@ static int check_number(const struct param_spec *sp, const char *val, const char
 	if (err == -ERANGE)
 		return bad(sp->key, val, "too large (overflows)");
 	if (err)
-		return bad(sp->key, val, "not a non-negative number%s",
-			   sp->kind == PK_SIZE ? " (K/M/G/T suffixes allowed)" : "");
+		return bad(sp->key, val, "not a number (a non-negative integer%s)",
+			   sp->kind == PK_SIZE ? ", K/M/G/T suffixes allowed" : "");
 	if (n < sp->min || n > sp->max)
 		return bad(sp->key, val, "%lu is not in %lu..%lu", n, sp->min, sp->max);
 	if (sp->kind == PK_POW2LIST && (n & (n - 1)))
