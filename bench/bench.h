@@ -12,6 +12,17 @@
 #include "pagelab/pagelab.h"
 
 #define BENCH_MAX_PARAMS 32
+#define BENCH_MAX_SLOTS 64
+
+/* One figure's measured regions (harness.c); protected by: the main thread. */
+struct bench_slot {
+	uint64_t t0;		/* the open region's start */
+	uint64_t ns;		/* wall time summed over the slot's regions */
+	long minflt_start;
+	long minflt;		/* host minor faults inside the slot's regions */
+	unsigned int entries;	/* regions entered */
+	unsigned int gen;	/* bench_slot_clear() calls: names the callgrind dumps */
+};
 
 struct bench {
 	const char *suite;
@@ -20,6 +31,13 @@ struct bench {
 	const char *vals[BENCH_MAX_PARAMS];
 	bool json;	/* --json: JSON lines on stdout, tables on stderr */
 	FILE *out;	/* where the human-readable tables go */
+	/* the timing harness (harness.c) */
+	struct bench_slot slots[BENCH_MAX_SLOTS];
+	int open_slot;		/* -1: no region open */
+	int emit_slot;		/* the slot bench_emit() reports, -1 none */
+	long minflt_in;		/* minor faults inside every region */
+	int pinned_cpu;		/* -1: not pinned */
+	bool under_callgrind;
 };
 
 struct bench_suite {
@@ -44,6 +62,16 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design);
 
 /* Parse "design=a,b,c" into up to @max preset names. Return: how many. */
 int bench_designs(const struct bench *b, const char *def, const char **names, int max);
+
+/* harness.c: measured regions, fault counts, pinning, callgrind (see there). */
+void bench_harness_init(struct bench *b);
+void bench_region_begin(struct bench *b, int slot);
+uint64_t bench_region_end(struct bench *b, int slot);
+void bench_slot_clear(struct bench *b, int slot);
+void bench_use_slot(struct bench *b, int slot);
+void bench_harness_json(const struct bench *b);
+/* Parameters every suite accepts (the harness's): pin= */
+bool bench_harness_key(const char *key);
 
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
 		double value, const char *unit, struct pl_machine *m);

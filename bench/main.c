@@ -156,13 +156,17 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 			printf(", \"VMAP_AREA_BYTES\": %lu", vst.va_objsize);
 		}
 	}
-	printf("}}\n");
+	printf("}, ");
+	bench_harness_json(b);
+	printf("}\n");
 	fflush(stdout);
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\nsuites:\n");
+	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\n"
+		"every suite also takes pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
+		"suites:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
 		for (const char *const *k = suites[i]->keys; *k; k++)
@@ -198,8 +202,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--keys")) {
-		for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
+		static const char *const harness_keys[] = { "pin", NULL };	/* harness.c */
+
+		for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 			bench_list_keys(stdout, suites[i]->name, suites[i]->keys);
+			bench_list_keys(stdout, suites[i]->name, harness_keys);
+		}
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
@@ -226,6 +234,7 @@ int main(int argc, char **argv)
 		*eq = '\0';
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
+		known |= bench_harness_key(argv[i]);
 		if (!known) {
 			fprintf(stderr, "pagelab-bench: %s: unknown parameter '%s'\n", suite->name,
 				argv[i]);
@@ -236,5 +245,6 @@ int main(int argc, char **argv)
 	}
 	if (bench_check_params(&b))
 		return 2;
+	bench_harness_init(&b);
 	return suite->run(&b);
 }

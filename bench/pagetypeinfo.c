@@ -23,8 +23,12 @@ static void fmt_latency(char *out, size_t len, double us)
 		snprintf(out, len, "%.1f us", us);
 }
 
-/* Average µs per read for each machine, interleaved in chunks. */
-static void measure(struct pl_machine **m, int n, unsigned long reads, char **bufs, double *avg)
+/*
+ * Average µs per read for each machine, interleaved in chunks; machine i's
+ * reads are harness slot @slot0 + i.
+ */
+static void measure(struct bench *b, int slot0, struct pl_machine **m, int n,
+		    unsigned long reads, char **bufs, double *avg)
 {
 	unsigned long chunk = reads < 10 ? 1 : reads / 10;
 	uint64_t total[MAX_DESIGNS] = { 0 };
@@ -33,12 +37,11 @@ static void measure(struct pl_machine **m, int n, unsigned long reads, char **bu
 		unsigned long todo = min(chunk, reads - done);
 
 		for (int i = 0; i < n; i++) {
-			uint64_t t0 = pl_now_ns();
-
+			bench_region_begin(b, slot0 + i);
 			for (unsigned long r = 0; r < todo; r++)
 				if (pl_show_pagetypeinfo(m[i], bufs[i], BUF_SIZE) < 0)
 					abort();
-			total[i] += pl_now_ns() - t0;
+			total[i] += bench_region_end(b, slot0 + i);
 		}
 	}
 	for (int i = 0; i < n; i++)
@@ -98,7 +101,7 @@ static int run(struct bench *b)
 	}
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[0][i]);
-	measure(m, n, reads, bufs, fresh);
+	measure(b, 0, m, n, reads, bufs, fresh);
 	for (int i = 0; i < n; i++) {
 		bench_zone_lock_stat(m[i], &lk[1][i]);
 		pl_enter(m[i], 0);
@@ -107,7 +110,7 @@ static int run(struct bench *b)
 	}
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[2][i]);
-	measure(m, n, reads, bufs, frag);
+	measure(b, MAX_DESIGNS, m, n, reads, bufs, frag);
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[3][i]);
 	for (int i = 0; i < n; i++)
@@ -138,8 +141,11 @@ static int run(struct bench *b)
 			per_read(&lk[2][i], &lk[3][i], reads));
 
 	for (int i = 0; i < n; i++) {
+		bench_use_slot(b, i);
 		bench_emit(b, "read-fresh", names[i], 0, fresh[i], "us", m[i]);
+		bench_use_slot(b, MAX_DESIGNS + i);
 		bench_emit(b, "read-fragmented", names[i], 0, frag[i], "us", m[i]);
+		bench_use_slot(b, -1);
 		bench_emit(b, "zone-lock-per-read-fresh", names[i], 0,
 			   per_read(&lk[0][i], &lk[1][i], reads), "acquisitions", m[i]);
 		bench_emit(b, "zone-lock-per-read-fragmented", names[i], 0,

@@ -108,6 +108,8 @@ static const struct param_spec specs[] = {
 	{ NULL, "nr_pcpu_objects", PK_NUM, 1, 10000000UL, NULL },
 	{ NULL, "template", PK_NAME, 0, 0, "performance,smoke,stress" },
 	{ NULL, "floor", PK_NUM, 0, 1, NULL },
+	{ NULL, "warmup", PK_NUM, 0, 1000000000UL, NULL },
+	{ NULL, "pin", PK_NUM, 0, 1, NULL },	/* the harness's (harness.c), every suite */
 };
 
 static const struct param_spec *find_spec(const char *suite, const char *key)

@@ -2,7 +2,7 @@
 
   pagelab bench SUITE [key=value ...] --design A --design B --reps N
   pagelab compare RESULTS... [--baseline DESIGN]
-  pagelab reproduce [000|001|002|003|004|all] [--quick|--full]
+  pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab report [RESULTS...] [-o out/report.html]
   pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
 
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from . import compare, report, reproduce, show, validate
-from .runner import BenchError, load_results, run_interleaved, save_results, suite_keys
+from .runner import MODES, BenchError, load_results, run_interleaved, save_results, suite_keys
 from .validate import ValidationError
 
 MAX_REPS = 1000
@@ -56,7 +56,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = OUT / f"bench-{args.suite}-{stamp}.json"
     validate.writable(path)       # before the run, not after it
-    results = run_interleaved(args.suite, params, designs, args.reps, together=args.together)
+    results = run_interleaved(args.suite, params, designs, args.reps, together=args.together,
+                              mode=args.mode)
     save_results(path, results, command=args.argv)
     print(compare.compare_text(results), end="")
     print(f"saved {path}", file=sys.stderr)
@@ -91,7 +92,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (mem=, dma32=)")
     out_dir = Path(args.out)
     validate.writable(out_dir / "report.html")
-    saved = reproduce.reproduce(seeds, mode, machine, out_dir)
+    second = "auto" if args.second is None else (None if args.second == "none" else args.second)
+    saved = reproduce.reproduce(seeds, mode, machine, out_dir, measure=args.mode, second=second)
     if saved and not args.no_report:
         path = report.write_report(report.default_inputs(out_dir), out_dir / "report.html")
         print(f"report: {path}")
@@ -135,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")
     b.add_argument("-o", "--output", help="results file (default out/bench-SUITE-TIME.json)")
+    b.add_argument("--mode", choices=MODES, default="wall",
+                   help="wall time, instr (callgrind instructions of the measured region), "
+                        "vtime (the virtual-time model)")
     b.set_defaults(func=cmd_bench, argv=None)
 
     c = sub.add_parser("compare", help="mmtests and Fastpath comparison tables of saved results")
@@ -150,6 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--full", action="store_true", help="the seed's own counts (long)")
     r.add_argument("--out", default=str(OUT), help="results directory (default out)")
     r.add_argument("--no-report", action="store_true", help="do not write out/report.html")
+    r.add_argument("--mode", choices=MODES, default=None,
+                   help=f"the mode the marks judge by (default {reproduce.DEFAULT_MEASURE})")
+    r.add_argument("--second", choices=MODES + ("none",), default=None,
+                   help="the second opinion's mode (default: wall when --mode is not wall)")
     r.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")

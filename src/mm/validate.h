@@ -21,7 +21,8 @@
 
 #include <errno.h>
 #include <limits.h>
-#include "pagelab/pagelab.h"
+#include "pagelab/base.h"
+#include "pagelab/mm.h"
 
 /* Every gfp bit pagelab defines (include/pagelab/mm.h). */
 #define PL_GFP_KNOWN                                                                          \
