@@ -11,9 +11,11 @@
  *   opcode byte:  bits 0-5  the operation (enum fz_opcode; unassigned
  *                           numbers are no-ops taking no arguments)
  *                 bits 6-7  the vCPU that runs it (the machine has 4)
- *   config byte:  bits 0-2  design: pl_design_presets[n % count] (v6.18,
- *                           mt-counts, pcp-owner, contig-batch, v6.19-rc1,
- *                           v6.19-rc1+contig, all, ...)
+ *   config byte:  bits 0-2, 4  design: pl_design_presets[n % count] with
+ *                           n = bits 0-2 | bit 4 << 3 (v6.18, mt-counts,
+ *                           pcp-owner, contig-batch, v6.19-rc1,
+ *                           v6.19-rc1+contig, all, maple, maple-index: every
+ *                           preset; bit 4 clear keeps the old meaning)
  *                 bit  3    pcp_disabled
  *
  * Opcode numbers are fixed forever, so a committed corpus keeps its
@@ -77,6 +79,9 @@ enum fz_opcode {
 	FZ_MAPLE_STORE = 48,		/* first lo, flags, length, entry */
 	FZ_MAPLE_ERASE = 49,		/* index lo, index hi */
 	FZ_MAPLE_EMPTY_AREA = 50,	/* min, span, size, flags */
+	/* API misuse (fuzz_misuse.c) */
+	FZ_MISUSE = 56,			/* case, 7 argument bytes choosing the invalid values */
+	FZ_RAW_CALL = 57,		/* entry, 7 raw argument bytes */
 };
 
 /**
