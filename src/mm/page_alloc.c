@@ -1004,7 +1004,9 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 
 	if (no_machine(__func__))
 		return NULL;
-	if (unlikely(order > MAX_PAGE_ORDER || pl_gfp_bad(gfp))) {
+	/* One branch for every argument check (validate.h): free when they pass. */
+	if (unlikely((order > MAX_PAGE_ORDER) | (migratetype == MIGRATE_PCPTYPES) |
+		     !!(gfp & ~(gfp_t)PL_GFP_KNOWN))) {
 		if (pl_gfp_bad(gfp)) {
 			pl_bad_gfp(__func__, gfp);
 			return NULL;

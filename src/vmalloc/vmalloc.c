@@ -448,10 +448,11 @@ static struct vm_struct *remove_vm_area(unsigned long addr)
 }
 
 /* An address vfree/vunmap can act on: Return 0 or -EINVAL (warned). */
-static int __check_free_addr(const char *fn, unsigned long addr, unsigned long need_flags,
+static __attribute__((always_inline)) inline int __check_free_addr(const char *fn, unsigned long addr, unsigned long need_flags,
 			     bool from_queue, struct vm_struct **vmp)
 {
 	struct vmap_area *va;
+	unsigned long flags;
 
 	if (unlikely(!IS_ALIGNED(addr, PAGE_SIZE))) {
 		vmap_bad_input("Trying to %s() bad address (%#lx): not page aligned", fn, addr);
@@ -469,19 +470,18 @@ static int __check_free_addr(const char *fn, unsigned long addr, unsigned long n
 	 * kernel does not check (its vfree() would free the chunk); pagelab
 	 * refuses, as for any address that is not a vmalloc/vmap area.
 	 */
-	if (unlikely(va->vm->flags & VM_PCPU)) {
-		vmap_bad_input("Trying to %s() area %#lx of a percpu chunk", fn, addr);
-		return -EINVAL;
-	}
-	if (unlikely(need_flags && !(va->vm->flags & need_flags))) {
-		vmap_bad_input("Trying to %s() area %#lx of the wrong kind (flags %#lx)", fn,
-				  addr, va->vm->flags);
-		return -EINVAL;
-	}
-	if (unlikely(!from_queue &&
-		     (__atomic_load_n(&va->vm->flags, __ATOMIC_RELAXED) & VM_FREE_QUEUED))) {
-		vmap_bad_input("Trying to %s() area %#lx already queued for freeing (double free?)",
-			       fn, addr);
+	flags = __atomic_load_n(&va->vm->flags, __ATOMIC_RELAXED);
+	/* One branch for the three refusals below (validate.h: free when they pass). */
+	if (unlikely((flags & (VM_PCPU | (from_queue ? 0 : VM_FREE_QUEUED))) ||
+		     (need_flags && !(flags & need_flags)))) {
+		if (flags & VM_PCPU)
+			vmap_bad_input("Trying to %s() area %#lx of a percpu chunk", fn, addr);
+		else if (need_flags && !(flags & need_flags))
+			vmap_bad_input("Trying to %s() area %#lx of the wrong kind (flags %#lx)", fn,
+				       addr, flags);
+		else
+			vmap_bad_input("Trying to %s() area %#lx already queued for freeing (double "
+				       "free?)", fn, addr);
 		return -EINVAL;
 	}
 	*vmp = va->vm;
@@ -494,7 +494,7 @@ static inline int check_free_addr(const char *fn, unsigned long addr, unsigned l
 	return __check_free_addr(fn, addr, need_flags, false, vmp);
 }
 
-static int __vfree(const void *addr, bool from_queue)
+static __attribute__((always_inline)) inline int __vfree(const void *addr, bool from_queue)
 {
 	unsigned long a = (unsigned long)addr;
 	struct vmap_space *vs;
