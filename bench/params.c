@@ -63,7 +63,8 @@ static const struct param_spec specs[] = {
 	{ "show", "design", PK_DESIGN, 0, 0, NULL },
 	{ "test_vmalloc", "nr_pages", PK_NUM, 0, 1UL << 20, NULL },
 	{ "test_vmalloc", "vcpus", PK_NUM, 0, PL_MAX_VCPUS, NULL },
-	{ "range_workload", "reps", PK_NUM, 1, 15, NULL },	/* RW_MAX_REPS */
+	{ "range_workload", "reps", PK_NUM, 1, 15, NULL },
+	{ "buddy_alloc_free", "threads", PK_NUM, 1, 16, NULL },	/* its MAX_THREADS */	/* RW_MAX_REPS */
 	/* the machine */
 	{ NULL, "mem", PK_SIZE, 2UL << 20, 4 * T_, NULL },	/* a pageblock: the smallest machine */
 	{ NULL, "dma32", PK_SIZE, 0, 4 * T_, NULL },
@@ -89,7 +90,7 @@ static const struct param_spec specs[] = {
 	{ NULL, "iterations", PK_NUM, 1, 1000000UL, NULL },
 	{ NULL, "plus1", PK_NUM, 0, 1, NULL },
 	{ NULL, "monitor", PK_NUM, 0, 1, NULL },
-	{ NULL, "monitor_ms", PK_NUM, 1, 60000, NULL },
+	{ NULL, "monitor_ms", PK_NUM, 1, 1000, NULL },	/* the run waits out a period */
 	{ NULL, "churn", PK_NUM, 0, 1, NULL },
 	{ NULL, "what", PK_NAMES, 0, 0, "buddyinfo,pagetypeinfo,zoneinfo" },
 	{ NULL, "workload", PK_NAME, 0, 0, "fresh,churn" },

@@ -273,11 +273,15 @@ static int vmalloc_copy(void *vaddr, void *buf, size_t len, bool to_vm, int c)
 
 int vmalloc_write(void *addr, const void *src, size_t len)
 {
+	if (pl_check_ptr(__func__, src, "src"))	/* NULL would mean memset here */
+		return -EINVAL;
 	return vmalloc_copy(addr, (void *)src, len, true, 0);
 }
 
 int vmalloc_read(void *dst, const void *addr, size_t len)
 {
+	if (pl_check_ptr(__func__, dst, "dst"))
+		return -EINVAL;
 	return vmalloc_copy((void *)addr, dst, len, false, 0);
 }
 

@@ -298,6 +298,12 @@ static void test_gfp_bits(void **state)
 	assert_int_equal(alloc_pages_bulk(GFP_KERNEL | 0x4000000u, 4, arr), 0);
 	refused(&c, "unknown bits");
 	assert_null(arr[0]);
+	/* red team: alloc_contig_* took both migratetype bits silently too */
+	assert_null(alloc_contig_pages(4, GFP_KERNEL | __GFP_MOVABLE | __GFP_RECLAIMABLE));
+	refused(&c, "both __GFP_MOVABLE and __GFP_RECLAIMABLE");
+	assert_int_equal(alloc_contig_range(512, 1024, GFP_KERNEL | __GFP_MOVABLE |
+					    __GFP_RECLAIMABLE), -EINVAL);
+	refused(&c, "both __GFP_MOVABLE and __GFP_RECLAIMABLE");
 	pl_warn_set_quiet(false);
 	test_machine_done(c.m);
 }

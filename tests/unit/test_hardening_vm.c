@@ -154,6 +154,13 @@ static void test_vm_gfp_bits(void **state)
 	w = pl_warn_count();
 	assert_null(__alloc_percpu_gfp(16, 8, GFP_KERNEL | 0x8000000u));
 	assert_warned(w, "unknown bits");
+	/* red team: a NULL buffer was a memcpy(NULL) (read) or a silent memset (write) */
+	w = pl_warn_count();
+	assert_int_equal(vmalloc_read(NULL, v, 8), -EINVAL);
+	assert_warned(w, "dst is NULL");
+	w = pl_warn_count();
+	assert_int_equal(vmalloc_write(v, NULL, 8), -EINVAL);
+	assert_warned(w, "src is NULL");
 	vm_assert_unchanged(m, &before);
 	pl_warn_set_quiet(false);
 	assert_int_equal(vfree(v), 0);
