@@ -64,9 +64,10 @@ static const struct param_spec specs[] = {
 	{ "test_vmalloc", "nr_pages", PK_NUM, 0, 1UL << 20, NULL },
 	{ "test_vmalloc", "vcpus", PK_NUM, 0, PL_MAX_VCPUS, NULL },
 	{ "range_workload", "reps", PK_NUM, 1, 15, NULL },
-	{ "buddy_alloc_free", "threads", PK_NUM, 1, 16, NULL },	/* its MAX_THREADS */	/* RW_MAX_REPS */
+	{ "buddy_alloc_free", "threads", PK_NUM, 1, 16, NULL },	/* its MAX_THREADS */
+	{ "replay", "state", PK_NAME, 0, 0, "fresh,counts,positional" },	/* RW_MAX_REPS */
 	/* the machine */
-	{ NULL, "mem", PK_SIZE, 2UL << 20, 4 * T_, NULL },	/* a pageblock: the smallest machine */
+	{ NULL, "mem", PK_SIZE, 2UL << 20, PL_MAX_MEM_BYTES, NULL },	/* a pageblock: the smallest machine */
 	{ NULL, "dma32", PK_SIZE, 0, 4 * T_, NULL },
 	{ NULL, "vcpus", PK_NUM, 1, PL_MAX_VCPUS, NULL },
 	{ NULL, "design", PK_DESIGNS, 0, 0, NULL },
@@ -109,8 +110,18 @@ static const struct param_spec specs[] = {
 	{ NULL, "nr_pcpu_objects", PK_NUM, 1, 10000000UL, NULL },
 	{ NULL, "template", PK_NAME, 0, 0, "performance,smoke,stress" },
 	{ NULL, "floor", PK_NUM, 0, 1, NULL },
+	{ NULL, "tick_ops", PK_NUM, 1, 100000000000UL, NULL },
+	{ NULL, "trace", PK_TEXT, 0, 0, NULL },
+	{ NULL, "emit_trace", PK_TEXT, 0, 0, NULL },
+	{ NULL, "cpus", PK_NUM, 1, PL_MAX_VCPUS, NULL },
+	{ NULL, "vmalloc", PK_NUM, 0, 1, NULL },
+	{ NULL, "max_events", PK_NUM, 1, ULONG_MAX, NULL },
 	{ NULL, "warmup", PK_NUM, 0, 1000000000UL, NULL },
 	{ NULL, "pin", PK_NUM, 0, 1, NULL },	/* the harness's (harness.c), every suite */
+	/* every suite's machine (bench_machine()); machine= is also checked in main() */
+	{ NULL, "machine", PK_TEXT, 0, 0, NULL },
+	{ NULL, "snapshot", PK_TEXT, 0, 0, NULL },
+	{ NULL, "state", PK_NAME, 0, 0, "fresh,counts" },
 };
 
 static const struct param_spec *find_spec(const char *suite, const char *key)

@@ -5,6 +5,10 @@
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab report [RESULTS...] [-o out/report.html]
   pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
+  pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
+  pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
+                 [--emit-trace DIR] [--label L]
+  pagelab replay-table RESULTS...
 
 Errors (unknown suite, design, parameter, seed, report) are one line on
 stderr and exit status 2.
@@ -17,8 +21,9 @@ import os
 import sys
 from pathlib import Path
 
-from . import compare, report, reproduce, show, validate
+from . import compare, replay, report, reproduce, show, trace_record, validate
 from .runner import MODES, BenchError, load_results, run_interleaved, save_results, suite_keys
+from .trace_artifact import TraceError
 from .validate import ValidationError
 
 MAX_REPS = 1000
@@ -87,9 +92,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             seeds += [n] if n not in seeds else []
         else:
             raise BenchError(f"reproduce: unknown seed '{n}' ({', '.join(reproduce.SEEDS)}, all)")
-    bad = set(machine) - {"mem", "dma32"}
+    bad = set(machine) - {"mem", "dma32", "machine"}
     if bad:
-        raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (mem=, dma32=)")
+        raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (machine=, mem=, dma32=)")
     out_dir = Path(args.out)
     validate.writable(out_dir / "report.html")
     second = "auto" if args.second is None else (None if args.second == "none" else args.second)
@@ -116,6 +121,25 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace_record(args: argparse.Namespace) -> int:
+    path, manifest = trace_record.record(args.output, args.seconds, args.command or None,
+                                         args.buffer_kb)
+    print(trace_record.summary(path, manifest))
+    if manifest.get("command_status"):
+        print(f"pagelab: warning: the command exited with status {manifest['command_status']}",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    return replay.cli(args, args.argv, OUT)
+
+
+def cmd_replay_table(args: argparse.Namespace) -> int:
+    sys.stdout.write(replay.presets_text([load_results(p) for p in args.results]))
+    return 0
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line: 'pagelab ...: error: ...'."""
 
@@ -131,7 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run a suite for one or more designs, interleaved A B A B")
     b.add_argument("suite")
     b.add_argument("params", nargs="*", help="key=value parameters of the suite")
-    b.add_argument("--design", action="append", help="design preset (repeatable; first is the baseline)")
+    b.add_argument("--design", action="append",
+                   help="design preset (repeatable; first is the baseline; `pagelab-bench` "
+                        "alone lists them, marking pagelab's own extensions)")
     b.add_argument("--reps", type=int, default=1,
                    help=f"repetitions per design, 1..{MAX_REPS} (default 1)")
     b.add_argument("--together", action="store_true",
@@ -149,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="a seed's experiment beside its published numbers")
     r.add_argument("targets", nargs="*", metavar="SEED|key=value",
-                   help="000 001 002 003 004 or all (default), and machine overrides mem=SIZE dma32=SIZE")
+                   help="000 001 002 003 004 or all (default), and the machine: machine=PROFILE (pagelab-bench machines), or mem=SIZE dma32=SIZE")
     g = r.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="seconds per seed (make run)")
     g.add_argument("--full", action="store_true", help="the seed's own counts (long)")
@@ -172,13 +198,52 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
     s.add_argument("--design", help="design preset (default v6.18)")
     s.set_defaults(func=cmd_show)
+
+    t = sub.add_parser("trace", help="record a real kernel's page-allocator trace (root)")
+    tsub = t.add_subparsers(dest="trace_cmd", required=True, metavar="ACTION")
+    tr = tsub.add_parser("record", help="record ftrace kmem/vmalloc events and /proc snapshots",
+                         usage="pagelab trace record [-o FILE] [--seconds N] [--buffer-kb KB] [-- CMD ...]")
+    tr.add_argument("-o", "--output", help="artifact: NAME.pltrace directory, or .tar.gz/.tar.zst "
+                    "(default trace-TIME.pltrace)")
+    tr.add_argument("--seconds", type=float, help="record this long (with CMD: at most this long)")
+    tr.add_argument("--buffer-kb", type=int, help="ring buffer per CPU (default: sized from a probe)")
+    tr.set_defaults(func=cmd_trace_record, command=[])
+
+    rp = sub.add_parser("replay", help="replay a real trace under designs; fidelity vs the kernel")
+    rp.add_argument("trace", help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace file")
+    rp.add_argument("--design", action="append", help="design preset or switches (repeatable; "
+                    "default v6.18)")
+    rp.add_argument("--state", choices=replay.STATES, help="starting machine state (default "
+                    "positional when the trace has a snapshot, else fresh)")
+    rp.add_argument("--emit-trace", metavar="DIR", help="write pagelab's own ftrace text per design")
+    rp.add_argument("--label", help="name of this trace in tables and file names")
+    rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
+    rp.add_argument("--together", action="store_true",
+                    help="one pagelab-bench process per rep for all designs (design=A,B,...)")
+    rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
+    rp.set_defaults(func=cmd_replay, argv=None)
+
+    rt = sub.add_parser("replay-table", help="zone->lock and fragmentation per trace and design "
+                        "from saved replay results")
+    rt.add_argument("results", nargs="+", help="results files of pagelab replay")
+    rt.set_defaults(func=cmd_replay_table)
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if argv[:2] == ["trace", "record"] and "--" in argv:
+        cut = argv.index("--")
+        argv, command = argv[:cut], argv[cut + 1:]
+        if not command:
+            print("pagelab trace record: nothing after '--'", file=sys.stderr)
+            return 2
     try:
         args, extra = ap.parse_known_args(argv)
+        if command:
+            args.command = command
         # key=value words may come after options: they are parameters too
         for word in extra:
             listed = getattr(args, "params", None) if args.cmd != "reproduce" else args.targets
@@ -188,13 +253,13 @@ def main(argv: list[str] | None = None) -> int:
                 ap.error(f"unrecognized argument '{word}'")
     except SystemExit as e:          # argparse already printed its one-line error
         return int(e.code or 0)
-    if args.cmd == "bench":
-        args.argv = ["pagelab"] + (list(argv) if argv is not None else sys.argv[1:])
+    if args.cmd in ("bench", "replay"):
+        args.argv = ["pagelab"] + argv
     try:
         rc = args.func(args)
         sys.stdout.flush()        # a full or closed stdout is an error here, not at exit
         return rc
-    except (BenchError, ValidationError) as e:
+    except (BenchError, ValidationError, TraceError) as e:
         return _fail(str(e))
     except KeyboardInterrupt:
         print("pagelab: interrupted", file=sys.stderr)

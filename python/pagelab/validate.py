@@ -25,6 +25,9 @@ from pathlib import Path
 MAX_FILE_BYTES = 256 << 20
 # Measurement fields and the types they must have (bool is not a number).
 _FIELDS = {"suite": str, "test": str, "design": str, "unit": str}
+# Counters report.py computes with.
+_NUMERIC_COUNTERS = ("zone_lock_acquisitions", "zone_lock_contentions", "zone_lock_wait_ns",
+                     "zone_lock_hold_ns")
 
 
 class ValidationError(RuntimeError):
@@ -56,7 +59,9 @@ def measurement(rec, where: str) -> None:
         if not isinstance(d, dict):
             raise ValidationError(f"{where}: measurement field '{k}' is not an object")
         for kk, vv in d.items():
-            ok = isinstance(vv, str) if k == "params" else _is_num(vv)
+            # params are key=value text (numbers tolerated); counters any JSON value
+            # (replay's are lists), but the ones the report plots must be numbers
+            ok = _scalar(vv) if k == "params" else (kk not in _NUMERIC_COUNTERS or _is_num(vv))
             if not ok:
                 raise ValidationError(f"{where}: measurement {k}[{kk!r}] has the wrong type")
 

@@ -43,7 +43,8 @@ KEYS = _keys()
 def _suites_from_help() -> set[str]:
     import re
     out = subprocess.run([bench_binary(), "--help"], capture_output=True, text=True).stdout
-    return set(re.findall(r"^  (\S+) ", out, flags=re.M))
+    block = out.split("\nsuites:\n", 1)[1].split("\n\n", 1)[0]    # not the designs list
+    return set(re.findall(r"^  (\S+) ", block, flags=re.M))
 
 
 def invalid_values(kind: str, rule: list[str]) -> list[str]:
@@ -233,7 +234,8 @@ MALFORMED = {
     "list-design": json.dumps({"measurements": [dict(GOOD, design=["a"])]}),
     "list-params": json.dumps({"measurements": [dict(GOOD, params=[1])]}),
     "null-counters": json.dumps({"measurements": [dict(GOOD, counters=None)]}),
-    "string-counter": json.dumps({"measurements": [dict(GOOD, counters={"x": "y"})]}),
+    "string-counter": json.dumps({"measurements": [dict(GOOD, counters={"zone_lock_acquisitions": "y"})]}),
+    "list-param": json.dumps({"measurements": [dict(GOOD, params={"vcpus": [1]})]}),
     "negative-rep": json.dumps({"measurements": [dict(GOOD, rep=-1)]}),
     "float-rep": json.dumps({"measurements": [dict(GOOD, rep=1.5)]}),
     "null-machine": json.dumps({"measurements": [GOOD], "machine": None}),

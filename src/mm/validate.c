@@ -271,8 +271,7 @@ int pl_check_config(const struct pl_config *cfg)
 
 	if (!cfg)
 		return pl_bad_arg("machine", "config is NULL");
-	if (!cfg->mem_bytes || cfg->mem_bytes % block || cfg->dma32_bytes % block ||
-	    ((cfg->mem_bytes >> PAGE_SHIFT) >> PFN_SECTION_SHIFT) > SECTIONS_MASK)
+	if (!cfg->mem_bytes || cfg->mem_bytes % block || cfg->dma32_bytes % block)
 		return pl_bad_arg("machine", "bad config (memory %lu bytes, DMA32 end %lu): sizes "
 				  "must be non-zero multiples of 2 MiB", cfg->mem_bytes,
 				  cfg->dma32_bytes);

@@ -151,7 +151,7 @@ static struct vm_struct *__get_vm_area_node(unsigned long size, unsigned long al
 /* Undo __get_vm_area_node() for an area nothing was ever mapped through. */
 static void put_unused_vm_area(struct vmap_space *vs, struct vm_struct *area)
 {
-	struct vmap_area *va = find_unlink_vmap_area(area->addr, true);
+	struct vmap_area *va = find_unlink_vmap_area(area->addr, VA_WANT_VM);
 
 	if (va) {
 		vunmap_range_noflush(va->va_start, va->va_end);
@@ -349,10 +349,22 @@ void *__vmalloc_node_range(unsigned long size, unsigned long align, unsigned lon
 		return NULL;
 	}
 	vs = this_vmap();
-	if ((vm_flags & VM_ALLOW_HUGE_VMAP) && size >= PMD_SIZE) {
-		shift = PMD_SHIFT;
-		align = max(real_align, PMD_SIZE);
-		size = (real_size + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+	if (vm_flags & VM_ALLOW_HUGE_VMAP) {
+		/*
+		 * PMDs from PMD_SIZE up; below it arch_vmap_pte_supported_shift():
+		 * arm64 maps areas of 64 KiB and more with contiguous PTEs, so
+		 * their pages come as order-4 blocks (past the PCP, whose largest
+		 * order below THP is 3) and the area is 64 KiB aligned and
+		 * rounded; x86_64 maps small pages.
+		 */
+		if (size >= PMD_SIZE)
+			shift = PMD_SHIFT;
+		else if (vs->m->config.arch == PL_ARCH_ARM64 && size >= CONT_PTE_SIZE)
+			shift = CONT_PTE_SHIFT;
+		if (shift > PAGE_SHIFT) {
+			align = max(real_align, 1UL << shift);
+			size = (real_size + (1UL << shift) - 1) & ~((1UL << shift) - 1);
+		}
 	}
 again:
 	area = __get_vm_area_node(real_size, align, shift,
@@ -430,23 +442,6 @@ void *vmalloc_user(unsigned long size)
 
 /* ---- freeing -------------------------------------------------------------- */
 
-/*
- * remove_vm_area() - unlink the area starting at @addr, clear its PTEs and
- * free its range lazily. Return: its vm_struct, or NULL if there is none.
- */
-static struct vm_struct *remove_vm_area(unsigned long addr)
-{
-	struct vmap_area *va = find_unlink_vmap_area(addr, true);
-	struct vm_struct *vm;
-
-	if (!va)
-		return NULL;
-	vm = va->vm;
-	vunmap_range_noflush(va->va_start, va->va_end);	/* free_unmap_vmap_area() */
-	free_vmap_area_noflush(va);
-	return vm;
-}
-
 /* An address vfree/vunmap can act on: Return 0 or -EINVAL (warned). */
 static __attribute__((always_inline)) inline int __check_free_addr(const char *fn, unsigned long addr, unsigned long need_flags,
 			     bool from_queue, struct vm_struct **vmp)
@@ -494,6 +489,40 @@ static inline int check_free_addr(const char *fn, unsigned long addr, unsigned l
 	return __check_free_addr(fn, addr, need_flags, false, vmp);
 }
 
+/*
+ * remove_vm_area() - vfree()'s and vunmap()'s one busy-index lookup, as the
+ * kernel's remove_vm_area() -> find_unlink_vmap_area(): unlink the area
+ * starting at @addr if it is a vmalloc/vmap area (not a percpu chunk's) of
+ * a kind in @need_flags (0: any), clear its PTEs and free its range lazily.
+ * A refusal changes nothing; only then does a second lookup (on the error
+ * path, in check_free_addr()) find the words for the warning.
+ * Unless @from_queue, an area queued by vfree_atomic() or kvfree_rcu() is
+ * refused too (VM_FREE_QUEUED): only the queue frees it.
+ * Return: 0 with *@vmp set, or -EINVAL (warned).
+ */
+static __attribute__((always_inline)) inline int
+remove_vm_area(const char *fn, unsigned long addr, unsigned long need_flags, bool from_queue,
+	       struct vm_struct **vmp)
+{
+	struct vmap_area *va;
+
+	if (unlikely(!IS_ALIGNED(addr, PAGE_SIZE))) {
+		vmap_bad_input("Trying to %s() bad address (%#lx): not page aligned", fn, addr);
+		return -EINVAL;
+	}
+	va = find_unlink_vmap_area(addr, VA_WANT_VM | VA_WANT_NOT_PCPU | need_flags |
+					 (from_queue ? 0 : VA_WANT_NOT_QUEUED));
+	if (unlikely(!va)) {
+		if (!__check_free_addr(fn, addr, need_flags, from_queue, vmp))	/* raced */
+			vmap_bad_input("Trying to %s() nonexistent vm area (%#lx)", fn, addr);
+		return -EINVAL;
+	}
+	*vmp = va->vm;
+	vunmap_range_noflush(va->va_start, va->va_end);	/* free_unmap_vmap_area() */
+	free_vmap_area_noflush(va);
+	return 0;
+}
+
 static __attribute__((always_inline)) inline int __vfree(const void *addr, bool from_queue)
 {
 	unsigned long a = (unsigned long)addr;
@@ -504,14 +533,9 @@ static __attribute__((always_inline)) inline int __vfree(const void *addr, bool 
 		return 0;
 	if (!vmalloc_enter(__func__))
 		return -EINVAL;
-	if (__check_free_addr("vfree", a, 0, from_queue, &vm))
+	if (remove_vm_area("vfree", a, 0, from_queue, &vm))
 		return -EINVAL;
 	vs = this_vmap();
-	vm = remove_vm_area(a);
-	if (unlikely(!vm)) {	/* lost a race with another vfree of it */
-		vmap_bad_input("Trying to vfree() nonexistent vm area (%#lx)", a);
-		return -EINVAL;
-	}
 	vm_free_pages(vs, vm);
 	free(vm->pages);
 	vm_struct_free(vs, vm);
@@ -655,18 +679,10 @@ int vunmap(const void *addr)
 		return 0;
 	if (!vmalloc_enter(__func__))
 		return -EINVAL;
-	if (check_free_addr("vunmap", a, VM_MAP, &vm))
+	/* (a vmalloc area never has VM_MAP: __vmalloc_node_range() refuses it) */
+	if (remove_vm_area("vunmap", a, VM_MAP, false, &vm))
 		return -EINVAL;
-	if (unlikely(vm->flags & VM_ALLOC)) {
-		vmap_bad_input("Trying to vunmap() vmalloc area %#lx: use vfree()", a);
-		return -EINVAL;
-	}
 	vs = this_vmap();
-	vm = remove_vm_area(a);
-	if (!vm) {
-		vmap_bad_input("Trying to vunmap() nonexistent vm area (%#lx)", a);
-		return -EINVAL;
-	}
 	vm_struct_free(vs, vm);
 	return 0;
 }
