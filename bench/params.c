@@ -243,8 +243,12 @@ static int check_value(const struct param_spec *sp, const char *val)
 
 	if (!*val)
 		return bad(sp->key, val, "empty value");
-	if (sp->kind == PK_TEXT)
+	if (sp->kind == PK_TEXT) {
+		/* peers= is quoted into a shell command (range_workload.c run_peer()) */
+		if (!strcmp(sp->key, "peers") && strchr(val, '\''))
+			return bad(sp->key, val, "a path with a single quote");
 		return strlen(val) < PATH_MAX ? 0 : bad(sp->key, val, "too long");
+	}
 	if (!list)
 		return check_item(sp, val, val, strlen(val));
 	for (const char *p = val;; n++) {

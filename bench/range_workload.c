@@ -101,7 +101,8 @@ static int run_peer(const char *dir, const char *bin, unsigned long live, unsign
 	int ok = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, bin);
-	if (access(path, X_OK))
+	/* the path goes into a shell command in single quotes: a quote would end them */
+	if (strchr(path, '\'') || access(path, X_OK))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "timeout %lu '%s' %lu %lu %lu %lu", timeout, path, live, align,
 		 pairs, seed);
