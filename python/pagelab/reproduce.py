@@ -744,6 +744,10 @@ def reproduce(seed_ids: list[str], mode: str, machine: dict[str, str], out_dir: 
     if mode == "quick":
         echo("SMOKE RUN (--quick): every seed at toy sizes with a few runs; the changes are "
              "shown, no (R)/(I) marks (run without --quick to judge)")
+        # The smoke run (make run) stays on the built-in default machine: the
+        # seeds' own profiles (up to 64 vCPUs, 256 GiB) are for judging runs.
+        if not set(machine) & {"machine", "mem", "dma32"}:
+            machine = dict(machine, machine="default")
     for sid in seed_ids:
         spec = SEEDS[sid]
         why = availability(spec, suites)
