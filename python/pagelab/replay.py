@@ -161,16 +161,26 @@ def _high_order_share(pages: list | None) -> float | None:
     return sum(pages[9:]) / sum(pages)
 
 
+def _ratio_cell(v, kv, name: str, fraction: bool) -> str:
+    if name == "kernel":
+        return _fmt(v, fraction)
+    if v is None or kv is None:
+        return "-"
+    return f"{v / kv:.2f}x" if kv else ("1.00x" if v == 0 else "inf")
+
+
 def presets_text(docs: list[dict]) -> str:
     """One row per (trace, design) of saved replay results: zone->lock and fragmentation.
 
-    Columns: zone->lock acquisitions and their ratio to the kernel's estimate;
+    Columns: PCP refills, pages per refill, drain calls and pages drained (the
+    kernel's value in the "kernel" row, ratios to it in the others); zone->lock
+    acquisitions and their ratio to the kernel's estimate;
     fallback events, fragmenting ones and pageblocks claimed (the kernel's in
     the "kernel" row); the share of free pages in order >= 9 blocks at the end;
     the buddyinfo TVD against the kernel.
     """
-    head = ["trace", "state", "design", "zone->lock", "x kernel", "fallbacks", "fragmenting",
-            "claimed", "free >=o9", "TVD"]
+    head = ["trace", "state", "design", "refills", "pages/refill", "drain calls", "drained",
+            "zone->lock", "x kernel", "fallbacks", "fragmenting", "claimed", "free >=o9", "TVD"]
     table = [head]
     for doc in docs:
         rep = doc.get("replay")
@@ -185,7 +195,11 @@ def presets_text(docs: list[dict]) -> str:
             t = None if name == "kernel" else tvd(kc.get("free_pages_by_order_end") or [],
                                                   c.get("free_pages_by_order_end") or [])
             lost = " (LOSSY)" if rep.get("lost_events") and name == "kernel" else ""
-            table.append([rep["label"] + lost, rep["state"], name, _fmt(z),
+            ratios = [_ratio_cell(metric_value(c, key), metric_value(kc, key), name,
+                                  isinstance(key, tuple))
+                      for key in ("pcp_refills", ("pcp_refill_pages", "pcp_refills"),
+                                  "pcp_drain_calls", "pcp_drained_pages")]
+            table.append([rep["label"] + lost, rep["state"], name] + ratios + [_fmt(z),
                           "" if name == "kernel" or not kz or z is None else f"{z / kz:.2f}x",
                           _fmt(c.get("fallback_events")), _fmt(c.get("fallback_fragmenting")),
                           _fmt(c.get("fallback_pageblocks_claimed")),

@@ -174,8 +174,9 @@ def test_replay_table_of_saved_results(tmp_path, fake_bench, capsys):
     rows = [ln.split() for ln in capsys.readouterr().out.splitlines()]
     assert rows[0][:3] == ["trace", "state", "design"]
     kernel, v618, maple = rows[1:]
-    assert kernel[:4] == ["t", "positional", "kernel", "150"]
-    assert v618[3:5] == ["150", "1.00x"] and maple[3:5] == ["75", "0.50x"]
+    assert kernel[:8] == ["t", "positional", "kernel", "100", "31.00", "10", "400", "150"]
+    assert v618[3:9] == ["1.00x", "1.00x", "1.00x", "1.00x", "150", "1.00x"]
+    assert maple[3:9] == ["0.50x", "1.00x", "0.50x", "0.50x", "75", "0.50x"]
     assert maple[-2:] == ["0.0%", "0.900"] and kernel[-1] == "0.0%"
     bench_only = tmp_path / "b.json"
     bench_only.write_text('{"measurements": []}')
