@@ -78,9 +78,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             seeds += [n] if n not in seeds else []
         else:
             raise BenchError(f"reproduce: unknown seed '{n}' ({', '.join(reproduce.SEEDS)}, all)")
-    bad = set(machine) - {"mem", "dma32"}
+    bad = set(machine) - {"mem", "dma32", "machine"}
     if bad:
-        raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (mem=, dma32=)")
+        raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (machine=, mem=, dma32=)")
     out_dir = Path(args.out)
     second = "auto" if args.second is None else (None if args.second == "none" else args.second)
     saved = reproduce.reproduce(seeds, mode, machine, out_dir, measure=args.mode, second=second)
@@ -139,7 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run a suite for one or more designs, interleaved A B A B")
     b.add_argument("suite")
     b.add_argument("params", nargs="*", help="key=value parameters of the suite")
-    b.add_argument("--design", action="append", help="design preset (repeatable; first is the baseline)")
+    b.add_argument("--design", action="append",
+                   help="design preset (repeatable; first is the baseline; `pagelab-bench` "
+                        "alone lists them, marking pagelab's own extensions)")
     b.add_argument("--reps", type=int, default=1, help="repetitions per design (default 1)")
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")
@@ -156,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="a seed's experiment beside its published numbers")
     r.add_argument("targets", nargs="*", metavar="SEED|key=value",
-                   help="000 001 002 003 004 or all (default), and machine overrides mem=SIZE dma32=SIZE")
+                   help="000 001 002 003 004 or all (default), and the machine: machine=PROFILE (pagelab-bench machines), or mem=SIZE dma32=SIZE")
     g = r.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="seconds per seed (make run)")
     g.add_argument("--full", action="store_true", help="the seed's own counts (long)")
