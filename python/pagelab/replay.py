@@ -25,6 +25,7 @@ import datetime as _dt
 import json
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .runner import BenchError, Measurement, run_raw, save_results
@@ -268,8 +269,11 @@ def _safe(name: str) -> str:
 
 def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
-        together: bool = False) -> dict:
+        together: bool = False, jobs: int = 1) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
+
+    With @jobs > 1, up to @jobs pagelab-bench processes of one rep run at once
+    (the counters are deterministic; only wall time changes).
 
     With @together, one pagelab-bench process per rep replays every design
     (design=A,B,...), so the kernel's side is computed once per rep.
@@ -282,6 +286,8 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         raise BenchError(f"unknown state '{state}' ({', '.join(STATES)})")
     if reps < 1:
         raise BenchError("--reps must be at least 1")
+    if jobs < 1:
+        raise BenchError("--jobs must be at least 1")
     if not designs:
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):
@@ -297,14 +303,23 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     with opened(trace) as (path, manifest):
         snap_pages = _snapshot_pages(path, manifest)
         for rep in range(reps):
-            for batch in ([designs] if together else [[d] for d in designs]):
+            batches = [designs] if together else [[d] for d in designs]
+            calls = []
+            for batch in batches:
                 params = {"trace": str(path), "design": ",".join(batch)}
                 if state:
                     params["state"] = state
                 if emit_dir is not None and rep == 0:
                     name = _safe(batch[0]) if len(batch) == 1 else "%s"
                     params["emit_trace"] = str(emit_dir / f"{_safe(label)}-{name}.trace")
-                k, recs = _records(run_raw("replay", params), batch)
+                calls.append(params)
+            if jobs > 1:        # the processes run at once; their results are taken in order
+                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                    outs = list(pool.map(lambda p: run_raw("replay", p), calls))
+            else:
+                outs = [run_raw("replay", p) for p in calls]
+            for batch, out in zip(batches, outs):
+                k, recs = _records(out, batch)
                 kernel = kernel or k
                 for d in batch:
                     rec = recs[d]
@@ -345,7 +360,7 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     """The body of `pagelab replay` (cli.py parses the arguments)."""
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
-                     args.reps, args.label, args.together)
+                     args.reps, args.label, args.together, args.jobs)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

@@ -121,6 +121,21 @@ def test_replay_together_is_one_process(tmp_path, fake_bench, capsys):
     assert {m.design for m in load_results(out)["measurements"]} == {"kernel", "v6.18", "maple"}
 
 
+def test_replay_jobs_gives_the_same_result(tmp_path, fake_bench, capsys):
+    fake_bench()
+    art = make_artifact(tmp_path / "t.pltrace")
+    outs = []
+    for jobs in ("1", "3"):
+        out = tmp_path / f"r{jobs}.json"
+        assert main(["replay", str(art), "--design", "v6.18", "--design", "maple",
+                     "--design", "all", "--jobs", jobs, "-o", str(out)]) == 0
+        outs.append(capsys.readouterr().out)
+        rep = load_results(out)["replay"]
+        assert list(rep["designs"]) == ["v6.18", "maple", "all"]
+    assert outs[0] == outs[1]
+    assert main(["replay", str(art), "--jobs", "0"]) == 2
+
+
 def test_lossy_trace_is_flagged_everywhere(tmp_path, fake_bench, capsys):
     fake_bench(lost=0)
     art = make_artifact(tmp_path / "t.pltrace", lost=42)   # the manifest says 42 were lost
