@@ -291,6 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
     rp.add_argument("--together", action="store_true",
                     help="one pagelab-bench process per rep for all designs (design=A,B,...)")
+    rp.add_argument("--jobs", type=int, default=1,
+                    help="pagelab-bench processes at once within a rep (default 1)")
     rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
     rp.set_defaults(func=cmd_replay, argv=None)
 
