@@ -3,6 +3,7 @@
   pagelab bench SUITE [key=value ...] --design A --design B --reps N
   pagelab compare RESULTS... [--baseline DESIGN]
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
+  pagelab agree RUN1_DIR RUN2_DIR
   pagelab report [RESULTS...] [-o out/report.html]
   pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
 
@@ -16,7 +17,7 @@ import datetime as _dt
 import sys
 from pathlib import Path
 
-from . import compare, report, reproduce, show
+from . import agree, compare, report, reproduce, show
 from .runner import MODES, BenchError, load_results, run_interleaved, save_results
 
 OUT = Path("out")
@@ -85,6 +86,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_agree(args: argparse.Namespace) -> int:
+    print(agree.agreement_text(Path(args.run1), Path(args.run2)))
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     inputs = [Path(p) for p in args.results] or report.default_inputs(OUT)
     path = report.write_report(inputs, Path(args.output))
@@ -143,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--second", choices=MODES + ("none",), default=None,
                    help="the second opinion's mode (default: wall when --mode is not wall)")
     r.set_defaults(func=cmd_reproduce)
+
+    a = sub.add_parser("agree", help="do two reproduce runs give the same verdict marks?")
+    a.add_argument("run1", help="a reproduce --out directory")
+    a.add_argument("run2", help="another")
+    a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")
     p.add_argument("results", nargs="*", help="results files (default out/*.json)")

@@ -122,7 +122,7 @@ def run(mode: str, machine: dict[str, str], ctx=None) -> dict:
                 m.params["smp"], m.params["nt"] = str(smp), str(nt)
             ms += got
     params = dict(machine, vcpus=str(FUNCTIONAL_SMP), nr_threads="1", run_test_mask=str(0xFFF),
-                  test_loop_count=str(cfg["functional_loops"]),
+                  test_loop_count=str(cfg["functional_loops"] // (10 if instr else 1)),
                   nr_pcpu_objects=str(cfg["pcpu_objects"]))
     got = run_interleaved("test_vmalloc", params, list(DESIGNS), 1, label="seed 004 functional",
                           mode=ctx.policy.mode)
