@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(gcc make cmake ninja-build pkg-config libcmocka-dev liburcu-dev python3 python3-venv
+pkgs=(gcc binutils make cmake ninja-build pkg-config libcmocka-dev liburcu-dev python3 python3-venv
 	clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do

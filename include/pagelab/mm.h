@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base.h"
+#include "fault_inject.h"
+#include "gfp_types.h"
 #include "list.h"
 
 /* Fixed at build time, as the kernel's Kconfig fixes them on x86_64. */
@@ -65,32 +67,6 @@ enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, WMARK_PROMO, NR_WMARK }
 enum zone_stat_item { NR_FREE_PAGES, NR_FREE_PAGES_BLOCKS, NR_VM_ZONE_STAT_ITEMS };
 
 /* ---- gfp ------------------------------------------------------------------ */
-
-typedef unsigned int gfp_t;
-
-#define __GFP_DMA32		0x04u
-#define __GFP_MOVABLE		0x08u /* bit positions make gfp_migratetype() a shift */
-#define __GFP_RECLAIMABLE	0x10u
-#define __GFP_HIGH		0x20u
-#define __GFP_IO		0x40u
-#define __GFP_FS		0x80u
-#define __GFP_ZERO		0x100u
-#define __GFP_DIRECT_RECLAIM	0x400u
-#define __GFP_KSWAPD_RECLAIM	0x800u
-#define __GFP_NOWARN		0x2000u
-#define __GFP_COMP		0x40000u
-#define __GFP_HARDWALL		0x100000u
-#define GFP_MOVABLE_MASK	(__GFP_MOVABLE | __GFP_RECLAIMABLE)
-#define GFP_MOVABLE_SHIFT	3
-#define __GFP_RECLAIM		(__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM)
-
-#define GFP_ATOMIC		(__GFP_HIGH | __GFP_KSWAPD_RECLAIM)
-#define GFP_KERNEL		(__GFP_RECLAIM | __GFP_IO | __GFP_FS)
-#define GFP_NOWAIT		(__GFP_KSWAPD_RECLAIM | __GFP_NOWARN)
-#define GFP_USER		(GFP_KERNEL | __GFP_HARDWALL)
-#define GFP_HIGHUSER_MOVABLE	(GFP_USER | __GFP_MOVABLE)
-#define GFP_DMA32		__GFP_DMA32
-#define GFP_KERNEL_ACCOUNT	GFP_KERNEL
 
 static inline int gfp_migratetype(gfp_t gfp)
 {
@@ -375,20 +351,6 @@ struct pl_design {
 };
 
 /**
- * pl_design_preset() - fill @out with the named preset.
- * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
- *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
- *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
- *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
- *        (every switch).
- * Return: 0, or -EINVAL for an unknown name.
- */
-int pl_design_preset(const char *name, struct pl_design *out);
-
-/** pl_design_presets - NULL-terminated list of preset names. */
-extern const char *const pl_design_presets[];
-
-/**
  * struct pl_config - what a machine is made of.
  * @mem_bytes:       memory size, a multiple of 2 MiB (default 16 GiB).
  * @dma32_bytes:     end of ZONE_DMA32 (default 4 GiB, clipped to memory).
@@ -428,8 +390,22 @@ struct pl_cpu {
  * @mem_map:  struct page for every pfn in [0, max_pfn).
  * @mem_base: page frame memory; page_address(pfn) = mem_base + pfn * PAGE_SIZE.
  * @cpus:     nr_cpus vCPUs.
- * @fault_inject: fault injection sites (fail_page_alloc.c), NULL until set.
+ * @fail_page_alloc: the page allocator's fault site (fault_inject.h).
+ * @fault_sites: every layer's fault sites, registered by pl_machine_create().
+ * @checkers: every layer's checker, run in order by pl_check_machine().
  */
+#define PL_MACHINE_MAX_CHECKERS 8
+
+/**
+ * struct pl_machine_checker - one layer's consistency checker.
+ * @name:  what it checks ("zones", "vmalloc").
+ * @check: returns the number of inconsistencies it printed.
+ */
+struct pl_machine_checker {
+	const char *name;
+	int (*check)(struct pl_machine *m);
+};
+
 struct pl_machine {
 	struct pl_config config;
 	struct page *mem_map;
@@ -440,27 +416,18 @@ struct pl_machine {
 	unsigned int nr_cpus;
 	unsigned long min_free_kbytes;
 	int debug;
-	struct pl_fault_inject *fault_inject;
+	struct pl_fault_state fail_page_alloc;	/* mm/fail_page_alloc.c */
 	struct vmap_space *vmap;	/* the vmalloc space (src/vmalloc) */
+	/* the registries of the composition root (src/machine), fixed at creation */
+	struct pl_fault_state *fault_sites[NR_PL_FAULT_SITES];
+	struct pl_machine_checker checkers[PL_MACHINE_MAX_CHECKERS];
+	unsigned int nr_checkers;
 };
 
 #define for_each_zone(z, m) \
 	for ((z) = (m)->node_zones; (z) < (m)->node_zones + MAX_NR_ZONES; (z)++)
 #define for_each_populated_zone(z, m) \
 	for_each_zone(z, m) if (!populated_zone(z)) {} else
-
-/** pl_config_default() - the default machine: 16 GiB, DMA32 + Normal, 1 vCPU, v6.18. */
-void pl_config_default(struct pl_config *cfg);
-
-/**
- * pl_machine_create() - build a machine: memmap, zones, watermarks, and all
- * memory freed into the buddy allocator as the kernel does at boot.
- * Return: the machine, or NULL (with a warning) for a bad config or no memory.
- */
-struct pl_machine *pl_machine_create(const struct pl_config *cfg);
-
-/** pl_machine_destroy() - release a machine (runs the checker at debug >= 1). */
-void pl_machine_destroy(struct pl_machine *m);
 
 /**
  * pl_enter() - make the calling thread vCPU @cpu of @m; the kernel-style calls
@@ -681,12 +648,5 @@ unsigned long pl_free_pageblocks(struct zone *zone);
 
 /* ---- debug checker (mm/debug.c) ------------------------------------------- */
 
-/**
- * pl_check_machine() - walk every free list and pageblock and recount every
- * counter, then run pl_check_vmalloc(); print each inconsistency on stderr.
- * Context: takes each zone->lock in turn; no vmalloc call may be running.
- * Return: the number of inconsistencies (0 = clean).
- */
-int pl_check_machine(struct pl_machine *m);
 
 #endif /* PAGELAB_MM_H */

@@ -318,7 +318,7 @@ static void check_zone(struct checker *c, struct zone *zone)
 		       zone->nr_isolate_pageblock, pb_count[MIGRATE_ISOLATE]);
 }
 
-static int check_zones(struct pl_machine *m)
+int pl_check_zones(struct pl_machine *m)
 {
 	struct checker c = { .m = m };
 	struct zone *zone;
@@ -344,19 +344,9 @@ static int check_zones(struct pl_machine *m)
 	return c.errors;
 }
 
-/*
- * The zones, then the vmalloc space (src/vmalloc/vmalloc_debug.c). The
- * debug hooks below check the zones only: they run in the middle of
- * vmalloc calls, when an area may be between its indexes.
- */
-int pl_check_machine(struct pl_machine *m)
-{
-	return check_zones(m) + pl_check_vmalloc(m);
-}
-
 void __pl_debug_check(struct pl_machine *m, const char *where)
 {
-	int errors = check_zones(m);
+	int errors = pl_check_zones(m);
 
 	if (errors) {
 		fprintf(stderr, "pl_check: %d inconsistencies after %s\n", errors, where);

@@ -7,7 +7,7 @@
 #define PAGELAB_MM_INTERNAL_H
 
 #include <errno.h>
-#include "pagelab/pagelab.h"
+#include "pagelab/mm.h"
 
 /* alloc_flags, as mm/internal.h */
 #define ALLOC_WMARK_MIN		WMARK_MIN
@@ -181,19 +181,34 @@ static inline bool design_pcp_owner(const struct zone *zone)
 	return zone->machine->config.design.pcp_owner;
 }
 
-/* mm/machine.c */
-void pl_setup_per_zone_wmarks(struct pl_machine *m);
+/* mm/mm_init.c: the page allocator's part of a machine, for src/machine */
 
-/* vmalloc/vmap_area.c: the vmalloc space, made and unmade with the machine */
-struct vmap_space *vmap_space_create(struct pl_machine *m);
-void vmap_space_destroy(struct vmap_space *vs);
+/** pl_mm_check_config() - is @cfg's memory layout one mm can build? Return: 0 or -EINVAL. */
+int pl_mm_check_config(const struct pl_config *cfg);
+/**
+ * pl_mm_init() - map the memmap and the page frames, set up the zones, their
+ * watermarks and pagesets, and the fail_page_alloc site, for @m->config.
+ * Nothing is freed into the buddy yet. Return: 0, or -ENOMEM (nothing left
+ * to undo).
+ */
+int pl_mm_init(struct pl_machine *m);
+/** pl_mm_free_all_bootmem() - memblock_free_all(): every page to the buddy; on a vCPU of @m. */
+void pl_mm_free_all_bootmem(struct pl_machine *m);
+/** pl_mm_exit() - undo pl_mm_init() (safe after a failed one). */
+void pl_mm_exit(struct pl_machine *m);
+void pl_setup_per_zone_wmarks(struct pl_machine *m);
 
 /* mm/debug.c */
 void __pl_debug_check(struct pl_machine *m, const char *where);
+/**
+ * pl_check_zones() - the zones' checker (registered by the machine as "zones").
+ * Context: takes every pcp->lock and zone->lock in turn.
+ * Return: the number of inconsistencies printed.
+ */
+int pl_check_zones(struct pl_machine *m);
 
 /* mm/fail_page_alloc.c */
 bool should_fail_alloc_page(gfp_t gfp, unsigned int order);
-void pl_fault_inject_free(struct pl_machine *m);
 
 /* Run the checker when the machine's debug level is at least @level. */
 static inline void pl_debug_check(struct pl_machine *m, int level, const char *where)

@@ -549,6 +549,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	if (!vs)
 		return NULL;
 	vs->m = m;
+	pl_fault_state_init(&vs->failslab);
 	switch (m->config.design.vmap_index) {
 	case VMAP_INDEX_RBTREE:
 		vs->ops = &vmap_index_rbtree_ops;
@@ -559,6 +560,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	default:
 		pl_warn_ratelimited("vmalloc: unknown vmap_index %d",
 				    (int)m->config.design.vmap_index);
+		pl_fault_state_destroy(&vs->failslab);
 		free(vs);
 		return NULL;
 	}
@@ -577,9 +579,9 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	if (!vs->vmap_nodes || !vs->ne_fit_preload || !vs->vmap_area_cachep ||
 	    !vs->vm_struct_cachep || !vs->pgt.pgd || vmap_blocks_init(vs) || vmap_bump_init(vs))
 		goto fail;
-	/* failslab (fault_inject.h): both object caches ask the machine's site */
-	pl_objcache_set_fault(vs->vmap_area_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
-	pl_objcache_set_fault(vs->vm_struct_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
+	/* failslab (fault_inject.h): both object caches ask the space's site */
+	pl_objcache_set_fault(vs->vmap_area_cachep, &vs->failslab);
+	pl_objcache_set_fault(vs->vm_struct_cachep, &vs->failslab);
 	memset(vs->pgt.pgd, 0, PAGE_SIZE);
 	pl_spin_init(&vs->pgt.lock, false);
 	for (unsigned int i = 0; i < n; i++) {
@@ -642,5 +644,6 @@ void vmap_space_destroy(struct vmap_space *vs)
 	free(vs->vmap_nodes);
 	if (vs->lazy_max)
 		pthread_mutex_destroy(&vs->purge_lock);
+	pl_fault_state_destroy(&vs->failslab);
 	free(vs);
 }

@@ -33,8 +33,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include "pagelab/pagelab.h"
+#include "pagelab/mm.h"
 #include "pagelab/vmalloc.h"
+#include "pagelab/percpu.h"
+#include "pagelab/kvfree_rcu.h"
 #include "lib/objcache.h"
 #include "lib/rbtree.h"
 
@@ -247,6 +249,8 @@ struct vmap_pgtable {
  * @deferred:       vfree_atomic()'s lockless list (addresses; the link is
  *                  stored in the area's first word, as the kernel does).
  * @tlb_flush_loops: busy-loop iterations one TLB flush costs per vCPU.
+ * @failslab:       failslab for both object caches; the machine registers it
+ *                  as its PL_FAULT_SLAB site (vmap_space_failslab()).
  */
 struct vmap_space {
 	struct pl_machine *m;
@@ -261,6 +265,7 @@ struct vmap_space {
 	pthread_mutex_t purge_lock;
 	struct pl_objcache *vmap_area_cachep;
 	struct pl_objcache *vm_struct_cachep;
+	struct pl_fault_state failslab;	/* the object caches' fault site */
 	struct vmap_pgtable pgt;
 	unsigned long tlb_flush_loops;
 	unsigned long deferred;		/* atomic: head of the vfree_atomic list */
@@ -332,8 +337,19 @@ bool __purge_vmap_area_lazy(struct vmap_space *vs, unsigned long start, unsigned
 			    bool full_pool_decay);
 void purge_vmap_area_lazy(struct vmap_space *vs);
 unsigned long lazy_max_pages(const struct vmap_space *vs);
+/**
+ * vmap_space_create() - vmalloc_init(): @m's vmalloc space, one free area
+ * over the whole window. Called by the machine once its memory is up.
+ * Return: the space, or NULL (no memory; nothing left allocated).
+ */
 struct vmap_space *vmap_space_create(struct pl_machine *m);
+/** vmap_space_destroy() - free @vs and everything it holds (NULL is fine). */
 void vmap_space_destroy(struct vmap_space *vs);
+/** vmap_space_failslab() - @vs's failslab site, for the machine to register. */
+static inline struct pl_fault_state *vmap_space_failslab(struct vmap_space *vs)
+{
+	return &vs->failslab;
+}
 
 /* ---- pgtable.c: page tables and the TLB -------------------------------- */
 

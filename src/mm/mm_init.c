@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * machine.c - building a simulated machine: the memmap over real memory,
- * the zones, the watermarks and lowmem reserves (as mm/page_alloc.c's
- * __setup_per_zone_wmarks and setup_per_zone_lowmem_reserve), the boot-time
- * release of all memory into the buddy allocator, the vCPUs, and the design
- * presets.
+ * mm_init.c - the page allocator's part of booting a machine, as the
+ * kernel's mm/mm_init.c and mm/page_alloc.c: the memmap over real memory,
+ * the zones, the watermarks and lowmem reserves (__setup_per_zone_wmarks,
+ * setup_per_zone_lowmem_reserve), the per-CPU pagesets, and the release of
+ * all memory into the buddy allocator (memblock_free_all). Also the
+ * calling thread's machine and CPU (pl_this, pl_enter).
+ *
+ * The machine itself (its allocation, its vCPUs, the vmalloc space, the
+ * checkers and fault sites) is put together above, in src/machine/.
  *
  * Layout: pfn 0 .. max_pfn-1 are present; ZONE_DMA32 spans [0, dma32_pfn),
  * ZONE_NORMAL [dma32_pfn, max_pfn). The memmap is rounded up to a multiple
  * of MAX_ORDER_NR_PAGES with reserved, zone-less pages, so that a buddy pfn
- * computed at the end of memory always has a struct page to look at.
+ * computed at the end of memory always has a struct page to look at. The
+ * memmap and the page frames are MAP_NORESERVE mappings: a page of either
+ * is committed by the host only when first touched.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,65 +39,6 @@ static const unsigned long lowmem_reserve_ratio[MAX_NR_ZONES] = { 256, 32 };
 
 /* vm.watermark_scale_factor default */
 static const unsigned long watermark_scale_factor = 10;
-
-const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
-					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  NULL };
-
-int pl_design_preset(const char *name, struct pl_design *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!strcmp(name, "v6.18")) {
-		out->name = "v6.18";
-	} else if (!strcmp(name, "mt-counts")) {
-		out->name = "mt-counts";
-		out->mt_counts = true;
-	} else if (!strcmp(name, "pcp-owner")) {
-		out->name = "pcp-owner";
-		out->pcp_owner = true;
-	} else if (!strcmp(name, "contig-batch")) {
-		out->name = "contig-batch";
-		out->free_contig_batch = true;
-	} else if (!strcmp(name, "v6.19-rc1")) {
-		out->name = "v6.19-rc1";
-		out->vmalloc_high_order = true;
-	} else if (!strcmp(name, "v6.19-rc1+contig")) {
-		out->name = "v6.19-rc1+contig";
-		out->vmalloc_high_order = true;
-		out->free_contig_batch = true;
-		out->vfree_batch = true;
-	} else if (!strcmp(name, "maple")) {
-		out->name = "maple";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-	} else if (!strcmp(name, "maple-index")) {
-		/* the maple index alone, to measure it against the rbtree */
-		out->name = "maple-index";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-	} else if (!strcmp(name, "all")) {
-		out->name = "all";
-		out->mt_counts = true;
-		out->pcp_owner = true;
-		out->free_contig_batch = true;
-		out->vmalloc_high_order = true;
-		out->vfree_batch = true;
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-	} else {
-		return -EINVAL;
-	}
-	return 0;
-}
-
-void pl_config_default(struct pl_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->mem_bytes = 16UL << 30;
-	cfg->dma32_bytes = 4UL << 30;
-	cfg->nr_cpus = 1;
-	cfg->tlb_flush_ns_per_cpu = 1000;
-	pl_design_preset("v6.18", &cfg->design);
-}
 
 static unsigned long int_sqrt(unsigned long x)
 {
@@ -187,7 +134,7 @@ static void init_zone(struct pl_machine *m, enum zone_type idx, unsigned long st
 }
 
 /* memblock_free_all(): hand every zone's pages to the buddy allocator. */
-static void free_all_bootmem(struct pl_machine *m)
+void pl_mm_free_all_bootmem(struct pl_machine *m)
 {
 	struct zone *zone;
 
@@ -208,50 +155,47 @@ static void free_all_bootmem(struct pl_machine *m)
 	}
 }
 
-struct pl_machine *pl_machine_create(const struct pl_config *cfg)
+static unsigned long memmap_pages(unsigned long max_pfn)
+{
+	return (max_pfn + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
+}
+
+int pl_mm_check_config(const struct pl_config *cfg)
 {
 	unsigned long max_pfn = cfg->mem_bytes >> PAGE_SHIFT;
 	unsigned long dma32_pfn = cfg->dma32_bytes >> PAGE_SHIFT;
-	unsigned long map_pages;
-	struct pl_machine *m;
 
 	if (!max_pfn || !IS_ALIGNED(max_pfn, pageblock_nr_pages) ||
-	    !IS_ALIGNED(dma32_pfn, pageblock_nr_pages) || !cfg->nr_cpus ||
-	    cfg->debug < 0 || cfg->debug > 3 || (max_pfn >> PFN_SECTION_SHIFT) > SECTIONS_MASK) {
-		pl_warn_ratelimited("machine: bad config (memory %lu bytes, DMA32 end %lu, %u cpus): "
-				    "sizes must be non-zero multiples of 2 MiB",
-				    cfg->mem_bytes, cfg->dma32_bytes, cfg->nr_cpus);
-		return NULL;
-	}
+	    !IS_ALIGNED(dma32_pfn, pageblock_nr_pages) ||
+	    (max_pfn >> PFN_SECTION_SHIFT) > SECTIONS_MASK)
+		return -EINVAL;
+	return 0;
+}
+
+int pl_mm_init(struct pl_machine *m)
+{
+	const struct pl_config *cfg = &m->config;
+	unsigned long max_pfn = cfg->mem_bytes >> PAGE_SHIFT;
+	unsigned long dma32_pfn = cfg->dma32_bytes >> PAGE_SHIFT;
+	unsigned long map_pages = memmap_pages(max_pfn);
+
 	if (dma32_pfn > max_pfn)
 		dma32_pfn = max_pfn;
-
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
-	m->config = *cfg;
-	m->debug = cfg->debug;
 	m->max_pfn = max_pfn;
-	m->nr_cpus = cfg->nr_cpus;
-	map_pages = (max_pfn + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 	m->mem_map = mmap(NULL, map_pages * sizeof(struct page), PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	m->mem_base = mmap(NULL, cfg->mem_bytes, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	m->cpus = aligned_alloc(64, sizeof(struct pl_cpu) * m->nr_cpus);
-	if (m->mem_map == MAP_FAILED || m->mem_base == MAP_FAILED || !m->cpus) {
+	if (m->mem_map == MAP_FAILED || m->mem_base == MAP_FAILED) {
 		pl_warn_ratelimited("machine: cannot map %lu bytes of memory", cfg->mem_bytes);
 		if (m->mem_map != MAP_FAILED)
 			munmap(m->mem_map, map_pages * sizeof(struct page));
 		if (m->mem_base != MAP_FAILED)
 			munmap(m->mem_base, cfg->mem_bytes);
-		free(m->cpus);
-		free(m);
-		return NULL;
+		m->mem_map = NULL;
+		m->mem_base = NULL;
+		return -ENOMEM;
 	}
-	memset(m->cpus, 0, sizeof(struct pl_cpu) * m->nr_cpus);
-	for (unsigned int c = 0; c < m->nr_cpus; c++)
-		m->cpus[c].id = c;
 	for (unsigned long pfn = max_pfn; pfn < map_pages; pfn++)
 		m->mem_map[pfn].flags = (1UL << PG_reserved) | (ZONE_NONE << ZONES_PGSHIFT);
 
@@ -259,42 +203,24 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 	init_zone(m, ZONE_NORMAL, dma32_pfn, max_pfn);
 	pl_setup_per_zone_wmarks(m);
 	pl_setup_zone_pagesets(m);
-
-	/* Boot runs on CPU 0 of this machine, then restores the caller's context. */
-	struct pl_this saved = pl_this;
-
-	pl_enter(m, 0);
-	free_all_bootmem(m);
-	m->vmap = vmap_space_create(m);	/* vmalloc_init() */
-	pl_this = saved;
-	if (!m->vmap) {
-		pl_machine_destroy(m);
-		return NULL;
-	}
-	return m;
+	pl_fault_state_init(&m->fail_page_alloc);
+	return 0;
 }
 
-void pl_machine_destroy(struct pl_machine *m)
+void pl_mm_exit(struct pl_machine *m)
 {
 	struct zone *zone;
-	unsigned long map_pages;
 
-	if (!m)
+	if (!m->mem_map)
 		return;
-	if (m->debug >= 1)
-		pl_debug_check(m, 1, "machine teardown");
-	if (pl_this.machine == m)
-		pl_leave();
-	map_pages = (m->max_pfn + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 	for_each_zone(zone, m)
 		free(zone->pageblock_flags);
 	pl_free_zone_pagesets(m);
-	vmap_space_destroy(m->vmap);
-	pl_fault_inject_free(m);
-	munmap(m->mem_map, map_pages * sizeof(struct page));
+	pl_fault_state_destroy(&m->fail_page_alloc);
+	munmap(m->mem_map, memmap_pages(m->max_pfn) * sizeof(struct page));
 	munmap(m->mem_base, m->config.mem_bytes);
-	free(m->cpus);
-	free(m);
+	m->mem_map = NULL;
+	m->mem_base = NULL;
 }
 
 int pl_enter(struct pl_machine *m, unsigned int cpu)
