@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=${PAGELAB_PYTHON:-.venv/bin/python}
+# this tree's pagelab, whatever the venv has installed
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 out=${PAGELAB_TWICE_OUT:-out/twice}
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(all)
