@@ -28,6 +28,14 @@ def _cells(run_dir: Path) -> dict:
             doc = json.loads(f.read_text())
         except (OSError, ValueError):
             raise BenchError(f"{f}: not a pagelab seed document") from None
+        if "cells" not in doc and doc.get("seed"):
+            # A document from before the cells were saved: judge it again.
+            from .reproduce import render_saved
+            from .runner import load_results
+            doc = load_results(f)
+            doc.setdefault("measure", "wall")
+            render_saved(doc)
+            doc["cells"] = doc.pop("_cells", [])
         for c in doc.get("cells", []):
             out[(doc.get("seed", f.stem), c["row"], c["col"])] = dict(c, measure=doc.get("measure"))
     return out
@@ -62,4 +70,21 @@ def agreement_text(run1: Path, run2: Path) -> str:
     for (seed, row, col), x, y in r["differ"]:
         lines.append(f"  differs: seed {seed} {row} [{col}]: {x['mark'] or '-'} {x['change']:.2f}%"
                      f" / {y['mark'] or '-'} {y['change']:.2f}%")
+    return "\n".join(lines)
+
+
+def cells_text(run1: Path, run2: Path) -> str:
+    """Every cell of both runs side by side (a markdown table): e.g. instr against wall."""
+    a, b = _cells(run1), _cells(run2)
+    ma = next((c["measure"] for c in a.values()), "?")
+    mb = next((c["measure"] for c in b.values()), "?")
+    lines = [f"| seed | row | design | seed's change | {ma} ({run1}) | {mb} ({run2}) | same sign |",
+             "|---|---|---|---|---|---|---|"]
+    for k in sorted(set(a) & set(b)):
+        x, y = a[k], b[k]
+        cell = lambda c: (f"{c['mark']} " if c["mark"] else "") + f"{c['change']:.2f}%" + (
+            " (noisy)" if c["noisy"] else "")
+        seed = "" if x.get("seed") is None else f"{x['seed']:.2f}%"
+        same = "yes" if (x["change"] > 0) == (y["change"] > 0) else "**no**"
+        lines.append(f"| {k[0]} | {k[1]} | {k[2]} | {seed} | {cell(x)} | {cell(y)} | {same} |")
     return "\n".join(lines)

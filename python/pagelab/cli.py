@@ -87,7 +87,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    print(agree.agreement_text(Path(args.run1), Path(args.run2)))
+    if args.cells:
+        print(agree.cells_text(Path(args.run1), Path(args.run2)))
+    else:
+        print(agree.agreement_text(Path(args.run1), Path(args.run2)))
     return 0
 
 
@@ -153,6 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("agree", help="do two reproduce runs give the same verdict marks?")
     a.add_argument("run1", help="a reproduce --out directory")
     a.add_argument("run2", help="another")
+    a.add_argument("--cells", action="store_true",
+                   help="every cell of both runs side by side (markdown), e.g. instr against wall")
     a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")

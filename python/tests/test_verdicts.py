@@ -182,3 +182,35 @@ def test_quick_tables_are_labelled_and_unmarked():
     doc.pop("_cells", None)
     out = reproduce.render_001(doc)
     assert "SMOKE RUN" not in out and "(I) 9" in row(out)
+
+
+def _seed_doc(path, cells):
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "seed-000.json").write_text(json.dumps(
+        {"seed": "000", "measure": "instr", "measurements": [], "cells": cells}))
+
+
+def _c(row, change, mark="", seed=None):
+    return {"row": row, "col": "d", "change": change, "mark": mark, "noisy": False, "n": 2,
+            "cov": 0.0, "why": "", "seed": seed}
+
+
+def test_agree_counts_marks_and_signs(tmp_path, capsys):
+    from pagelab import agree
+    one = [_c(f"r{i}", 5.0, "(I)") for i in range(19)] + [_c("big", 12.0, "", seed=-20.0)]
+    two = [_c(f"r{i}", 5.0, "(I)") for i in range(19)] + [_c("big", -1.0, "", seed=-20.0)]
+    _seed_doc(tmp_path / "a", one)
+    _seed_doc(tmp_path / "b", two)
+    r = agree.agreement(tmp_path / "a", tmp_path / "b")
+    assert (r["cells"], r["same_mark"], r["sign_cells"], r["same_sign"]) == (20, 20, 1, 0)
+    assert main(["agree", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert "20 of 20 cells (100.0%" in out and "FAIL" in out and "differs: seed 000 big" in out
+    _seed_doc(tmp_path / "c", [dict(c, mark="") for c in one[:2]] + one[2:])
+    r = agree.agreement(tmp_path / "a", tmp_path / "c")
+    assert r["same_mark"] == 18 and r["same_mark_pct"] == 90.0
+
+
+def test_agree_refuses_a_directory_without_results(tmp_path, capsys):
+    assert main(["agree", str(tmp_path), str(tmp_path)]) == 2
+    assert "no seed-*.json" in capsys.readouterr().err
