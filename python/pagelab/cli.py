@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--mode", choices=MODES, default=None,
                    help=f"the mode the marks judge by (default {reproduce.DEFAULT_MEASURE})")
     r.add_argument("--second", choices=MODES + ("none",), default=None,
-                   help="the second opinion's mode (default: wall when --mode is not wall)")
+                   help="a second opinion in another mode, e.g. wall beside instr (default none)")
     r.set_defaults(func=cmd_reproduce)
 
     a = sub.add_parser("agree", help="do two reproduce runs give the same verdict marks?")

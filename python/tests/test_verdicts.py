@@ -164,9 +164,10 @@ def test_mode_selection_on_the_command_line(monkeypatch, tmp_path):
     assert main(["reproduce", "001", "--mode", "cycles"]) == 2
 
 
-def test_second_opinion_is_wall_beside_a_deterministic_mode():
-    assert reproduce.second_opinion("instr") == "wall"
-    assert reproduce.second_opinion("wall") is None
+def test_default_judge_is_deterministic_and_quick_is_wall():
+    assert stats.policy_for(reproduce.DEFAULT_MEASURE).deterministic
+    assert reproduce.QUICK_MEASURE == "wall"
+    assert reproduce.second_opinion("instr") is None     # --second wall asks for one
 
 
 def test_quick_tables_are_labelled_and_unmarked():
@@ -214,3 +215,10 @@ def test_agree_counts_marks_and_signs(tmp_path, capsys):
 def test_agree_refuses_a_directory_without_results(tmp_path, capsys):
     assert main(["agree", str(tmp_path), str(tmp_path)]) == 2
     assert "no seed-*.json" in capsys.readouterr().err
+
+
+def test_disagreements_between_judged_and_second_opinion():
+    j = {"measure": "instr", "_cells": [_c("a", -4.0, "(R)"), _c("b", 20.0, "(I)")]}
+    w = {"measure": "wall", "_cells": [_c("a", -50.0, "(R)"), _c("b", 3.0, "")]}
+    out = reproduce.disagreements(j, w)
+    assert len(out) == 1 and "b [d]: instr (I) 20.00%, wall 3.00%" in out[0]
