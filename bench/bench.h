@@ -51,7 +51,11 @@ const char *param_str(const struct bench *b, const char *key, const char *def);
 /* Unsigned number; accepts K/M/G suffixes (powers of 1024). Exits on junk. */
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
 
-/* A machine for suite runs: mem=, dma32=, vcpus=, debug= from the params. */
+/*
+ * A machine for suite runs: the profile of machine= (else the default
+ * config), then mem=, dma32=, vcpus= (default: the profile's CPUs, else 1),
+ * debug= from the params.
+ */
 struct pl_machine *bench_machine(const struct bench *b, const char *design);
 
 /* Parse "design=a,b,c" into up to @max preset names. Return: how many. */
@@ -81,6 +85,9 @@ extern const struct bench_suite suite_range_workload;
 extern const struct bench_suite suite_vmalloc_fix_size;
 extern const struct bench_suite suite_test_vmalloc;
 extern const struct bench_suite suite_page_alloc_high_order;
+extern const struct bench_suite suite_machines;
+extern const struct bench_suite suite_replay;
+extern const struct bench_suite suite_trace_throughput;
 
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);
@@ -101,5 +108,32 @@ struct churn_state;
 struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
 			      struct churn_result *res);
 void churn_release(struct churn_state *st);
+
+/*
+ * Simulated time for the vmstat tick: a vCPU's second is BENCH_TICK_OPS of
+ * its page operations (pages allocated + freed), the kernel's once-a-second
+ * refresh_cpu_vm_stats() at 100,000 of them per CPU-second, the order of a
+ * parallel kernel build's rate. See the README, "The slow path before
+ * failing".
+ */
+#define BENCH_TICK_OPS 100000UL
+
+/*
+ * bench_vmstat_tick() - run the current vCPU's pl_vmstat_tick() when its
+ * page operations have passed *@next (0: not started, start counting now),
+ * and move *@next on by BENCH_TICK_OPS.
+ */
+static inline void bench_vmstat_tick(unsigned long *next)
+{
+	const struct pl_cpu_events *e = &pl_this.cpu->events;
+	unsigned long ops = READ_ONCE(e->ev[PL_EV_PGALLOC_PAGES]) +
+			    READ_ONCE(e->ev[PL_EV_PGFREE_PAGES]);
+
+	if (*next && ops < *next)
+		return;
+	if (*next)
+		pl_vmstat_tick();
+	*next = ops + BENCH_TICK_OPS;
+}
 
 #endif /* PAGELAB_BENCH_H */

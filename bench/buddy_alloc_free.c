@@ -30,14 +30,16 @@ static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
 	struct page **pages = malloc(sizeof(*pages) * w->batch);
-	unsigned long done = 0;
+	unsigned long done = 0, tick = 0;
 	uint64_t t0;
 
 	pl_enter(w->m, w->cpu);
 	pthread_barrier_wait(w->start);
 	t0 = pl_now_ns();
-	for (unsigned long i = 0; i < w->nr; i++)
+	for (unsigned long i = 0; i < w->nr; i++) {
 		__free_pages(alloc_pages(GFP_KERNEL, w->order), w->order);
+		bench_vmstat_tick(&tick);
+	}
 	w->pair_ns = (double)(pl_now_ns() - t0) / (double)w->nr;
 
 	pthread_barrier_wait(w->start);
@@ -48,6 +50,7 @@ static void *worker_fn(void *arg)
 		for (unsigned long i = 0; i < w->batch; i++)
 			__free_pages(pages[i], w->order);
 		done += w->batch;
+		bench_vmstat_tick(&tick);
 	}
 	w->batch_ns = (double)(pl_now_ns() - t0) / (double)done;
 	pl_leave();

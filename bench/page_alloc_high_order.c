@@ -58,7 +58,7 @@ static int parse_orders(const char *s, unsigned int *orders)
 static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned int order,
 		    unsigned long loops, struct run *r)
 {
-	unsigned long nr = 1UL << order;
+	unsigned long nr = 1UL << order, tick = 0;
 	struct pl_lock_stat ls;
 
 	pl_enter(m, 0);
@@ -73,6 +73,7 @@ static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned in
 				"%lu failed\n", order, i);
 			exit(1);
 		}
+		bench_vmstat_tick(&tick);
 	}
 	r->ns = (double)bench_region_end(b, slot);
 	bench_use_slot(b, slot);

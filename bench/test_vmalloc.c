@@ -88,6 +88,7 @@ struct tv_worker {
 	unsigned long n;
 	struct page **pages;
 	unsigned long nr_allocated;
+	unsigned long tick_next;	/* bench_vmstat_tick(): this vCPU's next second */
 };
 
 static inline uint64_t get_cycles(void)
@@ -473,6 +474,7 @@ static bool tv_step(void *ctx, unsigned int v)
 				w->ret = -1;
 				w->phase = 2;
 			}
+			bench_vmstat_tick(&w->tick_next);
 			return true;
 		}
 		w->phase = 2;

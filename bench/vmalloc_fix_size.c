@@ -19,7 +19,7 @@ static const char *const keys[] = { "mem", "dma32", "design", "nr_pages", "use_h
 static double one_rep(struct bench *b, int slot, struct pl_machine *m, unsigned long nr_pages,
 		      bool huge, unsigned long loops)
 {
-	unsigned long size = nr_pages * PAGE_SIZE;
+	unsigned long size = nr_pages * PAGE_SIZE, tick = 0;
 
 	pl_enter(m, 0);
 	bench_slot_clear(b, slot);
@@ -33,6 +33,7 @@ static double one_rep(struct bench *b, int slot, struct pl_machine *m, unsigned 
 			exit(1);
 		}
 		vfree(p);
+		bench_vmstat_tick(&tick);
 	}
 	return (double)bench_region_end(b, slot) / (double)loops;
 }

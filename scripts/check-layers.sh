@@ -2,7 +2,7 @@
 # check-layers.sh SRC_DIR OBJECT... - the layering rule of DESIGN.md, checked
 # on the sources and on the compiled objects of libpagelab:
 #
-#   base (0) < lib (1) < mm (2) < vmalloc (3) < machine (4)
+#   base (0) < lib (1) < mm (2) < vmalloc (3) < machine (4) < trace (5)
 #
 # A file of src/LAYER/ may include, and its object may reference, only what
 # belongs to its own layer or a lower one:
@@ -20,6 +20,7 @@ shift
 rank_of_dir() {
 	case "$1" in
 	base) echo 0 ;; lib) echo 1 ;; mm) echo 2 ;; vmalloc) echo 3 ;; machine) echo 4 ;;
+	trace) echo 5 ;;
 	*) echo "" ;;
 	esac
 }
@@ -32,6 +33,7 @@ rank_of_header() {
 	mm.h) echo 2 ;;
 	vmalloc.h | percpu.h | kvfree_rcu.h) echo 3 ;;
 	machine.h | pagelab.h) echo 4 ;;
+	trace.h) echo 5 ;;
 	*) echo "" ;;
 	esac
 }

@@ -32,17 +32,62 @@ void pl_machine_destroy(struct pl_machine *m);
 
 /**
  * pl_design_preset() - fill @out with the named preset.
- * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
+ * @name: "v6.18" (baseline), "mt-counts" (seed 002 exactly),
+ *        "mt-counts+blocks" (that plus pagelab's own O(1) block counts),
+ *        "pcp-owner", "pcp-owner+bulk" (seed 003 degrading to rmqueue_bulk(),
+ *        pagelab's own option), "contig-batch",
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
- *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
- *        (every switch).
+ *        vmap_pcpu_bump), "maple+wide-align" (that plus pagelab's own
+ *        vmap_bump_wide_align), "maple-index" (vmap_index=maple alone) or
+ *        "all" (every seed's switch; pagelab's own extensions are not in it).
  * Return: 0, or -EINVAL for an unknown name.
  */
 int pl_design_preset(const char *name, struct pl_design *out);
 
 /** pl_design_presets - NULL-terminated list of preset names. */
 extern const char *const pl_design_presets[];
+
+/* ---- named machine profiles (profile.c) ------------------------------------ */
+
+/**
+ * struct pl_machine_profile - a named machine: the hardware a seed ran on.
+ * @name:      what machine=NAME selects.
+ * @summary:   the machine in a few words, and where it comes from.
+ * @hardware:  the CPUs, memory and cache it models.
+ * @seeds:     the seeds measured on it ("000", ...), "-" for none.
+ * @arch:      x86_64 or arm64 (zone layout, boot reserve, vmalloc_huge).
+ * @nr_cpus:   CPUs.
+ * @ram_bytes: RAM (the physical address space adds the holes).
+ * @ram_base:  where RAM starts (arm64 QEMU virt: 1 GiB), else 0.
+ * @topology:  sockets, cores, threads and the last-level cache.
+ */
+struct pl_machine_profile {
+	const char *name;
+	const char *summary;
+	const char *hardware;
+	const char *seeds;
+	enum pl_arch arch;
+	unsigned int nr_cpus;
+	unsigned long ram_bytes;
+	unsigned long ram_base;
+	struct pl_cpu_topology topology;
+};
+
+/** pl_machine_profiles - every profile, ended by one with a NULL @name. */
+extern const struct pl_machine_profile pl_machine_profiles[];
+
+/** pl_machine_profile_find() - the profile called @name, or NULL. */
+const struct pl_machine_profile *pl_machine_profile_find(const char *name);
+
+/**
+ * pl_machine_profile() - fill @cfg with profile @name: pl_config_default()'s
+ * design and knobs, the profile's CPUs, memory layout (ZONE_DMA, holes),
+ * boot reserve, THP and topology. The caller may still change the design,
+ * debug level, lock_stat, the number of vCPUs, and so on.
+ * Return: 0, or -EINVAL (with a warning) for an unknown name.
+ */
+int pl_machine_profile(const char *name, struct pl_config *cfg);
 
 /* ---- the layers' checkers (machine.c) ------------------------------------- */
 

@@ -337,7 +337,7 @@ def render_000(doc: dict) -> str:
               if settings.get("warmup_max") else ""),
            tables.fastpath(head, rows),
            f"seed: {pub['setup']}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} "
-           f"cores, a {settings.get('mem', '16G')} x86_64-shaped pagelab machine with "
+           f"cores, {machine_phrase(settings, 'x86_64-shaped ')} with "
            f"{settings.get('vcpus', '64')} vCPUs, one worker",
            "change vs v6.18: >0 is faster, <0 slower; (R)/(I): 95% confidence intervals do not "
            "overlap (Fastpath)", ""]
@@ -360,6 +360,9 @@ PAGETYPEINFO_002 = {
     "setup": "12th Gen Intel(R) Core(TM) i7-12700, 16G, turbo off",
     "reads": 10000,
     "columns": (("no-patch", "v6.18"), ("with-patch", "mt-counts")),
+    # Beside the seed's columns: pagelab's own extension beyond the patch
+    # (the "Number of blocks type" section from per-type counts, lock-free).
+    "extension": "mt-counts+blocks",
     # (row label, our test, published us per column)
     "rows": (("Just after boot", "read-fresh", (700.9, 268.6)),
              ("After building kernel", "read-fragmented", (28700.0, 269.8))),
@@ -375,7 +378,7 @@ SEED_002_MODES = {          # reads per process, processes (each boots and churn
 def run_002(mode: str, machine: dict[str, str], ctx: Ctx | None = None) -> dict:
     ctx = ctx or Ctx(mode)
     cfg = SEED_002_MODES[mode]
-    designs = [c[1] for c in PAGETYPEINFO_002["columns"]]
+    designs = [c[1] for c in PAGETYPEINFO_002["columns"]] + [PAGETYPEINFO_002["extension"]]
     reads = cfg["reads"] if ctx.policy.mode != "instr" else max(2, cfg["reads"] // 40)
     params = dict(machine, reads=str(reads))
     ms = ctx.run("pagetypeinfo", params, designs, cfg["reps"], together=True, label="seed 002")
@@ -406,8 +409,13 @@ def render_002(doc: dict) -> str:
     settings = doc.get("settings", {})
     pub = PAGETYPEINFO_002
     (seed_base, base), (seed_new, new) = pub["columns"]
+    ext = pub["extension"]
+    has_ext = bool(_values(ms, "read-fresh", ext))
     reps = len(_values(ms, "read-fresh", base))
     head = [["", seed_base, base, seed_new, new], ["", "(seed)", "(ours)", "(seed)", "(ours)"]]
+    if has_ext:
+        head[0].append(ext)
+        head[1].append("(pagelab's extension)")
     rows = []
     for label, test, (p_base, p_new) in pub["rows"]:
         b, n = _values(ms, test, base), _values(ms, test, new)
@@ -416,20 +424,31 @@ def render_002(doc: dict) -> str:
         rows.append([label, fmt_latency(p_base), fmt_fig(bm, doc),
                      f"{fmt_latency(p_new)} {fmt_change(seed)}",
                      f"{fmt_fig(nm, doc)} {judge_cell(doc, label, new, b, n, stats.LOWER, seed)}"])
+        if has_ext:
+            # pagelab's extension: judged against the baseline, no seed figure
+            e = _values(ms, test, ext)
+            rows[-1].append(f"{fmt_fig(stats.summarize(e).amean, doc)} "
+                            f"{judge_cell(doc, label, ext, b, e, stats.LOWER)}")
     info = doc.get("machine", {})
     mem = settings.get("mem", "16G")
     out = [f"1. Average latency over {settings.get('reads', '?')} /proc/pagetypeinfo accesses, "
            f"{reps} runs (seed: {pub['reads']:,} accesses)",
            tables.box(head, rows),
            f"seed: {pub['setup']}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} cores, "
-           f"a {mem} pagelab machine",
+           f"{machine_phrase(settings)}",
            "change vs no-patch: >0 is faster; (I)/(R): our 95% confidence intervals do not "
-           "overlap (Fastpath)"] + protocol_lines(doc) + [""]
+           "overlap (Fastpath)"] + protocol_lines(doc)
+    designs = [base, new] + ([ext] if has_ext else [])
+    if has_ext:
+        out.append(f"{ext} is pagelab's own extension, not in seed 002: the \"Number of blocks "
+                   "type\" section from per-type counts without zone->lock (the patch still "
+                   "walks every pageblock under it)")
+    out.append("")
     # Our means with their confidence intervals, then the counters.
-    lines = [["", base, new]]
+    lines = [[""] + designs]
     for label, test, _ in pub["rows"]:
         cells = [f"read latency, {label.lower()}"]
-        for d in (base, new):
+        for d in designs:
             s = stats.summarize(_values(ms, test, d))
             ci = "" if s.n < 2 else f" ± {fmt_fig(s.ci_half, doc)}"
             cells.append(fmt_fig(s.amean, doc) + ci)
@@ -441,10 +460,11 @@ def render_002(doc: dict) -> str:
                              ("free blocks after the churn", "free-blocks-after-churn", "{:.0f}")):
         if _values(ms, test, base):
             lines.append([label] + [fmt.format(stats.summarize(_values(ms, test, d)).amean)
-                                    for d in (base, new)])
-    w = [max(len(r[i]) for r in lines) for i in range(3)]
+                                    for d in designs])
+    w = [max(len(r[i]) for r in lines) for i in range(len(designs) + 1)]
     out.append(f"ours, mean ± 95% CI over {reps} runs, and the counters that explain them:")
-    out += [f"  {r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:>{w[2]}}".rstrip() for r in lines]
+    out += ["  " + "  ".join(f"{c:<{w[i]}}" if i == 0 else f"{c:>{w[i]}}"
+                             for i, c in enumerate(r)).rstrip() for r in lines]
     return "\n".join(out)
 
 
@@ -607,13 +627,33 @@ def render_003(doc: dict) -> str:
         f"PCP pageblock ownership, {settings.get('ops', '?')} page operations per run, "
         f"{reps} runs, vCPUs interleaved on one thread",
         tables.box(head, rows),
-        f"seed: {CLAIMS_003['setup']} (claims from the RFC text); ours: a "
-        f"{settings.get('mem', '16G')} pagelab machine",
+        f"seed: {CLAIMS_003['setup']} (claims from the RFC text); ours: "
+        f"{machine_phrase(settings)}",
         "change vs v6.18: >0 is better; (I)/(R): our 95% confidence intervals do not overlap",
     ] + protocol_lines(doc))
 
 
 # ------------------------------------------------------------------ registry
+
+# Each seed's hardware as a machine profile (pagelab-bench machines): used
+# unless the command line names a machine (machine=, mem=, dma32=). Seed 004
+# picks its profile per smp in seed004.run(); seed 001 names no machine.
+SEED_MACHINES = {"000": "m7g.metal", "002": "i7-12700", "003": "x86-32c-32g"}
+
+
+def seed_machine(sid: str, machine: dict[str, str]) -> dict[str, str]:
+    """The machine parameters of seed @sid's runs: the command line's, else its profile."""
+    if set(machine) & {"machine", "mem", "dma32"} or sid not in SEED_MACHINES:
+        return dict(machine)
+    return dict(machine, machine=SEED_MACHINES[sid])
+
+
+def machine_phrase(settings: dict, shape: str = "") -> str:
+    """How a table's footer names our machine: its profile, or its size."""
+    if settings.get("machine"):
+        return f"the {settings['machine']} machine profile"
+    return f"a {settings.get('mem', '16G')} {shape}pagelab machine"
+
 
 @dataclass
 class SeedSpec:
@@ -726,10 +766,10 @@ def reproduce(seed_ids: list[str], mode: str, machine: dict[str, str], out_dir: 
             echo(f"seed {sid}: {why}")
             continue
         echo(f"seed {sid}: {spec.title} [{mode}, judged by {measure}]")
-        doc = _measure_seed(spec, mode, machine, measure, info)
+        doc = _measure_seed(spec, mode, seed_machine(sid, machine), measure, info)
         echo(doc["table"])
         if second:
-            other = _measure_seed(spec, mode, machine, second, info)
+            other = _measure_seed(spec, mode, seed_machine(sid, machine), second, info)
             echo(f"second opinion, measured by {second}:")
             echo(other["table"])
             diff = disagreements(doc, other)

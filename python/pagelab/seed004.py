@@ -99,6 +99,17 @@ def _cells(ms) -> dict:
     return cells
 
 
+# The seed's x86_64 KVM guests as machine profiles: -smp 8 and -smp 16.
+SMP_MACHINES = {8: "kvm-smp8", 16: "kvm-smp16"}
+
+
+def _smp_machine(machine: dict[str, str], smp: int) -> dict[str, str]:
+    """The machine of an smp=@smp run: the command line's, else the KVM guest's profile."""
+    if set(machine) & {"machine", "mem", "dma32"}:
+        return dict(machine)
+    return dict(machine, machine=SMP_MACHINES.get(smp, "kvm-smp16"))
+
+
 def run(mode: str, machine: dict[str, str], ctx=None) -> dict:
     from .reproduce import Ctx
     ctx = ctx or Ctx(mode)
@@ -111,7 +122,8 @@ def run(mode: str, machine: dict[str, str], ctx=None) -> dict:
         # process runs one test (its instructions are that test's alone).
         masks = [1 << i for i in range(12) if mask & (1 << i)] if instr else [mask]
         for one in masks:
-            params = dict(machine, vcpus=str(smp), nr_threads=str(nt), run_test_mask=str(one),
+            params = dict(_smp_machine(machine, smp), vcpus=str(smp), nr_threads=str(nt),
+                          run_test_mask=str(one),
                           test_loop_count=str(loops), nr_pcpu_objects=str(cfg["pcpu_objects"]))
             if cfg.get("warmup"):
                 params["warmup"] = str(cfg["warmup"])
@@ -121,7 +133,8 @@ def run(mode: str, machine: dict[str, str], ctx=None) -> dict:
             for m in got:
                 m.params["smp"], m.params["nt"] = str(smp), str(nt)
             ms += got
-    params = dict(machine, vcpus=str(FUNCTIONAL_SMP), nr_threads="1", run_test_mask=str(0xFFF),
+    params = dict(_smp_machine(machine, FUNCTIONAL_SMP), vcpus=str(FUNCTIONAL_SMP),
+                  nr_threads="1", run_test_mask=str(0xFFF),
                   test_loop_count=str(cfg["functional_loops"]),
                   nr_pcpu_objects=str(cfg["pcpu_objects"]))
     # The sweep is a pass/xfail check with unjudged one-run figures: timed by
@@ -131,7 +144,11 @@ def run(mode: str, machine: dict[str, str], ctx=None) -> dict:
     for m in got:
         m.params["smp"], m.params["nt"] = "0", "1"
     ms += got
-    return {"measurements": ms, "settings": dict(cfg, **machine)}
+    settings = dict(cfg, **machine)
+    if not set(machine) & {"machine", "mem", "dma32"}:
+        settings["machine"] = "/".join(sorted({_smp_machine({}, smp)["machine"]
+                                               for smp, _ in _configs()}))
+    return {"measurements": ms, "settings": settings}
 
 
 def _tag_cells(ms, smp: int, nt: int) -> dict:
@@ -196,7 +213,8 @@ def render(doc: dict) -> str:
            f"sweep: every mask once, nt=1, smp={FUNCTIONAL_SMP}",
            tables.box(head, rows),
            f"seed: {SETUP}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} cores, "
-           f"a {settings.get('mem', '16G')} pagelab machine with smp vCPUs",
+           + (f"the {settings['machine']} machine profiles" if settings.get("machine")
+              else f"a {settings.get('mem', '16G')} pagelab machine") + " with smp vCPUs",
            "change vs the rbtree: >0 is faster; (R)/(I): our 95% confidence intervals do not "
            "overlap (Fastpath)"] + protocol_lines(doc) + [""]
     out += _verdicts(ms)

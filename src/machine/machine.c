@@ -25,7 +25,8 @@
 
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  NULL };
+					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
+					  "pcp-premerge", "targeted-drain", "block-economy", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -35,9 +36,19 @@ int pl_design_preset(const char *name, struct pl_design *out)
 	} else if (!strcmp(name, "mt-counts")) {
 		out->name = "mt-counts";
 		out->mt_counts = true;
+	} else if (!strcmp(name, "mt-counts+blocks")) {
+		/* seed 002 plus pagelab's own O(1) "Number of blocks type" */
+		out->name = "mt-counts+blocks";
+		out->mt_counts = true;
+		out->mt_counts_blocks = true;
 	} else if (!strcmp(name, "pcp-owner")) {
 		out->name = "pcp-owner";
 		out->pcp_owner = true;
+	} else if (!strcmp(name, "pcp-owner+bulk")) {
+		/* seed 003, degrading to rmqueue_bulk() as before: pagelab's own option */
+		out->name = "pcp-owner+bulk";
+		out->pcp_owner = true;
+		out->pcp_owner_bulk_fallback = true;
 	} else if (!strcmp(name, "contig-batch")) {
 		out->name = "contig-batch";
 		out->free_contig_batch = true;
@@ -53,10 +64,29 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		out->name = "maple";
 		out->vmap_index = VMAP_INDEX_MAPLE;
 		out->vmap_pcpu_bump = true;
+	} else if (!strcmp(name, "maple+wide-align")) {
+		/* seed 004 plus pagelab's own: bump chunks serve up to 64 KiB alignment */
+		out->name = "maple+wide-align";
+		out->vmap_index = VMAP_INDEX_MAPLE;
+		out->vmap_pcpu_bump = true;
+		out->vmap_bump_wide_align = true;
 	} else if (!strcmp(name, "maple-index")) {
 		/* the maple index alone, to measure it against the rbtree */
 		out->name = "maple-index";
 		out->vmap_index = VMAP_INDEX_MAPLE;
+	} else if (!strcmp(name, "pcp-premerge")) {
+		/* pagelab's own (seed 003's review), not a patch */
+		out->name = "pcp-premerge";
+		out->pcp_premerge = true;
+	} else if (!strcmp(name, "block-economy")) {
+		/* pagelab's own (seed 003's review), not a patch */
+		out->name = "block-economy";
+		out->pcp_owner = true;
+		out->pcp_block_economy = true;
+	} else if (!strcmp(name, "targeted-drain")) {
+		/* pagelab's own (seed 003's review), not a patch */
+		out->name = "targeted-drain";
+		out->targeted_drain = true;
 	} else if (!strcmp(name, "all")) {
 		out->name = "all";
 		out->mt_counts = true;
@@ -126,7 +156,8 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 
 	if (!cfg || pl_mm_check_config(cfg) || !cfg->nr_cpus || cfg->debug < 0 || cfg->debug > 3) {
 		pl_warn_ratelimited("machine: bad config (memory %lu bytes, DMA32 end %lu, %u cpus): "
-				    "sizes must be non-zero multiples of 2 MiB",
+				    "sizes must be non-zero multiples of 2 MiB, holes page-aligned, "
+				    "disjoint and inside memory",
 				    cfg ? cfg->mem_bytes : 0, cfg ? cfg->dma32_bytes : 0,
 				    cfg ? cfg->nr_cpus : 0);
 		return NULL;

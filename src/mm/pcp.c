@@ -104,6 +104,31 @@ static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_c
 	}
 }
 
+/*
+ * zone_pcp_update_cacheinfo(): a CPU whose slice of the last-level cache
+ * (the kernel's per_cpu_data_slice_size: LLC size / CPUs sharing it) holds
+ * more than 3 * batch pages keeps batch pages on its PCP through a run of
+ * high-order frees (PCPF_FREE_HIGH_BATCH, see free_frozen_page_commit()).
+ * Without a topology (a bare configuration) the slice is unknown and the flag
+ * stays clear, as on a kernel without cacheinfo.
+ */
+static void zone_pcp_update_cacheinfo(struct zone *zone, unsigned int nr_cpus)
+{
+	const struct pl_cpu_topology *t = &zone->machine->config.topology;
+	unsigned long slice = t->llc_shared_cpus ? t->llc_bytes / t->llc_shared_cpus : 0;
+
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		spin_lock(&pcp->lock);
+		if ((slice >> PAGE_SHIFT) > 3 * (unsigned long)pcp->batch)
+			pcp->flags |= PCPF_FREE_HIGH_BATCH;
+		else
+			pcp->flags &= (unsigned char)~PCPF_FREE_HIGH_BATCH;
+		spin_unlock(&pcp->lock);
+	}
+}
+
 void pl_setup_zone_pagesets(struct pl_machine *m)
 {
 	struct zone *zone;
@@ -125,8 +150,10 @@ void pl_setup_zone_pagesets(struct pl_machine *m)
 			}
 			pcp_owner_setup_zone(zone, m->nr_cpus);
 		}
-		if (populated_zone(zone))
+		if (populated_zone(zone)) {
 			zone_set_pageset_high_and_batch(zone, m->nr_cpus);
+			zone_pcp_update_cacheinfo(zone, m->nr_cpus);
+		}
 	}
 }
 
@@ -212,16 +239,34 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 				}
 				pl_count(PL_EV_PCP_DEGRADE, 1);
 			}
-			alloced = rmqueue_bulk(zone, order, batch, list, migratetype, alloc_flags);
+			/* seed 003's degraded refill: unowned chunks split under pcp->lock */
+			if (design_pcp_owner(zone) && order < pageblock_order &&
+			    !zone->machine->config.design.pcp_owner_bulk_fallback)
+				alloced = pcp_owner_rmqueue_chunks(zone, order, batch, list, migratetype,
+								   alloc_flags);
+			else
+				alloced = rmqueue_bulk(zone, order, batch, list, migratetype,
+						       alloc_flags);
 			pcp->count += alloced << order;
 			pl_count(PL_EV_PCP_MISS, 1);
 			if (unlikely(list_empty(list)))
 				return NULL;
+			if (design_pcp_premerge(zone)) {
+				/* rmqueue_bulk() appended the new blocks at the tail */
+				struct page *p = list_last_entry(list, struct page, pcp_list);
+
+				for (int i = 0; i < alloced; i++) {
+					pcp_premerge_tag(pcp, zone, p, order);
+					p = list_prev_entry(p, pcp_list);
+				}
+			}
 		} else {
 			pl_count(PL_EV_PCP_HIT, 1);
 		}
 		page = list_first_entry(list, struct page, pcp_list);
 		list_del(&page->pcp_list);
+		if (design_pcp_premerge(zone))
+			page->pcp_cpu1 = 0;
 		pcp->count -= 1 << order;
 	} while (check_new_page(page));
 	return page;
@@ -244,6 +289,27 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
 	return page;
 }
 
+/**
+ * economy_rmqueue() - pcp_block_economy's allocation of @order below a
+ * pageblock: from this CPU's owned blocks, refilled with a whole block or
+ * stolen (pcp_owner.c). The lock is taken, not tried: there is no zone
+ * path to fall back to. Return: the page, or NULL.
+ */
+struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned int alloc_flags)
+{
+	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
+	struct page *page;
+
+	spin_lock(&pcp->lock);
+	pcp->free_count >>= 1;
+	page = pcp_owner_rmqueue(zone, pcp, order, migratetype, alloc_flags);
+	if (page)
+		pcp->count -= 1 << order;
+	spin_unlock(&pcp->lock);
+	return page;
+}
+
 /* ---- freeing --------------------------------------------------------------- */
 
 /*
@@ -260,30 +326,29 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	count = min(pcp->count, count);
 	if (count <= 0)
 		return;
+	if (design_pcp_premerge(zone)) {
+		pcp_premerge_free_bulk(zone, count, pcp, pindex);
+		return;
+	}
+	if (design_block_economy(zone)) {
+		economy_free_bulk(zone, pcp, false);
+		return;
+	}
 	listed = pcp->count - pcp->owned_count;
 	pindex = pindex - 1;	/* the requested list is drained first */
 	spin_lock(&zone->lock);
 	while (count > 0 && listed > 0) {
-		struct list_head *list;
-		unsigned int order;
+		struct list_head *list = pcp_next_list(pcp, &pindex, &min_pindex, &max_pindex);
+		unsigned int order = pindex_to_order((unsigned int)pindex);
 
-		for (;;) {
-			if (++pindex > max_pindex)
-				pindex = min_pindex;
-			list = &pcp->lists[pindex];
-			if (!list_empty(list))
-				break;
-			if (pindex == max_pindex)
-				max_pindex--;
-			if (pindex == min_pindex)
-				min_pindex++;
-		}
-		order = pindex_to_order((unsigned int)pindex);
 		do {
 			struct page *page = list_last_entry(list, struct page, pcp_list);
 			unsigned long pfn = page_to_pfn(page);
 			int mt = get_pfnblock_migratetype(page, pfn);
 
+			pl_trace(zone->machine, PL_TP_MM_PAGE_PCPU_DRAIN,
+				 (struct pl_tp_event){ .pfn = pfn, .order = (int)order,
+						       .migratetype = mt });
 			list_del(&page->pcp_list);
 			count -= 1 << order;
 			listed -= 1 << order;
@@ -302,6 +367,7 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	spin_unlock(&zone->lock);
 	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)moved);
 	pl_count(PL_EV_PCP_DRAIN_PAGES, (unsigned long)moved);
+	pl_count(PL_EV_PCP_DRAIN_CALLS, moved > 0);
 }
 
 /* The limit above which a free drains: auto-tuned, see the file comment. */
@@ -316,6 +382,11 @@ static int nr_pcp_high(struct per_cpu_pages *pcp, const struct zone *zone, int b
 	if (unlikely(free_high)) {
 		pcp->high = max(high - (batch << PCP_BATCH_SCALE_MAX), high_min);
 		return 0;
+	}
+	/* kswapd is reclaiming: keep the lists short so reclaimed pages reach the buddy. */
+	if (zone_test_flag(zone, ZONE_RECLAIM_ACTIVE)) {
+		pcp->high = max(high - max((int)pcp->free_count, batch), high_min);
+		return min(batch << 2, pcp->high);
 	}
 	if (high_min == high_max)
 		return high;
@@ -342,9 +413,8 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
  * free_frozen_page_commit() - queue a freed block on @pcp and drain if it
  * overflows. A stream of high-order (1..3) frees without allocations sets
  * free_high and drains harder, since such pages fragment if cached.
- * PCPF_FREE_HIGH_BATCH is set by the kernel from the CPU's cache size
- * (zone_pcp_update_cacheinfo); pagelab has no cache model and leaves it
- * clear. Context: pcp->lock.
+ * PCPF_FREE_HIGH_BATCH is set from the profile's last-level cache as
+ * zone_pcp_update_cacheinfo() does. Context: pcp->lock.
  */
 static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 				    struct page *page, unsigned long pfn, int migratetype,
@@ -359,6 +429,8 @@ static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 		pcp_owner_free_chunk(zone, pcp, page, pfn, order);
 	else
 		list_add(&page->pcp_list, &pcp->lists[pindex]);
+	if (!owned && design_pcp_premerge(zone))
+		pcp_premerge_tag(pcp, zone, page, order);
 	pcp->count += 1 << order;
 	pl_count(PL_EV_PCP_FREE, 1);
 
@@ -413,6 +485,11 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 			}
 			spin_unlock(&opcp->lock);
 		}
+		/* The block economy: an unowned block's pages go to the zone. */
+		if (design_block_economy(zone)) {
+			free_one_page(zone, page, pfn, order, fpi_flags);
+			return;
+		}
 	}
 	if (!spin_trylock(&pcp->lock)) {
 		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
@@ -431,6 +508,13 @@ static void drain_pages_zone(unsigned int cpu, struct zone *zone)
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 	int count;
 
+	/* The block economy gives back whole blocks only; partial ones stay. */
+	if (design_block_economy(zone)) {
+		spin_lock(&pcp->lock);
+		economy_free_bulk(zone, pcp, true);
+		spin_unlock(&pcp->lock);
+		return;
+	}
 	do {
 		spin_lock(&pcp->lock);
 		count = pcp->count;
@@ -472,8 +556,10 @@ void drain_all_pages(struct zone *zone)
 		pl_warn_ratelimited("drain_all_pages: the calling thread has not entered a machine");
 		return;
 	}
-	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
+	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
+		pl_count(PL_EV_DRAIN_ALL_CPUS, 1);
 		drain_pages(m, cpu, zone);
+	}
 }
 
 /* Shrink an idle pcp's high by an eighth per tick and drain down to it. */
@@ -509,6 +595,7 @@ int pl_vmstat_tick(void)
 		return 0;
 	for_each_populated_zone(zone, m)
 		todo += decay_pcp_high(zone, this_cpu_pcp(zone));
+	pl_kswapd_run(m);	/* if woken since the last tick (page_alloc_slowpath.c) */
 	return todo;
 }
 

@@ -328,7 +328,8 @@ struct vmap_area *find_vmap_area(unsigned long addr)
 	unsigned int nr = vs->nr_vmap_nodes, i, j;
 	struct vmap_area *va;
 
-	if (vs->bump && vmap_bump_find(vs, addr, &va, false, false))
+	vm_count(PL_EV_VMAP_BUSY_LOOKUP, 1);
+	if (vs->bump && vmap_bump_find(vs, addr, &va, false, 0))
 		return va;
 	i = j = addr_to_node_id(vs, addr);
 	do {
@@ -345,17 +346,19 @@ struct vmap_area *find_vmap_area(unsigned long addr)
 
 /*
  * find_unlink_vmap_area() - find the busy area that starts at @addr and
- * take it out of its index; with @need_vm only an area that has a
- * vm_struct (not a vm_map_ram one). Unlike the kernel, an address inside
- * an area does not free the area: it is refused (NULL), nothing changed.
+ * take it out of its index, if it is what @want asks (VA_WANT_*: a
+ * vm_struct, not a percpu chunk's, of some VM_* kind). Unlike the kernel,
+ * an address inside an area does not free the area: it is refused (NULL),
+ * nothing changed. One busy-index lookup (PL_EV_VMAP_BUSY_LOOKUP).
  */
-struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm)
+struct vmap_area *find_unlink_vmap_area(unsigned long addr, unsigned long want)
 {
 	struct vmap_space *vs = this_vmap();
 	unsigned int nr = vs->nr_vmap_nodes, i, j;
 	struct vmap_area *bva;
 
-	if (vs->bump && vmap_bump_find(vs, addr, &bva, true, need_vm))
+	vm_count(PL_EV_VMAP_BUSY_LOOKUP, 1);
+	if (vs->bump && vmap_bump_find(vs, addr, &bva, true, want))
 		return bva == ERR_AREA ? NULL : bva;
 	i = j = addr_to_node_id(vs, addr);
 	do {
@@ -363,7 +366,7 @@ struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm)
 		struct vmap_area *va;
 
 		spin_lock(&vn->busy.lock);
-		va = vs->ops->find_unlink(&vn->busy, addr, need_vm);
+		va = vs->ops->find_unlink(&vn->busy, addr, want);
 		spin_unlock(&vn->busy.lock);
 		if (va)
 			return va == ERR_AREA ? NULL : va;
