@@ -84,7 +84,8 @@ class Measurement:
 
 
 def _one_line_error(stderr: str, default: str) -> str:
-    lines = [x for x in stderr.strip().splitlines() if x.strip()]
+    # valgrind's own lines ("==PID== ...") are not the bench's message
+    lines = [x for x in stderr.strip().splitlines() if x.strip() and not re.match(r"==\d+==", x)]
     msg = lines[-1] if lines else default
     return msg.removeprefix("pagelab-bench: ")
 

@@ -222,3 +222,8 @@ def test_disagreements_between_judged_and_second_opinion():
     w = {"measure": "wall", "_cells": [_c("a", -50.0, "(R)"), _c("b", 3.0, "")]}
     out = reproduce.disagreements(j, w)
     assert len(out) == 1 and "b [d]: instr (I) 20.00%, wall 3.00%" in out[0]
+
+
+def test_error_line_skips_valgrinds_own_lines():
+    err = "pagelab-bench: cannot create the machine\n==15768== \n==15768== I   refs:      0\n"
+    assert runner._one_line_error(err, "x") == "cannot create the machine"
