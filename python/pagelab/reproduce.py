@@ -593,7 +593,8 @@ def run_003(mode: str, machine: dict[str, str], ctx: Ctx | None = None) -> dict:
             params["ops"] = str(max(10000, int(cfg["ops"]) // 20))
         ms += ctx.run(suite, params, designs, cfg["reps"], together=True,
                       label=f"seed 003 {suite}", cells=_cells_003)
-    return {"measurements": ms, "settings": dict(cfg, **machine)}
+    ops = cfg["ops"] if ctx.policy.mode != "instr" else str(max(10000, int(cfg["ops"]) // 20))
+    return {"measurements": ms, "settings": dict(cfg, **machine, ops=ops)}
 
 
 def _cells_003(ms) -> dict:
