@@ -285,7 +285,9 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 		exit(2);
 	}
 	ns = bench_region_end(&vb, 0);
+	/* back to the caller's run: the next design's dump gets a new generation */
 	b->minflt_in = vb.minflt_in;
+	b->slots[0] = vb.slots[0];
 
 	pl_enter(m, 0);
 	pl_events_sum(m, ev);
