@@ -24,25 +24,33 @@ static void fmt_latency(char *out, size_t len, double us)
 }
 
 /* Average µs per read for each machine, interleaved in chunks. */
-static void measure(struct pl_machine **m, int n, unsigned long reads, char **bufs, double *avg)
+static void measure(struct pl_machine **m, int n, unsigned long reads, char **bufs, double *avg,
+		    double *vt_avg)
 {
 	unsigned long chunk = reads < 10 ? 1 : reads / 10;
-	uint64_t total[MAX_DESIGNS] = { 0 };
+	uint64_t total[MAX_DESIGNS] = { 0 }, vt_total[MAX_DESIGNS] = { 0 };
 
 	for (unsigned long done = 0; done < reads; done += chunk) {
 		unsigned long todo = min(chunk, reads - done);
 
 		for (int i = 0; i < n; i++) {
-			uint64_t t0 = pl_now_ns();
+			uint64_t t0, v0;
 
+			pl_enter(m[i], 0);	/* the reader is vCPU 0 (its virtual clock) */
+			v0 = pl_vt_now();
+			t0 = pl_now_ns();
 			for (unsigned long r = 0; r < todo; r++)
 				if (pl_show_pagetypeinfo(m[i], bufs[i], BUF_SIZE) < 0)
 					abort();
 			total[i] += pl_now_ns() - t0;
+			vt_total[i] += pl_vt_now() - v0;
+			pl_leave();
 		}
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		avg[i] = (double)total[i] / (double)reads / 1000.0;
+		vt_avg[i] = (double)vt_total[i] / (double)reads / 1e6;	/* ps -> us */
+	}
 }
 
 static double per_read(const struct pl_lock_stat *before, const struct pl_lock_stat *after,
@@ -80,7 +88,7 @@ static int run(struct bench *b)
 	struct pl_machine *m[MAX_DESIGNS] = { NULL };
 	struct churn_state *st[MAX_DESIGNS];
 	struct churn_result res[MAX_DESIGNS];
-	double fresh[MAX_DESIGNS], frag[MAX_DESIGNS];
+	double fresh[MAX_DESIGNS], frag[MAX_DESIGNS], vt_fresh[MAX_DESIGNS], vt_frag[MAX_DESIGNS];
 	/* zone->lock acquisitions around each read phase: what the reads cost the lock */
 	struct pl_lock_stat lk[4][MAX_DESIGNS];
 	char *bufs[MAX_DESIGNS];
@@ -98,7 +106,7 @@ static int run(struct bench *b)
 	}
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[0][i]);
-	measure(m, n, reads, bufs, fresh);
+	measure(m, n, reads, bufs, fresh, vt_fresh);
 	for (int i = 0; i < n; i++) {
 		bench_zone_lock_stat(m[i], &lk[1][i]);
 		pl_enter(m[i], 0);
@@ -107,7 +115,7 @@ static int run(struct bench *b)
 	}
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[2][i]);
-	measure(m, n, reads, bufs, frag);
+	measure(m, n, reads, bufs, frag, vt_frag);
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[3][i]);
 	for (int i = 0; i < n; i++)
@@ -138,7 +146,9 @@ static int run(struct bench *b)
 			per_read(&lk[2][i], &lk[3][i], reads));
 
 	for (int i = 0; i < n; i++) {
+		bench_vt_set(vt_fresh[i]);
 		bench_emit(b, "read-fresh", names[i], 0, fresh[i], "us", m[i]);
+		bench_vt_set(vt_frag[i]);
 		bench_emit(b, "read-fragmented", names[i], 0, frag[i], "us", m[i]);
 		bench_emit(b, "zone-lock-per-read-fresh", names[i], 0,
 			   per_read(&lk[0][i], &lk[1][i], reads), "acquisitions", m[i]);

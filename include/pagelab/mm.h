@@ -403,6 +403,13 @@ extern const char *const pl_design_presets[];
  *                   to the buddy under zone->lock (to measure the buddy alone).
  * @tlb_flush_ns_per_cpu: what one kernel TLB flush costs per vCPU, spent
  *                   in a calibrated busy loop (default 1000; 0: free).
+ * @vtime:           keep virtual time (issue 15, include/pagelab/vtime.h):
+ *                   per-vCPU clocks, locks and cache lines in virtual time.
+ * @topology:        the host shape that prices cache line transfers
+ *                   (pl_topology_default(): 2 sockets x 26 cores, no SMT).
+ * @pcp_no_autotune: pagelab's own switch, not a kernel option: pcp->high
+ *                   stays fixed at high_min... as Linux 6.0's PCP had no
+ *                   auto-tuning (to compare with the 6.0 scaling anchors).
  */
 struct pl_config {
 	unsigned long mem_bytes;
@@ -414,6 +421,9 @@ struct pl_config {
 	unsigned long min_free_kbytes;
 	bool pcp_disabled;
 	unsigned long tlb_flush_ns_per_cpu;
+	bool vtime;
+	struct pl_topology topology;
+	bool pcp_no_autotune;
 };
 
 /** struct pl_cpu - one virtual CPU's private data. */
@@ -429,6 +439,7 @@ struct pl_cpu {
  * @mem_base: page frame memory; page_address(pfn) = mem_base + pfn * PAGE_SIZE.
  * @cpus:     nr_cpus vCPUs.
  * @fault_inject: fault injection sites (fail_page_alloc.c), NULL until set.
+ * @vt:       virtual time (config.vtime), NULL otherwise.
  */
 struct pl_machine {
 	struct pl_config config;
@@ -442,6 +453,7 @@ struct pl_machine {
 	int debug;
 	struct pl_fault_inject *fault_inject;
 	struct vmap_space *vmap;	/* the vmalloc space (src/vmalloc) */
+	struct pl_vtime *vt;		/* virtual time, NULL unless config.vtime */
 };
 
 #define for_each_zone(z, m) \

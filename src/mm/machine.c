@@ -90,6 +90,7 @@ void pl_config_default(struct pl_config *cfg)
 	cfg->dma32_bytes = 4UL << 30;
 	cfg->nr_cpus = 1;
 	cfg->tlb_flush_ns_per_cpu = 1000;
+	pl_topology_default(&cfg->topology);
 	pl_design_preset("v6.18", &cfg->design);
 }
 
@@ -171,6 +172,7 @@ static void init_zone(struct pl_machine *m, enum zone_type idx, unsigned long st
 	zone->present_pages = end - start;
 	zone->managed_pages = end - start;
 	pl_spin_init(&zone->lock, m->config.lock_stat);
+	pl_spin_set_class(&zone->lock, VT_LOCK_ZONE);
 	for (int o = 0; o < NR_PAGE_ORDERS; o++)
 		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
 			INIT_LIST_HEAD(&zone->free_area[o].free_list[mt]);
@@ -262,14 +264,33 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 
 	/* Boot runs on CPU 0 of this machine, then restores the caller's context. */
 	struct pl_this saved = pl_this;
+	struct pl_vt_cpu *saved_vt = pl_vt_cur;
 
 	pl_enter(m, 0);
 	free_all_bootmem(m);
 	m->vmap = vmap_space_create(m);	/* vmalloc_init() */
 	pl_this = saved;
+	pl_vt_cur = saved_vt;
 	if (!m->vmap) {
 		pl_machine_destroy(m);
 		return NULL;
+	}
+	/* Virtual time starts after boot: clocks at 0 when the workload begins. */
+	if (m->config.vtime) {
+		struct pl_vt_params p;
+
+		pl_vt_params_default(&p);
+		/* One kernel TLB flush: the configured cost for each vCPU it reaches. */
+		p.event_ps[PL_EV_TLB_FLUSH] = m->config.tlb_flush_ns_per_cpu * m->nr_cpus * 1000;
+		/* The free-space search under free_vmap_area_lock: per index design. */
+		p.hold_ps[VT_LOCK_VMAP_FREE] +=
+			p.vmalloc_ps[m->config.design.vmap_index == VMAP_INDEX_MAPLE];
+		m->vt = pl_vtime_create(m->nr_cpus, &m->config.topology, &p);
+		if (!m->vt) {
+			pl_warn_ratelimited("pl_machine_create: bad topology or no memory for vtime");
+			pl_machine_destroy(m);
+			return NULL;
+		}
 	}
 	return m;
 }
@@ -285,6 +306,7 @@ void pl_machine_destroy(struct pl_machine *m)
 		pl_debug_check(m, 1, "machine teardown");
 	if (pl_this.machine == m)
 		pl_leave();
+	pl_vtime_destroy(m->vt);
 	map_pages = (m->max_pfn + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 	for_each_zone(zone, m)
 		free(zone->pageblock_flags);
@@ -305,6 +327,7 @@ int pl_enter(struct pl_machine *m, unsigned int cpu)
 	}
 	pl_this.machine = m;
 	pl_this.cpu = &m->cpus[cpu];
+	pl_vt_enter(m->vt, cpu);
 	return 0;
 }
 
@@ -312,6 +335,7 @@ void pl_leave(void)
 {
 	pl_this.machine = NULL;
 	pl_this.cpu = NULL;
+	pl_vt_cur = NULL;
 }
 
 void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS])

@@ -117,6 +117,7 @@ static unsigned long walk_free_list(struct list_head *head, bool *overflow)
 static void pagetypeinfo_showfree_print(struct pl_seq *s, struct zone *zone, bool mt_counts)
 {
 	for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+		pl_vt_path(VT_P_SEQ_LINE);
 		seq_puts(s, "Node    0, zone ");
 		seq_put_str(s, zone->name, 8);
 		seq_puts(s, ", type ");
@@ -134,6 +135,7 @@ static void pagetypeinfo_showfree_print(struct pl_seq *s, struct zone *zone, boo
 					freecount = PAGETYPEINFO_CAP;
 			} else {
 				freecount = walk_free_list(&area->free_list[mt], &overflow);
+				pl_vt_paths(VT_P_LIST_ENTRY, freecount);
 				/* The kernel drops the lock and reschedules between orders. */
 				spin_unlock(&zone->lock);
 				spin_lock(&zone->lock);
@@ -157,6 +159,7 @@ static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zon
 		for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone);
 		     pfn += pageblock_nr_pages)
 			count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
+		pl_vt_paths(VT_P_PAGEBLOCK, zone->spanned_pages >> pageblock_order);
 	}
 	seq_puts(s, "Node 0, zone ");
 	seq_put_str(s, zone->name, 8);
