@@ -12,6 +12,17 @@
 #include "pagelab/pagelab.h"
 
 #define BENCH_MAX_PARAMS 32
+#define BENCH_MAX_SLOTS 64
+
+/* One figure's measured regions (harness.c); protected by: the main thread. */
+struct bench_slot {
+	uint64_t t0;		/* the open region's start */
+	uint64_t ns;		/* wall time summed over the slot's regions */
+	long minflt_start;
+	long minflt;		/* host minor faults inside the slot's regions */
+	unsigned int entries;	/* regions entered */
+	unsigned int gen;	/* bench_slot_clear() calls: names the callgrind dumps */
+};
 
 struct bench {
 	const char *suite;
@@ -20,6 +31,13 @@ struct bench {
 	const char *vals[BENCH_MAX_PARAMS];
 	bool json;	/* --json: JSON lines on stdout, tables on stderr */
 	FILE *out;	/* where the human-readable tables go */
+	/* the timing harness (harness.c) */
+	struct bench_slot slots[BENCH_MAX_SLOTS];
+	int open_slot;		/* -1: no region open */
+	int emit_slot;		/* the slot bench_emit() reports, -1 none */
+	long minflt_in;		/* minor faults inside every region */
+	int pinned_cpu;		/* -1: not pinned */
+	bool under_callgrind;
 };
 
 struct bench_suite {
@@ -33,11 +51,25 @@ const char *param_str(const struct bench *b, const char *key, const char *def);
 /* Unsigned number; accepts K/M/G suffixes (powers of 1024). Exits on junk. */
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
 
-/* A machine for suite runs: mem=, dma32=, vcpus=, debug= from the params. */
+/*
+ * A machine for suite runs: the profile of machine= (else the default
+ * config), then mem=, dma32=, vcpus= (default: the profile's CPUs, else 1),
+ * debug= from the params.
+ */
 struct pl_machine *bench_machine(const struct bench *b, const char *design);
 
 /* Parse "design=a,b,c" into up to @max preset names. Return: how many. */
 int bench_designs(const struct bench *b, const char *def, const char **names, int max);
+
+/* harness.c: measured regions, fault counts, pinning, callgrind (see there). */
+void bench_harness_init(struct bench *b);
+void bench_region_begin(struct bench *b, int slot);
+uint64_t bench_region_end(struct bench *b, int slot);
+void bench_slot_clear(struct bench *b, int slot);
+void bench_use_slot(struct bench *b, int slot);
+void bench_harness_json(const struct bench *b);
+/* Parameters every suite accepts (the harness's): pin= */
+bool bench_harness_key(const char *key);
 
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
 		double value, const char *unit, struct pl_machine *m);
@@ -75,6 +107,9 @@ extern const struct bench_suite suite_range_workload;
 extern const struct bench_suite suite_vmalloc_fix_size;
 extern const struct bench_suite suite_test_vmalloc;
 extern const struct bench_suite suite_page_alloc_high_order;
+extern const struct bench_suite suite_machines;
+extern const struct bench_suite suite_replay;
+extern const struct bench_suite suite_trace_throughput;
 extern const struct bench_suite suite_llfree_anchors;
 
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
@@ -96,5 +131,32 @@ struct churn_state;
 struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
 			      struct churn_result *res);
 void churn_release(struct churn_state *st);
+
+/*
+ * Simulated time for the vmstat tick: a vCPU's second is BENCH_TICK_OPS of
+ * its page operations (pages allocated + freed), the kernel's once-a-second
+ * refresh_cpu_vm_stats() at 100,000 of them per CPU-second, the order of a
+ * parallel kernel build's rate. See the README, "The slow path before
+ * failing".
+ */
+#define BENCH_TICK_OPS 100000UL
+
+/*
+ * bench_vmstat_tick() - run the current vCPU's pl_vmstat_tick() when its
+ * page operations have passed *@next (0: not started, start counting now),
+ * and move *@next on by BENCH_TICK_OPS.
+ */
+static inline void bench_vmstat_tick(unsigned long *next)
+{
+	const struct pl_cpu_events *e = &pl_this.cpu->events;
+	unsigned long ops = READ_ONCE(e->ev[PL_EV_PGALLOC_PAGES]) +
+			    READ_ONCE(e->ev[PL_EV_PGFREE_PAGES]);
+
+	if (*next && ops < *next)
+		return;
+	if (*next)
+		pl_vmstat_tick();
+	*next = ops + BENCH_TICK_OPS;
+}
 
 #endif /* PAGELAB_BENCH_H */

@@ -31,15 +31,17 @@ static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
 	struct page **pages = malloc(sizeof(*pages) * w->batch);
-	unsigned long done = 0;
+	unsigned long done = 0, tick = 0;
 	uint64_t t0;
 
 	pl_enter(w->m, w->cpu);
 	pl_vt_enter(NULL, 0);	/* real threads: wall time only, never the vtime */
 	pthread_barrier_wait(w->start);
 	t0 = pl_now_ns();
-	for (unsigned long i = 0; i < w->nr; i++)
+	for (unsigned long i = 0; i < w->nr; i++) {
 		__free_pages(alloc_pages(GFP_KERNEL, w->order), w->order);
+		bench_vmstat_tick(&tick);
+	}
 	w->pair_ns = (double)(pl_now_ns() - t0) / (double)w->nr;
 
 	pthread_barrier_wait(w->start);
@@ -50,6 +52,7 @@ static void *worker_fn(void *arg)
 		for (unsigned long i = 0; i < w->batch; i++)
 			__free_pages(pages[i], w->order);
 		done += w->batch;
+		bench_vmstat_tick(&tick);
 	}
 	w->batch_ns = (double)(pl_now_ns() - t0) / (double)done;
 	pl_leave();

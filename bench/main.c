@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "pagelab/trace.h"
 
 #define PL_MAX_VT_REPORT 1024
 
@@ -23,6 +24,9 @@ static const struct bench_suite *const suites[] = {
 	&suite_vmalloc_fix_size,
 	&suite_test_vmalloc,
 	&suite_page_alloc_high_order,
+	&suite_machines,
+	&suite_replay,
+	&suite_trace_throughput,
 	&suite_llfree_anchors,
 };
 
@@ -59,13 +63,27 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 
 struct pl_machine *bench_machine(const struct bench *b, const char *design)
 {
+	const char *snapdir = param_str(b, "snapshot", NULL);
+	int state = pl_state_level_parse(param_str(b, "state", snapdir ? "counts" : "fresh"));
+	static struct pl_snapshot snap;
 	struct pl_config cfg;
 	struct pl_machine *m;
 
-	pl_config_default(&cfg);
+	/* snapshot=DIR state=counts (every suite): a machine in a real kernel's state */
+	if (state < 0 || state == PL_STATE_POSITIONAL || (state == PL_STATE_COUNTS && !snapdir)) {
+		fprintf(stderr, "pagelab-bench: state=%s: suites take fresh, or counts with "
+			"snapshot=DIR\n", param_str(b, "state", ""));
+		exit(2);
+	}
+	if (param_str(b, "machine", NULL)) {
+		/* a named profile (checked in main()); mem=/dma32=/vcpus= still override */
+		pl_machine_profile(param_str(b, "machine", NULL), &cfg);
+	} else {
+		pl_config_default(&cfg);
+	}
 	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
 	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
-	cfg.nr_cpus = (unsigned int)param_ulong(b, "vcpus", 1);
+	cfg.nr_cpus = (unsigned int)param_ulong(b, "vcpus", cfg.profile ? cfg.nr_cpus : 1);
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
@@ -86,10 +104,28 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
 		exit(2);
 	}
+	if (snapdir) {
+		if (pl_snapshot_read(snapdir, &snap)) {
+			fprintf(stderr, "pagelab-bench: snapshot=%s: not a readable snapshot\n", snapdir);
+			exit(2);
+		}
+		pl_snapshot_config(&snap, &cfg);
+		if (!param_str(b, "vcpus", NULL) && snap.zone[0].nr_pcp_cpus)
+			cfg.nr_cpus = snap.zone[0].nr_pcp_cpus;
+	}
 	m = pl_machine_create(&cfg);
 	if (!m) {
 		fprintf(stderr, "pagelab-bench: cannot create the machine\n");
 		exit(1);
+	}
+	if (snapdir && state == PL_STATE_COUNTS) {
+		struct pl_loaded_state *st = pl_machine_load_state(m, &snap);
+
+		if (!st) {
+			fprintf(stderr, "pagelab-bench: cannot load the snapshot's state\n");
+			exit(1);
+		}
+		pl_state_release(st);	/* its pages stay allocated: the booted machine's */
 	}
 	return m;
 }
@@ -212,7 +248,8 @@ void bench_vt_set(double value)
 /* Units of time-valued records: these need a value from virtual time. */
 static bool unit_is_time(const char *unit)
 {
-	static const char *const t[] = { "ns", "us", "usec", "ms", "s", "ns/pair", "Mops/s" };
+	static const char *const t[] = { "ns", "us", "usec", "ms", "s", "ns/pair", "Mops/s",
+					 "events/s" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (!strcmp(unit, t[i]))
@@ -278,7 +315,8 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 			printf(", \"VMAP_AREA_BYTES\": %lu", vst.va_objsize);
 		}
 	}
-	printf("}");
+	printf("}, ");
+	bench_harness_json(b);
 	if (bench_vt_on(b))
 		emit_vtime(value, unit);
 	printf("}\n");
@@ -287,12 +325,26 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\nsuites:\n");
+	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\n"
+		"every suite also takes machine=NAME, a machine profile (pagelab-bench machines),\n"
+		"and pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
+		"suites:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
 		for (const char *const *k = suites[i]->keys; *k; k++)
 			fprintf(f, " %s", *k);
 		fputc('\n', f);
+	}
+	fprintf(f, "\ndesigns (design=A,B,...):\n");
+	for (const char *const *name = pl_design_presets; *name; name++) {
+		struct pl_design d;
+
+		if (pl_design_preset(*name, &d))
+			continue;
+		/* a switch beyond every seed's patch is labelled wherever it is shown */
+		fprintf(f, "  %s%s\n", *name,
+			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback
+				? "  (with pagelab's own extension, not in any seed)" : "");
 	}
 }
 
@@ -327,9 +379,19 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		*eq = '\0';
-		known = !strcmp(argv[i], "vtime");	/* common to every suite */
+		/* machine=NAME (a profile, machine.h) is common to every suite */
+		known = !strcmp(argv[i], "machine");
+		if (known && !pl_machine_profile_find(eq + 1)) {
+			fprintf(stderr, "pagelab-bench: unknown machine '%s' (pagelab-bench machines "
+				"lists them)\n", eq + 1);
+			return 2;
+		}
+		known |= !strcmp(argv[i], "vtime");	/* common to every suite */
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
+		/* common to every suite that builds its machines with bench_machine() */
+		known |= !strcmp(argv[i], "snapshot") || !strcmp(argv[i], "state");
+		known |= bench_harness_key(argv[i]);
 		if (!known) {
 			fprintf(stderr, "pagelab-bench: %s: unknown parameter '%s'\n", suite->name,
 				argv[i]);
@@ -338,5 +400,6 @@ int main(int argc, char **argv)
 		b.keys[b.nr_params] = argv[i];
 		b.vals[b.nr_params++] = eq + 1;
 	}
+	bench_harness_init(&b);
 	return suite->run(&b);
 }

@@ -56,16 +56,16 @@ static int parse_orders(const char *s, unsigned int *orders)
 	return n;
 }
 
-static void one_run(struct pl_machine *m, unsigned int order, unsigned long loops,
-		    struct run *r)
+static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned int order,
+		    unsigned long loops, struct run *r)
 {
-	unsigned long nr = 1UL << order;
+	unsigned long nr = 1UL << order, tick = 0;
 	struct pl_lock_stat ls;
-	uint64_t t0;
 
 	pl_enter(m, 0);
 	bench_vt_begin(m);
-	t0 = pl_now_ns();
+	bench_slot_clear(b, slot);
+	bench_region_begin(b, slot);
 	for (unsigned long i = 0; i < loops; i++) {
 		struct page *page = alloc_pages(GFP_KERNEL, order);
 
@@ -75,8 +75,10 @@ static void one_run(struct pl_machine *m, unsigned int order, unsigned long loop
 				"%lu failed\n", order, i);
 			exit(1);
 		}
+		bench_vmstat_tick(&tick);
 	}
-	r->ns = (double)(pl_now_ns() - t0);
+	r->ns = (double)bench_region_end(b, slot);
+	bench_use_slot(b, slot);
 	bench_vt_end(m, (double)loops);
 	r->vt_ns = bench_vt_ns();
 	pl_events_sum(m, r->ev);
@@ -148,7 +150,7 @@ static int run(struct bench *b)
 				double nr = (double)(1UL << orders[o]);
 				struct run r;
 
-				one_run(m, orders[o], loops, &r);
+				one_run(b, (o * n + d) % BENCH_MAX_SLOTS, m, orders[o], loops, &r);
 				snprintf(test, sizeof(test), "odr%u-per-iteration", orders[o]);
 				bench_vt_set(r.vt_ns / (double)loops / 1e3);
 				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / 1e3,

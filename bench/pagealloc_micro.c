@@ -61,6 +61,8 @@ static void measure(struct bench *b, struct config *c, unsigned int order, unsig
 	unsigned long n = batch + (plus1 ? 1 : 0);
 	char name[64];
 
+	unsigned long tick = 0;
+
 	*alloc = *freec = 0;
 	pl_enter(c->m, 0);
 	for (unsigned long it = 0; it < iterations; it++) {
@@ -75,6 +77,7 @@ static void measure(struct bench *b, struct config *c, unsigned int order, unsig
 				__free_pages(pages[i], order);
 		t2 = pl_now_ns();
 		v2 = pl_vt_now();
+		bench_vmstat_tick(&tick);	/* outside the timed parts */
 		*alloc += (double)(t1 - t0) / (double)batch / (double)iterations;
 		*freec += (double)(t2 - t1) / (double)batch / (double)iterations;
 		snprintf(name, sizeof(name), "alloc-odr%u-%lu", order, batch);
@@ -90,7 +93,7 @@ static void measure(struct bench *b, struct config *c, unsigned int order, unsig
 static int run(struct bench *b)
 {
 	const char *designs[MAX_CONFIGS];
-	int nd = bench_designs(b, "v6.18,mt-counts", designs, MAX_CONFIGS), nc = 0;
+	int nd = bench_designs(b, "v6.18,mt-counts,mt-counts+blocks", designs, MAX_CONFIGS), nc = 0;
 	unsigned int omin = (unsigned int)param_ulong(b, "order_min", 0);
 	unsigned int omax = (unsigned int)param_ulong(b, "order_max", 4);
 	unsigned long iterations = param_ulong(b, "iterations", 10);
@@ -133,7 +136,7 @@ static int run(struct bench *b)
 		omin, omax, iterations, plus1 ? "+1 as mmtests" : " exactly");
 	fprintf(f, "%-18s", "test");
 	for (int i = 0; i < nc; i++)
-		fprintf(f, " %18s", cfgs[i].label);
+		fprintf(f, " %24s", cfgs[i].label);
 	fprintf(f, "\n");
 	for (unsigned int order = omin; order <= omax; order++) {
 		for (unsigned long batch = 1; batch < ((128UL << 20) / PAGE_SIZE) >> order; batch <<= 1) {
@@ -144,10 +147,10 @@ static int run(struct bench *b)
 					&freec[i]);
 			fprintf(f, "alloc-odr%u-%-8lu", order, batch);
 			for (int i = 0; i < nc; i++)
-				fprintf(f, " %18.1f", alloc[i]);
+				fprintf(f, " %24.1f", alloc[i]);
 			fprintf(f, "\nfree-odr%u-%-9lu", order, batch);
 			for (int i = 0; i < nc; i++)
-				fprintf(f, " %18.1f", freec[i]);
+				fprintf(f, " %24.1f", freec[i]);
 			fprintf(f, "\n");
 			fflush(f);
 		}

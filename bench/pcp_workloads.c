@@ -21,6 +21,14 @@
  * pcp->lock, and fragmentation at the end (after drain_all_pages, with the
  * workload's live blocks still allocated): wholly free pageblocks and the
  * unusable free space index for pageblock order.
+ *
+ * Simulated time: each vCPU runs its vmstat tick (pl_vmstat_tick():
+ * decay_pcp_high(), and kswapd's run if it was woken) every `tick_ops`
+ * page operations of its own (default 100,000; 0: never), the kernel's
+ * once-a-second refresh_cpu_vm_stats at 100,000 page allocations and
+ * frees per CPU-second, the order of a parallel kernel build's rate
+ * (pgalloc + pgfree per CPU per second). pcp->high then decays as it does
+ * in the kernel between bursts.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -60,6 +68,8 @@ struct wl {
 	unsigned long target, exit_pages;
 	pthread_mutex_t lock;		/* protects everything below with threads > 1 */
 	unsigned long ops, cross_frees, tick;
+	unsigned long tick_ops;		/* vmstat tick every tick_ops page ops of a vCPU */
+	unsigned long *vcpu_ops;	/* [nr_vcpus]: page ops since its last tick */
 	struct pl_rng *rng;		/* [nr_vcpus], each vCPU's own */
 	struct blkvec shared;		/* alloc_many_free_few's cache (FIFO via head) */
 	unsigned long shared_head;
@@ -178,7 +188,10 @@ static bool wl_step(void *ctx, unsigned int vcpu)
 	struct wl *w = ctx;
 	bool more;
 
+	unsigned long before;
+
 	pthread_mutex_lock(&w->lock);
+	before = w->ops;
 	switch (w->kind) {
 	case WL_AMFF:
 		more = step_amff(w, vcpu);
@@ -189,6 +202,12 @@ static bool wl_step(void *ctx, unsigned int vcpu)
 	default:
 		more = step_kbuild(w, vcpu);
 		break;
+	}
+	/* this vCPU's simulated second is over: its vmstat tick */
+	w->vcpu_ops[vcpu] += w->ops - before;
+	if (w->tick_ops && w->vcpu_ops[vcpu] >= w->tick_ops) {
+		w->vcpu_ops[vcpu] -= w->tick_ops;
+		pl_vmstat_tick();
 	}
 	pthread_mutex_unlock(&w->lock);
 	return more;
@@ -222,7 +241,7 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 	struct pl_vcpu_run run;
 	unsigned long ev[NR_PL_VM_EVENTS], page_ops;
 	struct pl_lock_stat ls;
-	uint64_t seed = param_ulong(b, "seed", 1), t0, ns;
+	uint64_t seed = param_ulong(b, "seed", 1), ns;
 	struct zone *zone;
 
 	/* The machine gets this run's vCPU count; lock_stat is on unless asked off. */
@@ -238,6 +257,8 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 	if (!w.purge_batch)
 		w.purge_batch = 1;
 	w.wheel_size = 4096;
+	w.tick_ops = param_ulong(b, "tick_ops", 100000);
+	w.vcpu_ops = calloc(nr_vcpus, sizeof(*w.vcpu_ops));
 	pthread_mutex_init(&w.lock, NULL);
 	w.rng = calloc(nr_vcpus, sizeof(*w.rng));
 	w.own = calloc(nr_vcpus, sizeof(*w.own));
@@ -255,12 +276,14 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 		.vt = m->vt,	/* vtime=1: earliest virtual clock first, one thread */
 	};
 	bench_vt_begin(m);
-	t0 = pl_now_ns();
+	bench_slot_clear(&vb, 0);
+	bench_region_begin(&vb, 0);
 	if (pl_run_vcpus(&run)) {
 		fprintf(stderr, "pagelab-bench: bad threads/slice\n");
 		exit(2);
 	}
-	ns = pl_now_ns() - t0;
+	ns = bench_region_end(&vb, 0);
+	b->minflt_in = vb.minflt_in;
 
 	pl_enter(m, 0);
 	pl_events_sum(m, ev);
@@ -301,6 +324,7 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 			if (i == 0 && bench_vt_ns() > 0)	/* throughput in virtual time */
 				bench_vt_set((double)page_ops / bench_vt_ns() * 1e3);
 			snprintf(test, sizeof(test), "%s-v%u", names[i], nr_vcpus);
+			bench_use_slot(&vb, i == 0 ? 0 : -1);	/* only throughput is timed */
 			bench_emit(&vb, test, design, 0, vals[i], units[i], m);
 		}
 	}
@@ -321,6 +345,7 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 	free(w.own);
 	free(w.wheel);
 	free(w.rng);
+	free(w.vcpu_ops);
 	if (pl_check_machine(m)) {
 		fprintf(stderr, "pagelab-bench: the checker found the machine inconsistent\n");
 		exit(1);
@@ -377,7 +402,7 @@ static int run_exit(struct bench *b) { return run_kind(b, WL_EXIT); }
 static int run_kbuild(struct bench *b) { return run_kind(b, WL_KBUILD); }
 
 static const char *const keys[] = { "mem", "dma32", "design", "vcpus", "ops", "threads", "slice",
-				    "seed", "exit_pages", "lock_stat", "debug", NULL };
+				    "seed", "exit_pages", "lock_stat", "debug", "tick_ops", NULL };
 
 const struct bench_suite suite_alloc_many_free_few = {
 	.name = "alloc_many_free_few",

@@ -41,7 +41,7 @@
 static const char *const keys[] = {
 	"mem", "dma32", "design", "vcpus", "threads", "slice", "debug", "lock_stat", "pcp", "seed",
 	"nr_threads", "test_loop_count", "test_repeat_count", "run_test_mask", "nr_pages",
-	"use_huge", "sequential_test_order", "nr_pcpu_objects", "template", NULL
+	"use_huge", "sequential_test_order", "nr_pcpu_objects", "template", "warmup", NULL
 };
 
 struct tv_params {
@@ -90,6 +90,7 @@ struct tv_worker {
 	unsigned long n;
 	struct page **pages;
 	unsigned long nr_allocated;
+	unsigned long tick_next;	/* bench_vmstat_tick(): this vCPU's next second */
 };
 
 static inline uint64_t get_cycles(void)
@@ -477,6 +478,7 @@ static bool tv_step(void *ctx, unsigned int v)
 				w->ret = -1;
 				w->phase = 2;
 			}
+			bench_vmstat_tick(&w->tick_next);
 			return true;
 		}
 		w->phase = 2;
@@ -555,47 +557,79 @@ static int apply_template(struct bench *b)
 	return 0;
 }
 
+/* One pass of every worker through every selected test; exits on bad threads=/slice=. */
+static void run_pass(struct tv_run *r, const struct tv_params *p, unsigned int threads,
+		     unsigned long slice, uint64_t seed)
+{
+	struct pl_vcpu_run run;
+
+	for (unsigned int v = 0; v < p->nr_threads; v++)
+		worker_init(&r->w[v], p, seed, v);
+	run = (struct pl_vcpu_run){
+		.nr_vcpus = p->nr_threads,
+		.nr_threads = threads,
+		.slice = slice,
+		.enter = tv_enter,
+		.step = tv_step,
+		.ctx = r,
+		.vt = r->m->vt,
+	};
+	if (pl_run_vcpus(&run)) {
+		fprintf(stderr, "pagelab-bench: test_vmalloc: bad threads/slice\n");
+		exit(2);
+	}
+}
+
+/*
+ * One design: boot, an optional untimed warm-up pass (warmup= loops of each
+ * selected test, so first touches of host memory and the PCP and vmap
+ * caches' first fill happen before timing), then the measured pass inside
+ * harness slot @slot.
+ */
 static int run_design(struct bench *b, const struct tv_params *p, const char *design,
-		      unsigned int vcpus, uint64_t seed)
+		      unsigned int vcpus, uint64_t seed, int slot)
 {
 	long host = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int threads = (unsigned int)param_ulong(b, "threads",
 		(unsigned long)min((long)p->nr_threads, host > 0 ? host : 1));
+	unsigned long warmup = param_ulong(b, "warmup", 0), slice;
 	struct tv_run r = { .p = p };
-	struct pl_vcpu_run run;
+	unsigned long ev0[NR_PL_VM_EVENTS], ev1[NR_PL_VM_EVENTS];
 	int failed = 0;
 
 	threads = min(threads, min(p->nr_threads, (unsigned int)PL_MAX_VCPU_THREADS));
 	if (!threads)
 		threads = 1;
+	slice = threads == p->nr_threads ? ~0UL : param_ulong(b, "slice", 64);
 	r.m = bench_machine(b, design);
 	r.w = calloc(p->nr_threads, sizeof(*r.w));
 	if (!r.w)
 		exit(1);
-	for (unsigned int v = 0; v < p->nr_threads; v++)
-		worker_init(&r.w[v], p, seed, v);
-	run = (struct pl_vcpu_run){
-		.nr_vcpus = p->nr_threads,
-		.nr_threads = threads,
-		.slice = threads == p->nr_threads ? ~0UL : param_ulong(b, "slice", 64),
-		.enter = tv_enter,
-		.step = tv_step,
-		.ctx = &r,
-		.vt = r.m->vt,
-	};
-	bench_vt_begin(r.m);
-	if (pl_run_vcpus(&run)) {
-		fprintf(stderr, "pagelab-bench: test_vmalloc: bad threads/slice\n");
-		exit(2);
-	}
-	pl_enter(r.m, 0);
-	{
-		unsigned long ev[NR_PL_VM_EVENTS];
+	if (warmup) {
+		struct tv_params wp = *p;
 
-		pl_events_sum(r.m, ev);
-		bench_vt_end(r.m, (double)(ev[PL_EV_VMALLOC] + ev[PL_EV_VFREE] + ev[PL_EV_VM_MAP_RAM] +
-					  ev[PL_EV_PCPU_POPULATE_PAGES] + ev[PL_EV_PGALLOC]));
+		wp.test_loop_count = warmup;
+		wp.test_repeat_count = 1;
+		r.p = &wp;
+		run_pass(&r, &wp, threads, slice, seed + 7919);
+		pl_enter(r.m, 0);
+		kvfree_rcu_barrier();
+		pl_leave();
+		r.p = p;
 	}
+	pl_events_sum(r.m, ev0);
+	bench_vt_begin(r.m);
+	bench_region_begin(b, slot);
+	run_pass(&r, p, threads, slice, seed);
+	bench_region_end(b, slot);
+	bench_use_slot(b, slot);
+	pl_enter(r.m, 0);
+	pl_events_sum(r.m, ev1);
+	/* vtime=1: operations = vmalloc-layer calls and page allocations of the pass */
+	bench_vt_end(r.m, (double)(ev1[PL_EV_VMALLOC] + ev1[PL_EV_VFREE] + ev1[PL_EV_VM_MAP_RAM] +
+				   ev1[PL_EV_PCPU_POPULATE_PAGES] + ev1[PL_EV_PGALLOC] -
+				   ev0[PL_EV_VMALLOC] - ev0[PL_EV_VFREE] - ev0[PL_EV_VM_MAP_RAM] -
+				   ev0[PL_EV_PCPU_POPULATE_PAGES] - ev0[PL_EV_PGALLOC]));
 	kvfree_rcu_barrier();	/* the kernel's module exit waits for these too */
 	if (vcpus > p->nr_threads)
 		fprintf(b->out, "design=%s vcpus=%u\n", design, vcpus);
@@ -675,7 +709,7 @@ static int run(struct bench *b)
 	snprintf(vbuf, sizeof(vbuf), "%u", vcpus);
 	set_default(b, "vcpus", vbuf);
 	for (int d = 0; d < nd; d++)
-		failed |= run_design(b, &p, designs[d], vcpus, seed);
+		failed |= run_design(b, &p, designs[d], vcpus, seed, d);
 	return failed ? 1 : 0;
 }
 

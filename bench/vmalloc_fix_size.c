@@ -20,7 +20,7 @@ static const char *const keys[] = { "mem", "dma32", "design", "nr_pages", "use_h
 static double one_rep(struct pl_machine *m, unsigned long nr_pages, bool huge,
 		      unsigned long loops)
 {
-	unsigned long size = nr_pages * PAGE_SIZE;
+	unsigned long size = nr_pages * PAGE_SIZE, tick = 0;
 	uint64_t t0;
 
 	pl_enter(m, 0);
@@ -35,6 +35,7 @@ static double one_rep(struct pl_machine *m, unsigned long nr_pages, bool huge,
 			exit(1);
 		}
 		vfree(p);
+		bench_vmstat_tick(&tick);
 	}
 	t0 = pl_now_ns() - t0;
 	bench_vt_end(m, (double)loops);

@@ -70,19 +70,23 @@ static void churn_free(struct churn_state *st, unsigned long i)
 struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
 			      struct churn_result *res)
 {
-	unsigned long floor = m->max_pfn / 20;
+	unsigned long floor = m->max_pfn / 20, tick = 0;
 	struct churn_state *st = calloc(1, sizeof(*st));
 	struct pl_rng rng;
 	struct zone *zone;
 
 	pl_rng_seed(&rng, seed);
 	*res = (struct churn_result){ 0 };
-	while (pl_nr_free_pages(m) > floor && churn_alloc(st, &rng))
+	/* the vmstat tick once per simulated second (bench.h) throughout */
+	while (pl_nr_free_pages(m) > floor && churn_alloc(st, &rng)) {
 		res->allocs++;
+		bench_vmstat_tick(&tick);
+	}
 	for (unsigned long i = st->nr; i-- > 0;) {
 		if (pl_rng_next(&rng) & 1) {
 			churn_free(st, i);
 			res->frees++;
+			bench_vmstat_tick(&tick);
 		}
 	}
 	for (unsigned long r = 0; r < rounds && st->nr; r++) {
@@ -90,6 +94,7 @@ struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long
 		res->frees++;
 		if (churn_alloc(st, &rng))
 			res->allocs++;
+		bench_vmstat_tick(&tick);
 	}
 	res->live_blocks = st->nr;
 	for_each_populated_zone(zone, m)

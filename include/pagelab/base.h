@@ -158,7 +158,8 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(PCP_RELEASE_BLOCK, "owned pageblocks returned whole to the zone")    \
 	X(PCP_RELEASE_FRAGMENT, "owned pageblocks returned partially free")    \
 	X(PCP_REMOTE_FREE, "frees routed to another CPU's PCP (the owner)")   \
-	X(PCP_DEGRADE, "refills that fell back to the baseline (pcp_owner)")  \
+	X(PCP_DEGRADE, "refills without a whole block to own (pcp_owner's degraded mode)") \
+	X(PCP_DEGRADE_CHUNKS, "unowned chunks a degraded refill split under pcp->lock") \
 	X(VMALLOC, "vmalloc areas allocated")                                  \
 	X(VFREE, "vmalloc areas freed by vfree")                               \
 	X(VMAP_POOL_HIT, "vmap areas taken from a vmap node's pool")           \
@@ -175,7 +176,22 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(VMAP_MT_PARKED, "vmap areas parked: no maple nodes (vmap_index=maple)") \
 	X(VMAP_BUMP_ALLOC, "vmalloc areas bump-allocated from a per-CPU chunk") \
 	X(VMAP_BUMP_CHUNK_NEW, "per-CPU bump chunks reserved (vmap_pcpu_bump)") \
-	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned")
+	X(VMAP_BUMP_CHUNK_FREE, "per-CPU bump chunks drained and returned") \
+	X(VMAP_BUSY_LOOKUP, "busy vmap_area lookups (find_vmap_area, find_unlink_vmap_area)") \
+	X(DRAIN_RETRY, "slow-path drain_all_pages() + retries after (no-op) direct reclaim") \
+	X(DRAIN_RETRY_OK, "allocations that the slow path's drain-and-retry served") \
+	X(HIGHATOMIC_RESERVE, "pageblocks reserved by reserve_highatomic_pageblock()") \
+	X(HIGHATOMIC_UNRESERVE, "reserves released by unreserve_highatomic_pageblock()") \
+	X(WMARK_BOOST, "watermark boosts by boost_watermark() on fallback claims") \
+	X(WMARK_BOOST_CLEAR, "zone watermark boosts dropped by a kswapd run") \
+	X(KSWAPD_WAKE, "kswapd wakeups (slow path, boosted watermark)") \
+	X(KSWAPD_RUN, "kswapd runs (at a vmstat tick after a wakeup)") \
+	X(PCP_DRAIN_CALLS, "free_pcppages_bulk calls that moved pages")        \
+	X(FALLBACK_EVENTS, "fallback allocations (one per mm_page_alloc_extfrag)") \
+	X(FALLBACK_FRAGMENTING, "fallbacks from below pageblock_order")        \
+	X(FALLBACK_CHANGE_OWNERSHIP, "fallbacks whose pageblock changed type") \
+	X(BUDDY_DIRECT_ALLOC, "allocations served by rmqueue_buddy (no PCP)")  \
+	X(BUDDY_DIRECT_FREE, "frees straight to the buddy by free_one_page")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -169,36 +169,6 @@ static inline bool pl_fault_enabled(struct pl_fault_state *fs)
 	return unlikely(READ_ONCE(fs->enabled));
 }
 
-/* ---- per machine (mm/fail_page_alloc.c) ----------------------------------- */
-
-struct pl_machine;
-
-/**
- * pl_fault_set() - set the knobs of @site on machine @m. Takes effect for
- * the next call on any of @m's vCPUs.
- * Return: 0, -EINVAL for a bad site or attribute, -ENOMEM.
- */
-int pl_fault_set(struct pl_machine *m, enum pl_fault_site site, const struct pl_fault_attr *attr);
-
-/**
- * pl_fault_get() - the knobs (times/space as counted down so far) and the
- * statistics of @site on @m; either pointer may be NULL.
- * Return: 0 or -EINVAL for a bad site.
- */
-int pl_fault_get(struct pl_machine *m, enum pl_fault_site site, struct pl_fault_attr *attr,
-		 struct pl_fault_stats *stats);
-
-/**
- * pl_fault_site_state() - the live state of @site on @m (not for
- * PL_FAULT_MAPLE_NODE), made on first use; for the allocation sites to hook.
- * Return: the state, or NULL (bad site, no memory).
- */
-struct pl_fault_state *pl_fault_site_state(struct pl_machine *m, enum pl_fault_site site);
-
-/** pl_fail_page_alloc_set() - pl_fault_set() for fail_page_alloc. */
-static inline int pl_fail_page_alloc_set(struct pl_machine *m, const struct pl_fault_attr *attr)
-{
-	return pl_fault_set(m, PL_FAULT_PAGE_ALLOC, attr);
-}
+/* The sites of a machine (pl_fault_set(), ...) are in machine.h. */
 
 #endif /* PAGELAB_FAULT_INJECT_H */

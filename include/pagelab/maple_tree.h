@@ -54,7 +54,7 @@
 #include <stddef.h>
 #include "base.h"
 #include "fault_inject.h"
-#include "mm.h"
+#include "gfp_types.h"
 
 #define MAPLE_NODE_SLOTS	31	/* dense nodes (not used by pagelab) */
 #define MAPLE_RANGE64_SLOTS	16
@@ -398,6 +398,11 @@ long mt_nr_allocated(void);
 int mt_fault_set(const struct pl_fault_attr *attr);
 /** mt_fault_get() - the knobs as counted down so far and the statistics. */
 void mt_fault_get(struct pl_fault_attr *attr, struct pl_fault_stats *stats);
+/**
+ * mt_fault_state() - the maple node site's live state (process-wide), for a
+ * machine to register as its PL_FAULT_MAPLE_NODE site.
+ */
+struct pl_fault_state *mt_fault_state(void);
 /** mt_rcu_barrier() - wait until every node freed with RCU is freed. */
 void mt_rcu_barrier(void);
 

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base.h"
+#include "fault_inject.h"
+#include "gfp_types.h"
 #include "list.h"
 
 /* Fixed at build time, as the kernel's Kconfig fixes them on x86_64. */
@@ -58,39 +60,13 @@ extern const char *const migratetype_names[MIGRATE_TYPES];
 static inline bool is_migrate_isolate(int mt) { return mt == MIGRATE_ISOLATE; }
 static inline bool migratetype_is_mergeable(int mt) { return mt < MIGRATE_PCPTYPES; }
 
-enum zone_type { ZONE_DMA32, ZONE_NORMAL, MAX_NR_ZONES };
+enum zone_type { ZONE_DMA, ZONE_DMA32, ZONE_NORMAL, MAX_NR_ZONES };
 
 enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, WMARK_PROMO, NR_WMARK };
 
 enum zone_stat_item { NR_FREE_PAGES, NR_FREE_PAGES_BLOCKS, NR_VM_ZONE_STAT_ITEMS };
 
 /* ---- gfp ------------------------------------------------------------------ */
-
-typedef unsigned int gfp_t;
-
-#define __GFP_DMA32		0x04u
-#define __GFP_MOVABLE		0x08u /* bit positions make gfp_migratetype() a shift */
-#define __GFP_RECLAIMABLE	0x10u
-#define __GFP_HIGH		0x20u
-#define __GFP_IO		0x40u
-#define __GFP_FS		0x80u
-#define __GFP_ZERO		0x100u
-#define __GFP_DIRECT_RECLAIM	0x400u
-#define __GFP_KSWAPD_RECLAIM	0x800u
-#define __GFP_NOWARN		0x2000u
-#define __GFP_COMP		0x40000u
-#define __GFP_HARDWALL		0x100000u
-#define GFP_MOVABLE_MASK	(__GFP_MOVABLE | __GFP_RECLAIMABLE)
-#define GFP_MOVABLE_SHIFT	3
-#define __GFP_RECLAIM		(__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM)
-
-#define GFP_ATOMIC		(__GFP_HIGH | __GFP_KSWAPD_RECLAIM)
-#define GFP_KERNEL		(__GFP_RECLAIM | __GFP_IO | __GFP_FS)
-#define GFP_NOWAIT		(__GFP_KSWAPD_RECLAIM | __GFP_NOWARN)
-#define GFP_USER		(GFP_KERNEL | __GFP_HARDWALL)
-#define GFP_HIGHUSER_MOVABLE	(GFP_USER | __GFP_MOVABLE)
-#define GFP_DMA32		__GFP_DMA32
-#define GFP_KERNEL_ACCOUNT	GFP_KERNEL
 
 static inline int gfp_migratetype(gfp_t gfp)
 {
@@ -109,10 +85,17 @@ enum pageflags {
 	PG_hwpoison,
 	__NR_PAGEFLAGS
 };
-#define SECTIONS_PGSHIFT	32
-#define SECTIONS_MASK		0xffffffUL
+/*
+ * The zone number lives in the top bits of page->flags, stored as
+ * zone_idx ^ ZONE_NORMAL so that an untouched, all-zero struct page belongs
+ * to ZONE_NORMAL: the memmap is committed lazily, and booting writes only
+ * the struct pages below ZONE_NORMAL and the reserved ones (mm_init.c).
+ * As with the kernel's SPARSEMEM_VMEMMAP, the section number is not stored
+ * (page_to_section() computes it from the pfn).
+ */
 #define ZONES_PGSHIFT		60
 #define ZONES_MASK		0x3UL
+#define ZONES_FLAGS(zone_idx)	(((unsigned long)(zone_idx) ^ ZONE_NORMAL) << ZONES_PGSHIFT)
 
 #define PGTY_buddy		0xf0u /* page_type of a free block's head page */
 #define PGTY_pcpbuddy		0xf1u /* ... of a free chunk of a PCP-owned pageblock */
@@ -174,11 +157,7 @@ static inline unsigned int buddy_order(const struct page *page)
 }
 static inline int page_zonenum(const struct page *page)
 {
-	return (int)((page_flags(page) >> ZONES_PGSHIFT) & ZONES_MASK);
-}
-static inline unsigned long page_to_section(const struct page *page)
-{
-	return (page_flags(page) >> SECTIONS_PGSHIFT) & SECTIONS_MASK;
+	return (int)(((page_flags(page) >> ZONES_PGSHIFT) & ZONES_MASK) ^ ZONE_NORMAL);
 }
 static inline int page_ref_count(const struct page *page)
 {
@@ -266,16 +245,32 @@ struct per_cpu_pages {
 #define PB_OWNER_NONE		(-1)
 #define PB_OWNER_FRAGMENT	(-2) /* released partially reassembled: recover first */
 
-/* zone->flags bits */
-enum zone_flags { ZONE_BELOW_HIGH };
+/*
+ * zone->flags bits, as the kernel's (atomic bit operations):
+ * ZONE_BOOSTED_WATERMARK: a fallback claim boosted the watermark; the next
+ *      allocation with ALLOC_KSWAPD clears it and wakes kswapd.
+ * ZONE_RECLAIM_ACTIVE: kswapd is in balance_pgdat() for this zone; PCP frees
+ *      keep pcp lists short (nr_pcp_high()).
+ * ZONE_BELOW_HIGH: the zone failed its high watermark; pcp->high shrinks.
+ * ZONE_KSWAPD_PENDING: pagelab's, not the kernel's: kswapd was woken for the
+ *      zone and has not run yet; it runs at the next pl_vmstat_tick() (see
+ *      page_alloc_slowpath.c for why).
+ */
+enum zone_flags { ZONE_BOOSTED_WATERMARK, ZONE_RECLAIM_ACTIVE, ZONE_BELOW_HIGH,
+		  ZONE_KSWAPD_PENDING };
 
 /**
  * struct zone - a range of page frames with one buddy allocator.
  *
  * Fields from @lock down are written under zone->lock; the fields above it
  * are set at machine creation and read-mostly (the pageset_* values are
- * recomputed with the watermarks). @vm_stat is updated under the
- * lock and read without it. @pageblock_flags holds one byte per pageblock:
+ * recomputed with the watermarks), except @watermark_boost, raised by
+ * boost_watermark() and dropped by kswapd, both under zone->lock and read
+ * racily by watermark checks, as in the kernel. @vm_stat is updated under
+ * the lock and read without it. @nr_reserved_highatomic (pages in
+ * MIGRATE_HIGHATOMIC pageblocks) and @nr_free_highatomic (free pages on
+ * the HIGHATOMIC lists, also counted in NR_FREE_PAGES) are written under
+ * zone->lock and read racily. @pageblock_flags holds one byte per pageblock:
  * its migratetype, plus PB_migrate_isolate; written under zone->lock.
  */
 struct zone {
@@ -307,8 +302,13 @@ struct zone {
 	struct pl_spinlock lock __cacheline_aligned;
 	struct free_area free_area[NR_PAGE_ORDERS];
 	unsigned long nr_isolate_pageblock;
+	unsigned long nr_reserved_highatomic;
+	unsigned long nr_free_highatomic;
 	long vm_stat[NR_VM_ZONE_STAT_ITEMS];
-	/* mt_counts extension: pageblocks per migratetype, O(1) blockcount. */
+	/*
+	 * mt_counts_blocks (pagelab's own extension beyond seed 002):
+	 * pageblocks per migratetype, for an O(1) blockcount section.
+	 */
 	unsigned long nr_pageblocks_mt[MIGRATE_TYPES];
 };
 
@@ -320,13 +320,24 @@ static inline unsigned long zone_end_pfn(const struct zone *zone)
 {
 	return zone->zone_start_pfn + zone->spanned_pages;
 }
+/* The first pfn of the zone's first pageblock (the zone may start inside it). */
+static inline unsigned long zone_pageblock_base(const struct zone *zone)
+{
+	return zone->zone_start_pfn & ~(pageblock_nr_pages - 1);
+}
+/* Pageblocks that hold pages of the zone: the size of its per-block arrays. */
+static inline unsigned long zone_nr_pageblocks(const struct zone *zone)
+{
+	return (zone_end_pfn(zone) - zone_pageblock_base(zone) + pageblock_nr_pages - 1) >>
+	       pageblock_order;
+}
 static inline bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
 {
 	return pfn >= zone->zone_start_pfn && pfn < zone_end_pfn(zone);
 }
 static inline unsigned long wmark_pages(const struct zone *z, enum zone_watermarks w)
 {
-	return z->_watermark[w] + z->watermark_boost;
+	return z->_watermark[w] + READ_ONCE(z->watermark_boost);
 }
 #define min_wmark_pages(z)  wmark_pages(z, WMARK_MIN)
 #define low_wmark_pages(z)  wmark_pages(z, WMARK_LOW)
@@ -342,10 +353,21 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * struct pl_design - run-time switches for the designs of the seed series.
  * Fixed when a machine is created; see pl_design_preset() for the presets.
  * @name:      the preset's name, for reports.
- * @mt_counts: seed 002, per-migratetype free block counts; pagetypeinfo
- *             reads them without zone->lock.
+ * @mt_counts: seed 002 (patches 1-3, exactly), per-migratetype free block
+ *             counts; pagetypeinfo's free-block section reads them without
+ *             zone->lock; "Number of blocks type" still walks every
+ *             pageblock under zone->lock, as the patch leaves it.
+ * @mt_counts_blocks: pagelab's own extension beyond seed 002 (not in any
+ *             patch): per-migratetype pageblock counts, so that the
+ *             "Number of blocks type" section is O(1) and lock-free too.
  * @pcp_owner: seed 003, PCPs take whole pageblocks, own them, and frees
- *             route back to the owner where buddies merge under pcp->lock.
+ *             route back to the owner where buddies merge under pcp->lock;
+ *             when no whole block fits pcp->high or none is free, a refill
+ *             takes unowned chunks larger than the order asked and splits
+ *             them under pcp->lock (the RFC's degraded mode).
+ * @pcp_owner_bulk_fallback: pagelab's own option beyond seed 003 (not the
+ *             RFC): pcp_owner's degraded refill is the baseline's
+ *             rmqueue_bulk() instead of the RFC's chunks.
  * @free_contig_batch: seed 001, __free_contig_range() frees a range of
  *             order-0 pages as the largest aligned power-of-two chunks.
  * @vmalloc_high_order: a06157804399 (v6.19-rc1), vm_area_alloc_pages()
@@ -357,6 +379,9 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @vmap_pcpu_bump: seed 004 (patches 10-12), short-lived page-aligned
  *             vmalloc areas come from per-CPU bump chunks reserved from the
  *             space, found again in O(1) through the chunk's back-pointers.
+ * @vmap_bump_wide_align: pagelab's own extension beyond seed 004 (not in
+ *             the series): the bump chunks also serve alignments up to
+ *             64 KiB (vmalloc'd stacks), not only page-aligned areas.
  */
 enum vmap_index {
 	VMAP_INDEX_RBTREE,	/* the augmented rbtree of 6.18 */
@@ -366,32 +391,71 @@ enum vmap_index {
 struct pl_design {
 	const char *name;
 	bool mt_counts;
+	bool mt_counts_blocks;	/* pagelab's own extension, see above */
 	bool pcp_owner;
+	bool pcp_owner_bulk_fallback;	/* pagelab's own option, see above */
 	bool free_contig_batch;
 	bool vmalloc_high_order;
 	bool vfree_batch;
 	enum vmap_index vmap_index;
 	bool vmap_pcpu_bump;
+	bool vmap_bump_wide_align;	/* pagelab's own extension, see above */
+};
+
+/* The architectures whose boot-time memory shapes pagelab models. */
+enum pl_arch { PL_ARCH_X86_64, PL_ARCH_ARM64 };
+
+/** struct pl_mem_range - a physical address range [@start, @end), in bytes. */
+struct pl_mem_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+#define PL_MAX_HOLES 8
+
+/**
+ * struct pl_cpu_topology - the CPUs of a machine profile, for the layers that
+ * price or size things by them (PCPF_FREE_HIGH_BATCH here, virtual time).
+ * @nr_sockets:       packages.
+ * @cores_per_socket: cores in one package.
+ * @threads_per_core: SMT threads (1: no SMT).
+ * @llc_bytes:        the size of one last-level cache (data or unified).
+ * @llc_shared_cpus:  CPUs that share one last-level cache (the kernel's
+ *                    cpumask_weight(&llc->shared_cpu_map)).
+ * All zero: unknown (a bare configuration); nothing is derived from it.
+ * nr_sockets * cores_per_socket * threads_per_core may exceed the number of
+ * CPUs on hybrid parts (the i7-12700's E-cores have no SMT).
+ */
+struct pl_cpu_topology {
+	unsigned int nr_sockets;
+	unsigned int cores_per_socket;
+	unsigned int threads_per_core;
+	unsigned long llc_bytes;
+	unsigned int llc_shared_cpus;
 };
 
 /**
- * pl_design_preset() - fill @out with the named preset.
- * @name: "v6.18" (baseline), "mt-counts", "pcp-owner", "contig-batch",
- *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
- *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
- *        vmap_pcpu_bump), "maple-index" (vmap_index=maple alone) or "all"
- *        (every switch).
- * Return: 0, or -EINVAL for an unknown name.
- */
-int pl_design_preset(const char *name, struct pl_design *out);
-
-/** pl_design_presets - NULL-terminated list of preset names. */
-extern const char *const pl_design_presets[];
-
-/**
  * struct pl_config - what a machine is made of.
- * @mem_bytes:       memory size, a multiple of 2 MiB (default 16 GiB).
+ * @mem_bytes:       end of physical memory (max_pfn), a multiple of 2 MiB
+ *                   (default 16 GiB); RAM is [0, @mem_bytes) less @holes.
+ * @dma_bytes:       end of ZONE_DMA (0: ZONE_DMA is empty, as on a bare
+ *                   config; 16 MiB on x86_64 profiles), a multiple of 2 MiB.
  * @dma32_bytes:     end of ZONE_DMA32 (default 4 GiB, clipped to memory).
+ * @holes:           up to PL_MAX_HOLES page-aligned ranges that are not RAM
+ *                   (the e820 holes: no struct page is free there, and they
+ *                   count in a zone's spanned but not its present pages).
+ * @nr_holes:        entries used in @holes.
+ * @arch:            the architecture whose boot-time reserve to model.
+ * @boot_reserve:    reserve what the kernel's boot keeps out of the buddy
+ *                   allocator, so that managed < present (mm_init.c): the
+ *                   memmap, x86_64's first MiB, the kernel image, the dentry
+ *                   and inode hash tables and the percpu first chunk.
+ * @kernel_image_bytes: the kernel image's text, data and bss (with
+ *                   @boot_reserve).
+ * @thp:             transparent hugepages are enabled: khugepaged's
+ *                   set_recommended_min_free_kbytes() may raise min_free_kbytes.
+ * @topology:        the CPUs' shape and last-level cache (profiles set it).
+ * @profile:         the name of the profile this config came from, or NULL.
  * @nr_cpus:         number of virtual CPUs (default 1).
  * @design:          the design switches (default v6.18).
  * @debug:           0..3: how often the allocator runs the checker itself
@@ -404,16 +468,25 @@ extern const char *const pl_design_presets[];
  * @tlb_flush_ns_per_cpu: what one kernel TLB flush costs per vCPU, spent
  *                   in a calibrated busy loop (default 1000; 0: free).
  * @vtime:           keep virtual time (issue 15, include/pagelab/vtime.h):
- *                   per-vCPU clocks, locks and cache lines in virtual time.
- * @topology:        the host shape that prices cache line transfers
- *                   (pl_topology_default(): 2 sockets x 26 cores, no SMT).
+ *                   per-vCPU clocks, locks and cache lines in virtual time;
+ *                   @topology prices its cache line transfers (all zero:
+ *                   pl_topology_default(), 2 sockets x 26 cores, no SMT).
  * @pcp_no_autotune: pagelab's own switch, not a kernel option: pcp->high
- *                   stays fixed at high_min... as Linux 6.0's PCP had no
+ *                   stays fixed at high_min and refills take a plain batch, as Linux 6.0's PCP had no
  *                   auto-tuning (to compare with the 6.0 scaling anchors).
  */
 struct pl_config {
 	unsigned long mem_bytes;
+	unsigned long dma_bytes;
 	unsigned long dma32_bytes;
+	struct pl_mem_range holes[PL_MAX_HOLES];
+	unsigned int nr_holes;
+	enum pl_arch arch;
+	bool boot_reserve;
+	unsigned long kernel_image_bytes;
+	bool thp;
+	struct pl_cpu_topology topology;
+	const char *profile;
 	unsigned int nr_cpus;
 	struct pl_design design;
 	int debug;
@@ -422,9 +495,58 @@ struct pl_config {
 	bool pcp_disabled;
 	unsigned long tlb_flush_ns_per_cpu;
 	bool vtime;
-	struct pl_topology topology;
 	bool pcp_no_autotune;
 };
+
+/* ---- tracepoints ---------------------------------------------------------- */
+
+/*
+ * The kmem tracepoints pagelab fires at the places the kernel fires them,
+ * with the kernel's fields (include/trace/events/kmem.h), so that a replay
+ * can print them as ftrace text and score them with the same code as a
+ * kernel trace (src/trace).
+ */
+enum pl_tp {
+	PL_TP_MM_PAGE_ALLOC,		/* pfn order migratetype gfp */
+	PL_TP_MM_PAGE_FREE,		/* pfn order */
+	PL_TP_MM_PAGE_FREE_BATCHED,	/* pfn (order 0) */
+	PL_TP_MM_PAGE_ALLOC_ZONE_LOCKED,/* pfn order migratetype percpu_refill */
+	PL_TP_MM_PAGE_PCPU_DRAIN,	/* pfn order migratetype */
+	PL_TP_MM_PAGE_ALLOC_EXTFRAG,	/* pfn order=alloc_order fallback_order
+					 * migratetype=alloc_migratetype
+					 * fallback_migratetype change_ownership */
+	NR_PL_TP
+};
+
+/**
+ * struct pl_tp_event - one tracepoint hit.
+ * @tp:         which tracepoint.
+ * @cpu:        the vCPU that fired it.
+ * @pfn, @order, @migratetype, @gfp: as the kernel's fields.
+ * @percpu_refill:        mm_page_alloc_zone_locked only.
+ * @fallback_order, @fallback_migratetype, @change_ownership: extfrag only.
+ */
+struct pl_tp_event {
+	enum pl_tp tp;
+	unsigned int cpu;
+	unsigned long pfn;
+	int order;
+	int migratetype;
+	gfp_t gfp;
+	int percpu_refill;
+	int fallback_order;
+	int fallback_migratetype;
+	int change_ownership;
+};
+
+/**
+ * pl_set_tracepoint_sink() - call @fn(@ctx, ev) on every tracepoint hit of
+ * @m, on the thread that fired it (so @fn must be thread-safe if several
+ * threads run @m). @fn NULL turns tracing off. Set it while no thread runs
+ * on @m.
+ */
+void pl_set_tracepoint_sink(struct pl_machine *m,
+			    void (*fn)(void *ctx, const struct pl_tp_event *ev), void *ctx);
 
 /** struct pl_cpu - one virtual CPU's private data. */
 struct pl_cpu {
@@ -438,9 +560,39 @@ struct pl_cpu {
  * @mem_map:  struct page for every pfn in [0, max_pfn).
  * @mem_base: page frame memory; page_address(pfn) = mem_base + pfn * PAGE_SIZE.
  * @cpus:     nr_cpus vCPUs.
- * @fault_inject: fault injection sites (fail_page_alloc.c), NULL until set.
+ * @fail_page_alloc: the page allocator's fault site (fault_inject.h).
+ * @fault_sites: every layer's fault sites, registered by pl_machine_create().
+ * @checkers: every layer's checker, run in order by pl_check_machine().
  * @vt:       virtual time (config.vtime), NULL otherwise.
  */
+/* What the boot keeps out of the buddy allocator (pl_config.boot_reserve). */
+enum pl_boot_reserve {
+	PL_RESERVE_MEMMAP,	/* struct pages: 64 bytes per page of each present section */
+	PL_RESERVE_LOW_1M,	/* x86_64: the first MiB */
+	PL_RESERVE_KERNEL,	/* the kernel image */
+	PL_RESERVE_HASHES,	/* the dentry and inode hash tables */
+	PL_RESERVE_PERCPU,	/* the percpu first chunk */
+	NR_PL_BOOT_RESERVE
+};
+extern const char *const pl_boot_reserve_names[NR_PL_BOOT_RESERVE];
+/* m->unavailable_kind[] of a hole (the others are enum pl_boot_reserve) */
+#define PL_UNAVAILABLE_HOLE	NR_PL_BOOT_RESERVE
+#define PL_MAX_UNAVAILABLE	(PL_MAX_HOLES + 2 * NR_PL_BOOT_RESERVE + 8)
+/* The largest machine: 4 TiB. */
+#define PL_MAX_MEM_BYTES	(1UL << 42)
+
+#define PL_MACHINE_MAX_CHECKERS 8
+
+/**
+ * struct pl_machine_checker - one layer's consistency checker.
+ * @name:  what it checks ("zones", "vmalloc").
+ * @check: returns the number of inconsistencies it printed.
+ */
+struct pl_machine_checker {
+	const char *name;
+	int (*check)(struct pl_machine *m);
+};
+
 struct pl_machine {
 	struct pl_config config;
 	struct page *mem_map;
@@ -450,9 +602,26 @@ struct pl_machine {
 	struct pl_cpu *cpus;
 	unsigned int nr_cpus;
 	unsigned long min_free_kbytes;
+	/* the physical layout (mm_init.c), fixed at creation */
+	unsigned long dma_pfn, dma32_pfn;		/* zone boundaries */
+	unsigned long node_start_pfn, node_end_pfn;	/* first RAM pfn, last + 1 */
+	unsigned long boot_reserved[NR_PL_BOOT_RESERVE];	/* pages, by kind */
+	struct pl_mem_range unavailable[PL_MAX_UNAVAILABLE];	/* pfns, sorted */
+	signed char unavailable_kind[PL_MAX_UNAVAILABLE];	/* pl_boot_reserve or hole */
+	unsigned int nr_unavailable;
+	unsigned long *section_online;		/* bitmap: sections with RAM */
+	unsigned long nr_sections;
+	bool fail_page_alloc_ready;
 	int debug;
-	struct pl_fault_inject *fault_inject;
+	struct pl_fault_state fail_page_alloc;	/* mm/fail_page_alloc.c */
 	struct vmap_space *vmap;	/* the vmalloc space (src/vmalloc) */
+	/* the registries of the composition root (src/machine), fixed at creation */
+	struct pl_fault_state *fault_sites[NR_PL_FAULT_SITES];
+	struct pl_machine_checker checkers[PL_MACHINE_MAX_CHECKERS];
+	unsigned int nr_checkers;
+	/* tracepoint sink (pl_set_tracepoint_sink()), NULL when off */
+	void (*tp_fn)(void *ctx, const struct pl_tp_event *ev);
+	void *tp_ctx;
 	struct pl_vtime *vt;		/* virtual time, NULL unless config.vtime */
 };
 
@@ -460,19 +629,6 @@ struct pl_machine {
 	for ((z) = (m)->node_zones; (z) < (m)->node_zones + MAX_NR_ZONES; (z)++)
 #define for_each_populated_zone(z, m) \
 	for_each_zone(z, m) if (!populated_zone(z)) {} else
-
-/** pl_config_default() - the default machine: 16 GiB, DMA32 + Normal, 1 vCPU, v6.18. */
-void pl_config_default(struct pl_config *cfg);
-
-/**
- * pl_machine_create() - build a machine: memmap, zones, watermarks, and all
- * memory freed into the buddy allocator as the kernel does at boot.
- * Return: the machine, or NULL (with a warning) for a bad config or no memory.
- */
-struct pl_machine *pl_machine_create(const struct pl_config *cfg);
-
-/** pl_machine_destroy() - release a machine (runs the checker at debug >= 1). */
-void pl_machine_destroy(struct pl_machine *m);
 
 /**
  * pl_enter() - make the calling thread vCPU @cpu of @m; the kernel-style calls
@@ -503,6 +659,10 @@ static inline void *page_address(const struct page *page)
 	return pl_this.machine->mem_base + (page_to_pfn(page) << PAGE_SHIFT);
 }
 static inline bool pfn_valid(unsigned long pfn) { return pfn < pl_this.machine->max_pfn; }
+static inline unsigned long page_to_section(const struct page *page)
+{
+	return page_to_pfn(page) >> PFN_SECTION_SHIFT;
+}
 static inline struct zone *page_zone(const struct page *page)
 {
 	return &pl_this.machine->node_zones[page_zonenum(page)];
@@ -574,7 +734,11 @@ void drain_local_pages(struct zone *zone);
 void drain_all_pages(struct zone *zone);
 /**
  * pl_vmstat_tick() - this vCPU's periodic vmstat work (the kernel's
- * refresh_cpu_vm_stats every second): decay_pcp_high() on each zone.
+ * refresh_cpu_vm_stats every sysctl_stat_interval, one second):
+ * decay_pcp_high() on each zone; then, if kswapd was woken since the last
+ * tick of any vCPU, its run (pagelab's kswapd model: see
+ * src/mm/page_alloc_slowpath.c). Benchmarks call it once per simulated
+ * second of each vCPU.
  * Return: non-zero while there is more to decay.
  */
 int pl_vmstat_tick(void);
@@ -673,7 +837,9 @@ struct pl_seq {
 long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
 /**
  * pl_show_pagetypeinfo() - /proc/pagetypeinfo: the baseline walks the free
- * lists under zone->lock (capped at 100000 per list); mt_counts reads counts.
+ * lists under zone->lock (capped at 100000 per list); mt_counts reads counts
+ * for that section. "Number of blocks type" walks the pageblocks under
+ * zone->lock unless mt_counts_blocks (pagelab's extension).
  * Return: bytes written or -ENOSPC.
  */
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);
@@ -691,14 +857,24 @@ unsigned int pl_unusable_free_index(struct zone *zone, unsigned int order);
 /** pl_free_pageblocks() - pageblocks of @zone wholly free in the buddy (zone->lock). */
 unsigned long pl_free_pageblocks(struct zone *zone);
 
+/* ---- loading a real kernel's state (mm/state.c; pagelab's own) ------------ */
+
+/** pl_zone_take_all_free() - every free page of @zone becomes an allocated order-0 page. Return: pages. */
+unsigned long pl_zone_take_all_free(struct zone *zone);
+/** pl_zone_set_pageblock_type() - set a pageblock's migratetype, moving its free blocks. Return: 0 or -EINVAL. */
+int pl_zone_set_pageblock_type(struct zone *zone, unsigned long pfn, int mt);
+/** pl_zone_give_free_block() - 2^@order allocated order-0 pages back as one free block. Return: 0 or -EINVAL. */
+int pl_zone_give_free_block(struct zone *zone, unsigned long pfn, unsigned int order);
+/** pl_join_pages() - split_page()'s inverse: 2^@order order-0 pages become one block. Return: 0 or -EINVAL. */
+int pl_join_pages(struct page *page, unsigned int order);
+/** pl_zone_set_watermarks() - watermarks as a kernel reported them; pagesets recomputed. */
+void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMARK]);
+/** pl_zone_set_managed() - managed_pages as reported (<= spanned); pagesets recomputed. Return: 0 or -EINVAL. */
+int pl_zone_set_managed(struct zone *zone, unsigned long managed);
+/** pl_pcp_set_high_batch() - a pcp's high and batch as reported (high may be below high_min). */
+int pl_pcp_set_high_batch(struct zone *zone, unsigned int cpu, int high, int batch);
+
 /* ---- debug checker (mm/debug.c) ------------------------------------------- */
 
-/**
- * pl_check_machine() - walk every free list and pageblock and recount every
- * counter, then run pl_check_vmalloc(); print each inconsistency on stderr.
- * Context: takes each zone->lock in turn; no vmalloc call may be running.
- * Return: the number of inconsistencies (0 = clean).
- */
-int pl_check_machine(struct pl_machine *m);
 
 #endif /* PAGELAB_MM_H */

@@ -11,6 +11,7 @@
 #include "mm.h"
 #include "fault_inject.h"
 #include "vmalloc.h"
+#include "machine.h"
 #include "percpu.h"
 #include "kvfree_rcu.h"
 

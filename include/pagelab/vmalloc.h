@@ -35,6 +35,9 @@
 
 #define PMD_SHIFT		21
 #define PMD_SIZE		(1UL << PMD_SHIFT)
+/* arm64 (4 KiB pages): 16 PTEs with the contiguous bit map 64 KiB */
+#define CONT_PTE_SHIFT		16
+#define CONT_PTE_SIZE		(1UL << CONT_PTE_SHIFT)
 #define PUD_SHIFT		30
 #define PGDIR_SHIFT		39
 

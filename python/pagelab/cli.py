@@ -2,9 +2,13 @@
 
   pagelab bench SUITE [key=value ...] --design A --design B --reps N
   pagelab compare RESULTS... [--baseline DESIGN]
-  pagelab reproduce [000|001|002|003|004|all] [--quick|--full]
+  pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab report [RESULTS...] [-o out/report.html]
   pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
+  pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
+  pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
+                 [--emit-trace DIR] [--label L]
+  pagelab replay-table RESULTS...
 
 Errors (unknown suite, design, parameter, seed, report) are one line on
 stderr and exit status 2.
@@ -16,8 +20,9 @@ import datetime as _dt
 import sys
 from pathlib import Path
 
-from . import compare, report, reproduce, show
-from .runner import BenchError, load_results, run_interleaved, save_results
+from . import compare, replay, report, reproduce, show, trace_record
+from .runner import MODES, BenchError, load_results, run_interleaved, save_results
+from .trace_artifact import TraceError
 
 OUT = Path("out")
 
@@ -37,7 +42,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     params = _params(args.params)
     if "design" in params:
         raise BenchError("give designs with --design, not design=")
-    results = run_interleaved(args.suite, params, designs, args.reps, together=args.together)
+    results = run_interleaved(args.suite, params, designs, args.reps, together=args.together,
+                              mode=args.mode)
     if args.output:
         path = Path(args.output)
     else:
@@ -72,11 +78,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             seeds += [n] if n not in seeds else []
         else:
             raise BenchError(f"reproduce: unknown seed '{n}' ({', '.join(reproduce.SEEDS)}, all)")
-    bad = set(machine) - {"mem", "dma32"}
+    bad = set(machine) - {"mem", "dma32", "machine"}
     if bad:
-        raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (mem=, dma32=)")
+        raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (machine=, mem=, dma32=)")
     out_dir = Path(args.out)
-    saved = reproduce.reproduce(seeds, mode, machine, out_dir)
+    second = "auto" if args.second is None else (None if args.second == "none" else args.second)
+    saved = reproduce.reproduce(seeds, mode, machine, out_dir, measure=args.mode, second=second)
     if saved and not args.no_report:
         path = report.write_report(report.default_inputs(out_dir), out_dir / "report.html")
         print(f"report: {path}")
@@ -98,6 +105,25 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace_record(args: argparse.Namespace) -> int:
+    path, manifest = trace_record.record(args.output, args.seconds, args.command or None,
+                                         args.buffer_kb)
+    print(trace_record.summary(path, manifest))
+    if manifest.get("command_status"):
+        print(f"pagelab: warning: the command exited with status {manifest['command_status']}",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    return replay.cli(args, args.argv, OUT)
+
+
+def cmd_replay_table(args: argparse.Namespace) -> int:
+    sys.stdout.write(replay.presets_text([load_results(p) for p in args.results]))
+    return 0
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line: 'pagelab ...: error: ...'."""
 
@@ -113,11 +139,16 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run a suite for one or more designs, interleaved A B A B")
     b.add_argument("suite")
     b.add_argument("params", nargs="*", help="key=value parameters of the suite")
-    b.add_argument("--design", action="append", help="design preset (repeatable; first is the baseline)")
+    b.add_argument("--design", action="append",
+                   help="design preset (repeatable; first is the baseline; `pagelab-bench` "
+                        "alone lists them, marking pagelab's own extensions)")
     b.add_argument("--reps", type=int, default=1, help="repetitions per design (default 1)")
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")
     b.add_argument("-o", "--output", help="results file (default out/bench-SUITE-TIME.json)")
+    b.add_argument("--mode", choices=MODES, default="wall",
+                   help="wall time, instr (callgrind instructions of the measured region), "
+                        "vtime (the virtual-time model)")
     b.set_defaults(func=cmd_bench, argv=None)
 
     c = sub.add_parser("compare", help="mmtests and Fastpath comparison tables of saved results")
@@ -127,12 +158,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("reproduce", help="a seed's experiment beside its published numbers")
     r.add_argument("targets", nargs="*", metavar="SEED|key=value",
-                   help="000 001 002 003 004 or all (default), and machine overrides mem=SIZE dma32=SIZE")
+                   help="000 001 002 003 004 or all (default), and the machine: machine=PROFILE (pagelab-bench machines), or mem=SIZE dma32=SIZE")
     g = r.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="seconds per seed (make run)")
     g.add_argument("--full", action="store_true", help="the seed's own counts (long)")
     r.add_argument("--out", default=str(OUT), help="results directory (default out)")
     r.add_argument("--no-report", action="store_true", help="do not write out/report.html")
+    r.add_argument("--mode", choices=MODES, default=None,
+                   help=f"the mode the marks judge by (default {reproduce.DEFAULT_MEASURE})")
+    r.add_argument("--second", choices=MODES + ("none",), default=None,
+                   help="the second opinion's mode (default: wall when --mode is not wall)")
     r.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")
@@ -146,13 +181,52 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
     s.add_argument("--design", help="design preset (default v6.18)")
     s.set_defaults(func=cmd_show)
+
+    t = sub.add_parser("trace", help="record a real kernel's page-allocator trace (root)")
+    tsub = t.add_subparsers(dest="trace_cmd", required=True, metavar="ACTION")
+    tr = tsub.add_parser("record", help="record ftrace kmem/vmalloc events and /proc snapshots",
+                         usage="pagelab trace record [-o FILE] [--seconds N] [--buffer-kb KB] [-- CMD ...]")
+    tr.add_argument("-o", "--output", help="artifact: NAME.pltrace directory, or .tar.gz/.tar.zst "
+                    "(default trace-TIME.pltrace)")
+    tr.add_argument("--seconds", type=float, help="record this long (with CMD: at most this long)")
+    tr.add_argument("--buffer-kb", type=int, help="ring buffer per CPU (default: sized from a probe)")
+    tr.set_defaults(func=cmd_trace_record, command=[])
+
+    rp = sub.add_parser("replay", help="replay a real trace under designs; fidelity vs the kernel")
+    rp.add_argument("trace", help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace file")
+    rp.add_argument("--design", action="append", help="design preset or switches (repeatable; "
+                    "default v6.18)")
+    rp.add_argument("--state", choices=replay.STATES, help="starting machine state (default "
+                    "positional when the trace has a snapshot, else fresh)")
+    rp.add_argument("--emit-trace", metavar="DIR", help="write pagelab's own ftrace text per design")
+    rp.add_argument("--label", help="name of this trace in tables and file names")
+    rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
+    rp.add_argument("--together", action="store_true",
+                    help="one pagelab-bench process per rep for all designs (design=A,B,...)")
+    rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
+    rp.set_defaults(func=cmd_replay, argv=None)
+
+    rt = sub.add_parser("replay-table", help="zone->lock and fragmentation per trace and design "
+                        "from saved replay results")
+    rt.add_argument("results", nargs="+", help="results files of pagelab replay")
+    rt.set_defaults(func=cmd_replay_table)
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if argv[:2] == ["trace", "record"] and "--" in argv:
+        cut = argv.index("--")
+        argv, command = argv[:cut], argv[cut + 1:]
+        if not command:
+            print("pagelab trace record: nothing after '--'", file=sys.stderr)
+            return 2
     try:
         args, extra = ap.parse_known_args(argv)
+        if command:
+            args.command = command
         # key=value words may come after options: they are parameters too
         for word in extra:
             listed = getattr(args, "params", None) if args.cmd != "reproduce" else args.targets
@@ -162,11 +236,11 @@ def main(argv: list[str] | None = None) -> int:
                 ap.error(f"unrecognized argument '{word}'")
     except SystemExit as e:          # argparse already printed its one-line error
         return int(e.code or 0)
-    if args.cmd == "bench":
-        args.argv = ["pagelab"] + (list(argv) if argv is not None else sys.argv[1:])
+    if args.cmd in ("bench", "replay"):
+        args.argv = ["pagelab"] + argv
     try:
         return args.func(args)
-    except BenchError as e:
+    except (BenchError, TraceError) as e:
         print(f"pagelab: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

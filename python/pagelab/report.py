@@ -8,7 +8,9 @@ Plots (matplotlib, Agg, PNGs embedded so the one file opens anywhere):
   002's machine-size sweep;
 * zone->lock acquisitions against vCPUs, from any results whose params vary
   `vcpus` (none of today's suites do; the page says so);
-* /proc/buddyinfo over the churn as a heatmap (seed 002's timeline).
+* /proc/buddyinfo over the churn as a heatmap (seed 002's timeline);
+* for `pagelab replay` results, the fidelity table against the kernel and the
+  kernel-vs-pagelab plots of report_replay.py.
 
 A plot the data does not allow is replaced by a line saying what it needs.
 """
@@ -29,6 +31,7 @@ from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import compare, stats  # noqa: E402
+from .report_replay import replay_section  # noqa: E402
 from .reproduce import figure_measurements, render_saved  # noqa: E402
 from .runner import BenchError, Measurement, load_results  # noqa: E402
 
@@ -175,6 +178,9 @@ def build_html(docs: list[dict]) -> str:
         parts.append(f"<h2>{html.escape(name)}</h2>")
         parts.append(f"<p class='note'>{html.escape(doc['path'])}, {html.escape(doc.get('created', ''))}"
                      f"{', mode ' + html.escape(doc['mode']) if doc.get('mode') else ''}</p>")
+        if doc.get("replay"):
+            parts.append(replay_section(doc, _png, _img))
+            continue
         text = render_saved(doc) if doc.get("seed") else None
         if text is None:
             try:

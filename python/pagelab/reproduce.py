@@ -11,18 +11,27 @@ published numbers beside ours, each change as Fastpath prints it (>0 is
 better than the baseline) with (R)/(I) where our 95% confidence intervals
 do not overlap, then the counters that explain the numbers.
 
-Modes: quick (make run: seconds per seed), default, full (the seed's own
-repetition counts; long).
+Modes: quick (make run: a smoke run, labelled as one, never marked),
+default, full (the seed's own repetition counts; long).  Measurement modes
+(--mode): wall, instr (callgrind instruction counts of the measured regions),
+vtime (the virtual-time model); see runner.py and, for the judging rules,
+stats.judge().  The judged mode's table comes first; in default and full
+runs a second opinion in another mode (wall time when judging by a
+deterministic mode) follows, with a line per cell where the two disagree.
 """
 from __future__ import annotations
 
+import math
 import os
+import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from . import seed004, stats, tables
-from .runner import BenchError, list_suites, machine_info, run_interleaved, save_results
+from .runner import (BenchError, default_cells, list_suites, machine_info, run_adaptive,
+                     run_interleaved, save_results)
 from .show import buddyinfo_timeline
 
 MODES = ("quick", "default", "full")
@@ -48,6 +57,100 @@ def seed_text(seed: str) -> str | None:
     return files[0].read_text() if files else None
 
 
+# --------------------------------------------------------- how we measure
+
+@dataclass
+class Ctx:
+    """How a seed's runs are measured: the run mode, the judging policy, a log.
+
+    run() does a smoke run's fixed repetitions, or the adaptive repetitions
+    of stats.stop_reason() otherwise, in policy.mode.
+    """
+    mode: str = "default"                 # quick, default, full
+    policy: stats.Policy = field(default_factory=lambda: stats.policy_for("wall"))
+    log: list = field(default_factory=list)
+
+    def run(self, suite: str, params: dict, designs, quick_reps: int, together: bool = False,
+            label: str | None = None, cells=default_cells):
+        if self.policy.quick:
+            ms = run_interleaved(suite, params, list(designs), quick_reps, together=together,
+                                 label=label, mode=self.policy.mode)
+            self.log.append({"label": label or suite, "runs": quick_reps, "stop": "smoke"})
+            return ms
+        return run_adaptive(suite, params, list(designs), self.policy, together=together,
+                            label=label, cells=cells, log=self.log)
+
+
+def doc_policy(doc: dict) -> stats.Policy:
+    """The judging policy a saved or fresh seed document was measured under."""
+    return stats.policy_for(doc.get("measure", "wall"), doc.get("mode") == "quick")
+
+
+def _seed_pct(text) -> float | None:
+    """'(R) -40.69%' -> -40.69; None when the seed gives no number."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    m = re.search(r"(-?\d+(?:\.\d+)?)%", text or "")
+    return float(m.group(1)) if m else None
+
+
+def judge_cell(doc: dict, row: str, col: str, base, new, better: str, seed=None,
+               fmt: str = "{:.2f}%") -> str:
+    """Judge one cell under the document's policy, log it, return its text.
+
+    The better direction follows the samples' unit: instruction counts and
+    virtual time are costs whatever the wall figure was (a rate in seed 003).
+    """
+    pol = doc_policy(doc)
+    if pol.deterministic:
+        better = stats.LOWER if better == stats.HIGHER and doc.get("measure") == "instr" \
+            else better
+    c = stats.judge(base, new, better, pol)
+    doc.setdefault("_cells", []).append({
+        "row": row, "col": col, "change": c.change, "mark": c.mark, "noisy": c.noisy,
+        "n": c.n, "cov": c.cov, "why": c.why, "seed": _seed_pct(seed)})
+    return c.text(fmt)
+
+
+def protocol_lines(doc: dict) -> list[str]:
+    """What the table above was measured under, and its warnings."""
+    pol = doc_policy(doc)
+    cells = doc.get("_cells", [])
+    what = {"wall": "wall time of the measured region",
+            "instr": "instructions executed in the measured region (callgrind, deterministic)",
+            "vtime": "virtual time (the deterministic cost model)"}[pol.mode]
+    out = []
+    if pol.quick:
+        out.append("SMOKE RUN (--quick): too few and too short runs to judge; no (R)/(I) "
+                   "marks are printed")
+    out.append(f"measured: {what}; " + (
+        "fixed repetitions" if pol.quick else
+        f"runs per cell {pol.min_runs}..{pol.max_runs}, stop when every 95% CI half-width "
+        f"<= {pol.ci_target * 100:g}% of its mean; marks need >= {pol.min_runs} runs and "
+        f"CoV <= {pol.noisy_cov:g}%" + (f" and |change| >= {pol.min_change:g}%"
+                                        if pol.min_change else "")))
+    log = doc.get("runs_log", [])
+    if log:
+        stops = {}
+        for e in log:
+            stops.setdefault(e["stop"], []).append(e["runs"])
+        out.append("repetitions: " + "; ".join(f"{k} {len(v)} (runs {min(v)}-{max(v)})"
+                                                for k, v in sorted(stops.items())))
+    hi = [c for c in cells if not math.isnan(c.get("cov", math.nan)) and c["cov"] > pol.warn_cov]
+    if hi and not pol.quick:
+        worst = sorted(hi, key=lambda c: -c["cov"])[:6]
+        out.append(f"warning: {len(hi)} of {len(cells)} cells have CoV > {pol.warn_cov:g}%"
+                   + (f" ({sum(c['noisy'] for c in cells)} noisy, unmarked)" if
+                      any(c["noisy"] for c in cells) else "") + ": "
+                   + ", ".join(f"{c['row'][:40]} [{c['col']}] {c['cov']:.1f}%" for c in worst))
+    faults = [m.harness.get("minflt_in") for m in doc.get("measurements", [])
+              if getattr(m, "harness", None) and "minflt_in" in m.harness]
+    if faults:
+        out.append(f"host minor faults inside the measured regions: max {max(faults)}, "
+                   f"total {sum(faults)} over {len(faults)} records")
+    return out
+
+
 # ------------------------------------------------------------------ helpers
 
 def parse_size(text: str) -> int:
@@ -70,6 +173,13 @@ def fmt_size(n: int) -> str:
 def fmt_latency(us: float) -> str:
     """The seed's notation: '700.9 us', '28.7 ms'."""
     return f"{us / 1000:.1f} ms" if us >= 1000 else f"{us:.1f} us"
+
+
+def fmt_fig(v: float, doc: dict) -> str:
+    """A latency in the document's unit: us/ms for wall and vtime, instructions for instr."""
+    if doc.get("measure") == "instr":
+        return f"{v / 1e6:.2f} Minstr" if v >= 1e6 else f"{v / 1e3:.1f} Kinstr"
+    return fmt_latency(v)
 
 
 def fmt_change(pct: float, mark: str = "") -> str:
@@ -115,32 +225,54 @@ VMALLOC_000 = {
     ),
 }
 
-# Loop counts are the seed's divided by `div` (at least `min_loops`).
+# Loop counts are the seed's divided by `div` (at least `min_loops`); the
+# default and full runs use the seed's own counts (each of its rows is
+# 0.1-1.7 s on this host), except pcpu_alloc_test, whose seed count would be
+# ~15 s a run: `pcpu_div` brings it to ~1.5 s.  Each run first does an untimed
+# warm-up pass of min(loops, warmup_max) loops (bench warmup=).  In instr
+# mode the counts are divided by `instr_div` more: callgrind runs ~50x slower
+# and the counts per loop are the same at any length once warm.
 SEED_000_MODES = {
-    "quick": {"div": 100, "min_loops": 1000, "reps": 3, "pcpu_objects": 5000},
-    "default": {"div": 10, "min_loops": 1000, "reps": 5, "pcpu_objects": 35000},
-    "full": {"div": 1, "min_loops": 1, "reps": 10, "pcpu_objects": 35000},
+    "quick": {"div": 100, "min_loops": 1000, "reps": 3, "pcpu_objects": 5000, "pcpu_div": 1,
+              "warmup_max": 0, "instr_div": 1},
+    "default": {"div": 1, "min_loops": 1000, "reps": 5, "pcpu_objects": 35000, "pcpu_div": 10,
+                "warmup_max": 50000, "instr_div": 50},
+    "full": {"div": 1, "min_loops": 1, "reps": 10, "pcpu_objects": 35000, "pcpu_div": 1,
+             "warmup_max": 500000, "instr_div": 10},
 }
+
+
+_000_DEFAULTS = {"div": 1, "min_loops": 1, "pcpu_div": 1, "warmup_max": 0, "instr_div": 1}
+
+
+def _loops_000(cfg: dict, test: str, loops: int, measure: str) -> int:
+    div = cfg["div"] * (cfg["pcpu_div"] if test == "pcpu_alloc_test" else 1)
+    if measure == "instr":
+        div *= cfg["instr_div"]
+    return max(cfg["min_loops"], loops // div)
 
 
 def _row_label_000(test: str, p: int, h: int, loops: int) -> str:
     return f"{test}: p:{p}, h:{h}, l:{loops}"
 
 
-def run_000(mode: str, machine: dict[str, str]) -> dict:
-    cfg = SEED_000_MODES[mode]
+def run_000(mode: str, machine: dict[str, str], ctx: Ctx | None = None) -> dict:
+    ctx = ctx or Ctx(mode)
+    cfg = dict(_000_DEFAULTS, **SEED_000_MODES[mode])
     pub = VMALLOC_000
     ms = []
     for test, p, h, l, _, _ in pub["rows"]:
-        loops = max(cfg["min_loops"], l // cfg["div"])
+        loops = _loops_000(cfg, test, l, ctx.policy.mode)
         # 64 vCPUs as the seed's m7g.metal: per-CPU PCP limits, lazy_max_pages
         # and full_fit's holes scale with them; one worker as Fastpath runs it.
         params = dict(machine, vcpus=cfg.get("vcpus", "64"),
                       run_test_mask=str(pub["mask"][test]), nr_pages=str(p),
                       use_huge=str(h), test_loop_count=str(loops), nr_threads="1",
                       nr_pcpu_objects=str(cfg["pcpu_objects"]))
-        ms += run_interleaved("test_vmalloc", params, list(pub["designs"]), cfg["reps"],
-                              label=f"seed 000 {test} p:{p} h:{h}")
+        if cfg["warmup_max"]:
+            params["warmup"] = str(min(loops, cfg["warmup_max"]))
+        ms += ctx.run("test_vmalloc", params, pub["designs"], cfg["reps"],
+                      label=f"seed 000 {test} p:{p} h:{h}")
     return {"measurements": ms, "settings": dict(cfg, **machine)}
 
 
@@ -165,13 +297,14 @@ def render_000(doc: dict) -> str:
     settings = doc.get("settings", {})
     pub = VMALLOC_000
     base, rc1, contig = pub["designs"]
-    div, min_loops = settings.get("div", 1), settings.get("min_loops", 1)
+    measure = doc.get("measure", "wall")
     head = [["test_vmalloc benchmark", "v6.19-rc1", "v6.19-rc1", "v6.19-rc1",
              "v6.19-rc1"],
             ["", "(seed)", "(ours)", "+ change (seed)", "+ contig (ours)"]]
     rows, counters = [], []
     for test, p, h, l, s_rc1, s_contig in pub["rows"]:
-        label = _row_label_000(test, p, h, max(min_loops, l // div))
+        cfg = dict(_000_DEFAULTS, **settings)
+        label = _row_label_000(test, p, h, _loops_000(cfg, test, l, measure))
         b = _values(ms, label, base)
         ours = {}
         for d in (rc1, contig):
@@ -179,8 +312,8 @@ def render_000(doc: dict) -> str:
             if not b or not n:
                 ours[d] = "n/a"
                 continue
-            bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
-            ours[d] = fmt_change(stats.fastpath_change(bm, nm), stats.verdict(b, n, stats.LOWER))
+            seed = s_rc1 if d == rc1 else s_contig
+            ours[d] = judge_cell(doc, f"{test} p:{p} h:{h}", d, b, n, stats.LOWER, seed)
         rows.append([f"{_row_label_000(test, p, h, l)} (usec)", s_rc1, ours[rc1], s_contig,
                      ours[contig]])
         c = [_counters_000(ms, label, d) for d in pub["designs"]]
@@ -190,17 +323,24 @@ def render_000(doc: dict) -> str:
                             + [f"{x['zlock']:.2f}" for x in c]
                             + [f"{x['overflow']:.3f}" for x in c]
                             + [f"{x['per_free']:.1f}" for x in c])
-    reps = settings.get("reps", "?")
     info = doc.get("machine", {})
-    out = [f"test_vmalloc, {reps} runs per design, interleaved; our loop counts are the "
-           f"seed's / {div}" + (f" (at least {min_loops})" if div > 1 else ""),
+    div = settings.get("div", 1) * (settings.get("instr_div", 1) if measure == "instr" else 1)
+    unit = {"instr": "instructions", "vtime": "virtual usec"}.get(measure, "usec")
+    loops_note = (f"our loop counts are the seed's / {div}" if div > 1 else
+                  "the seed's loop counts") + (
+        f" (pcpu_alloc_test / {settings.get('pcpu_div')})" if settings.get("pcpu_div", 1) > 1
+        else "")
+    out = [f"test_vmalloc, runs per design interleaved, {unit}; {loops_note}"
+           + (f"; an untimed warm-up pass of up to {settings['warmup_max']:,} loops first"
+              if settings.get("warmup_max") else ""),
            tables.fastpath(head, rows),
            f"seed: {pub['setup']}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} "
-           f"cores, a {settings.get('mem', '16G')} x86_64-shaped pagelab machine with "
+           f"cores, {machine_phrase(settings, 'x86_64-shaped ')} with "
            f"{settings.get('vcpus', '64')} vCPUs, one worker",
            "change vs v6.18: >0 is faster, <0 slower; (R)/(I): 95% confidence intervals do not "
            "overlap (Fastpath)", ""]
-    chead = ["", "v6.18 usec", "zone->lock/loop", "", "", "PCP o0 overflows/loop", "", "",
+    out[-1:-1] = protocol_lines(doc)
+    chead = ["", f"v6.18 {unit}", "zone->lock/loop", "", "", "PCP o0 overflows/loop", "", "",
              "pages per free", "", ""]
     sub = ["", ""] + ["6.18", "rc1", "+contig"] * 3
     w = [max(len(r[i]) for r in [chead, sub] + counters) for i in range(len(chead))]
@@ -218,6 +358,9 @@ PAGETYPEINFO_002 = {
     "setup": "12th Gen Intel(R) Core(TM) i7-12700, 16G, turbo off",
     "reads": 10000,
     "columns": (("no-patch", "v6.18"), ("with-patch", "mt-counts")),
+    # Beside the seed's columns: pagelab's own extension beyond the patch
+    # (the "Number of blocks type" section from per-type counts, lock-free).
+    "extension": "mt-counts+blocks",
     # (row label, our test, published us per column)
     "rows": (("Just after boot", "read-fresh", (700.9, 268.6)),
              ("After building kernel", "read-fragmented", (28700.0, 269.8))),
@@ -230,12 +373,12 @@ SEED_002_MODES = {          # reads per process, processes (each boots and churn
 }
 
 
-def run_002(mode: str, machine: dict[str, str]) -> dict:
+def run_002(mode: str, machine: dict[str, str], ctx: Ctx | None = None) -> dict:
+    ctx = ctx or Ctx(mode)
     cfg = SEED_002_MODES[mode]
-    designs = [c[1] for c in PAGETYPEINFO_002["columns"]]
+    designs = [c[1] for c in PAGETYPEINFO_002["columns"]] + [PAGETYPEINFO_002["extension"]]
     params = dict(machine, reads=str(cfg["reads"]))
-    ms = run_interleaved("pagetypeinfo", params, designs, cfg["reps"], together=True,
-                         label="seed 002")
+    ms = ctx.run("pagetypeinfo", params, designs, cfg["reps"], together=True, label="seed 002")
     # Latency against fragmentation: smaller machines of the same shape leave
     # proportionally fewer free blocks after the same churn.
     mem = parse_size(machine.get("mem", "16G"))
@@ -246,7 +389,7 @@ def run_002(mode: str, machine: dict[str, str]) -> dict:
         p = {"mem": fmt_size(size), "dma32": fmt_size(min(dma32, size)),
              "reads": str(cfg["sweep_reads"])}
         sweep += run_interleaved("pagetypeinfo", p, designs, 1, together=True,
-                                 label=f"sweep {p['mem']}")
+                                 label=f"sweep {p['mem']}", mode=ctx.policy.mode)
     # Buddyinfo over the churn, on the smallest machine of the sweep.
     small = max(4 << 20, (mem // 16) >> 21 << 21)
     total_rounds = (small >> 12) // 8
@@ -263,33 +406,49 @@ def render_002(doc: dict) -> str:
     settings = doc.get("settings", {})
     pub = PAGETYPEINFO_002
     (seed_base, base), (seed_new, new) = pub["columns"]
+    ext = pub["extension"]
+    has_ext = bool(_values(ms, "read-fresh", ext))
     reps = len(_values(ms, "read-fresh", base))
     head = [["", seed_base, base, seed_new, new], ["", "(seed)", "(ours)", "(seed)", "(ours)"]]
+    if has_ext:
+        head[0].append(ext)
+        head[1].append("(pagelab's extension)")
     rows = []
     for label, test, (p_base, p_new) in pub["rows"]:
         b, n = _values(ms, test, base), _values(ms, test, new)
         bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
-        rows.append([label, fmt_latency(p_base), fmt_latency(bm),
-                     f"{fmt_latency(p_new)} {fmt_change(stats.fastpath_change(p_base, p_new))}",
-                     f"{fmt_latency(nm)} "
-                     f"{fmt_change(stats.fastpath_change(bm, nm), stats.verdict(b, n, stats.LOWER))}"])
+        seed = stats.fastpath_change(p_base, p_new)
+        rows.append([label, fmt_latency(p_base), fmt_fig(bm, doc),
+                     f"{fmt_latency(p_new)} {fmt_change(seed)}",
+                     f"{fmt_fig(nm, doc)} {judge_cell(doc, label, new, b, n, stats.LOWER, seed)}"])
+        if has_ext:
+            # pagelab's extension: judged against the baseline, no seed figure
+            e = _values(ms, test, ext)
+            rows[-1].append(f"{fmt_fig(stats.summarize(e).amean, doc)} "
+                            f"{judge_cell(doc, label, ext, b, e, stats.LOWER)}")
     info = doc.get("machine", {})
     mem = settings.get("mem", "16G")
     out = [f"1. Average latency over {settings.get('reads', '?')} /proc/pagetypeinfo accesses, "
            f"{reps} runs (seed: {pub['reads']:,} accesses)",
            tables.box(head, rows),
            f"seed: {pub['setup']}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} cores, "
-           f"a {mem} pagelab machine",
+           f"{machine_phrase(settings)}",
            "change vs no-patch: >0 is faster; (I)/(R): our 95% confidence intervals do not "
-           "overlap (Fastpath)", ""]
+           "overlap (Fastpath)"] + protocol_lines(doc)
+    designs = [base, new] + ([ext] if has_ext else [])
+    if has_ext:
+        out.append(f"{ext} is pagelab's own extension, not in seed 002: the \"Number of blocks "
+                   "type\" section from per-type counts without zone->lock (the patch still "
+                   "walks every pageblock under it)")
+    out.append("")
     # Our means with their confidence intervals, then the counters.
-    lines = [["", base, new]]
+    lines = [[""] + designs]
     for label, test, _ in pub["rows"]:
         cells = [f"read latency, {label.lower()}"]
-        for d in (base, new):
+        for d in designs:
             s = stats.summarize(_values(ms, test, d))
-            ci = "" if s.n < 2 else f" ± {fmt_latency(s.ci_half)}"
-            cells.append(fmt_latency(s.amean) + ci)
+            ci = "" if s.n < 2 else f" ± {fmt_fig(s.ci_half, doc)}"
+            cells.append(fmt_fig(s.amean, doc) + ci)
         lines.append(cells)
     for label, test, fmt in (("zone->lock acquisitions per read, just after boot",
                               "zone-lock-per-read-fresh", "{:.1f}"),
@@ -298,10 +457,11 @@ def render_002(doc: dict) -> str:
                              ("free blocks after the churn", "free-blocks-after-churn", "{:.0f}")):
         if _values(ms, test, base):
             lines.append([label] + [fmt.format(stats.summarize(_values(ms, test, d)).amean)
-                                    for d in (base, new)])
-    w = [max(len(r[i]) for r in lines) for i in range(3)]
+                                    for d in designs])
+    w = [max(len(r[i]) for r in lines) for i in range(len(designs) + 1)]
     out.append(f"ours, mean ± 95% CI over {reps} runs, and the counters that explain them:")
-    out += [f"  {r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:>{w[2]}}".rstrip() for r in lines]
+    out += ["  " + "  ".join(f"{c:<{w[i]}}" if i == 0 else f"{c:>{w[i]}}"
+                             for i, c in enumerate(r)).rstrip() for r in lines]
     return "\n".join(out)
 
 
@@ -319,16 +479,27 @@ SEED_001_MODES = {
 }
 
 
-def run_001(mode: str, machine: dict[str, str]) -> dict:
+def run_001(mode: str, machine: dict[str, str], ctx: Ctx | None = None) -> dict:
+    ctx = ctx or Ctx(mode)
     cfg = SEED_001_MODES[mode]
     ms = []
     for order in ("9", "3", "10"):
         # floor=0: the "drops alone" row is for the table, not the JSON.
         params = dict(machine, order=order, test_loop_count=cfg["test_loop_count"], reps="1",
                       floor="0")
-        ms += run_interleaved("page_alloc_high_order", params, ["v6.18", "contig-batch"],
-                              cfg["reps"], together=True, label=f"seed 001 order {order}")
+        if ctx.policy.mode == "instr":
+            params["test_loop_count"] = str(max(100, int(cfg["test_loop_count"]) // 100))
+        ms += ctx.run("page_alloc_high_order", params, ["v6.18", "contig-batch"], cfg["reps"],
+                      together=True, label=f"seed 001 order {order}")
     return {"measurements": ms, "settings": dict(cfg, **machine)}
+
+
+def b_loops(ms, order: str) -> int:
+    """test_loop_count of seed 001's runs at @order (instr runs use fewer)."""
+    for m in ms:
+        if m.test == f"odr{order}-per-iteration":
+            return int(m.params.get("test_loop_count", 1))
+    return 1
 
 
 def render_001(doc: dict) -> str:
@@ -349,16 +520,22 @@ def render_001(doc: dict) -> str:
         seed_a = (f"{PUB_001['after_us']:,.0f} usec "
                   f"{fmt_change(stats.fastpath_change(PUB_001['before_us'], PUB_001['after_us']))}"
                   if order == "9" else "-")
-        rows.append([f"order {order}, {per:,} iterations", seed_b, f"{bm * per:,.0f} usec",
-                     seed_a, f"{nm * per:,.0f} usec "
-                     f"{fmt_change(stats.fastpath_change(bm, nm), stats.verdict(b, n, stats.LOWER))}"])
+        u = "usec" if doc.get("measure", "wall") == "wall" else \
+            ("instr" if doc.get("measure") == "instr" else "vusec")
+        k = per if u != "instr" else per / max(1, int(b_loops(ms, order)))
+        seed = stats.fastpath_change(PUB_001["before_us"], PUB_001["after_us"]) \
+            if order == "9" else None
+        rows.append([f"order {order}, {per:,} iterations", seed_b, f"{bm * k:,.0f} {u}",
+                     seed_a, f"{nm * k:,.0f} {u} "
+                     f"{judge_cell(doc, f'order {order}', new, b, n, stats.LOWER, seed)}"])
     lines = [f"Execution time of page_alloc_high_order_test (alloc, split_page, free_contig_range), "
              f"{len(_values(ms, 'odr9-per-iteration', base))} runs of {loops:,} iterations scaled "
              f"to the seed's {per:,}",
              tables.box(head, rows),
              f"seed: {PUB_001['setup']} (order 9 only); ours: a {settings.get('mem', '16G')} "
              "pagelab machine, one vCPU",
-             "change: >0 is faster; (I)/(R): our 95% confidence intervals do not overlap", "",
+             "change: >0 is faster; (I)/(R): our 95% confidence intervals do not overlap"]
+    lines += protocol_lines(doc) + ["",
              "the counters that explain them (per iteration, mean):"]
     counters = (("zone->lock acquisitions", "zone-lock-per-iteration"),)
     for order in ("9",):
@@ -401,15 +578,28 @@ SEED_003_MODES = {
 }
 
 
-def run_003(mode: str, machine: dict[str, str]) -> dict:
+def run_003(mode: str, machine: dict[str, str], ctx: Ctx | None = None) -> dict:
+    ctx = ctx or Ctx(mode)
     cfg = SEED_003_MODES[mode]
     designs = ["v6.18", "pcp-owner"]
     ms = []
     for suite in dict.fromkeys(r[1] for r in CLAIMS_003["rows"]):
         params = dict(machine, vcpus=cfg["vcpus"], ops=cfg["ops"])
-        ms += run_interleaved(suite, params, designs, cfg["reps"], together=True,
-                              label=f"seed 003 {suite}")
+        if ctx.policy.mode == "instr":
+            params["ops"] = str(max(10000, int(cfg["ops"]) // 20))
+        ms += ctx.run(suite, params, designs, cfg["reps"], together=True,
+                      label=f"seed 003 {suite}", cells=_cells_003)
     return {"measurements": ms, "settings": dict(cfg, **machine)}
+
+
+def _cells_003(ms) -> dict:
+    """Seed 003's judged figures: every row's test (timed or counted) per design."""
+    stems = {r[2] for r in CLAIMS_003["rows"]}
+    cells: dict = {}
+    for m in ms:
+        if m.test.rsplit("-v", 1)[0] in stems:
+            cells.setdefault((m.suite, m.test, m.design), []).append(m.value)
+    return cells
 
 
 def render_003(doc: dict) -> str:
@@ -426,20 +616,40 @@ def render_003(doc: dict) -> str:
             if not b or not n:
                 continue
             bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
-            rows.append([f"{label}, {vcpus} vCPUs", claim, f"{bm:.3g}",
-                         f"{nm:.3g} {fmt_change(stats.fastpath_change(bm, nm, better), stats.verdict(b, n, better))}"])
+            cell = judge_cell(doc, f"{label}, {vcpus} vCPUs", new, b, n, better)
+            rows.append([f"{label}, {vcpus} vCPUs", claim, f"{bm:.3g}", f"{nm:.3g} {cell}"])
     reps = settings.get("reps", "?")
     return "\n".join([
         f"PCP pageblock ownership, {settings.get('ops', '?')} page operations per run, "
         f"{reps} runs, vCPUs interleaved on one thread",
         tables.box(head, rows),
-        f"seed: {CLAIMS_003['setup']} (claims from the RFC text); ours: a "
-        f"{settings.get('mem', '16G')} pagelab machine",
+        f"seed: {CLAIMS_003['setup']} (claims from the RFC text); ours: "
+        f"{machine_phrase(settings)}",
         "change vs v6.18: >0 is better; (I)/(R): our 95% confidence intervals do not overlap",
-    ])
+    ] + protocol_lines(doc))
 
 
 # ------------------------------------------------------------------ registry
+
+# Each seed's hardware as a machine profile (pagelab-bench machines): used
+# unless the command line names a machine (machine=, mem=, dma32=). Seed 004
+# picks its profile per smp in seed004.run(); seed 001 names no machine.
+SEED_MACHINES = {"000": "m7g.metal", "002": "i7-12700", "003": "x86-32c-32g"}
+
+
+def seed_machine(sid: str, machine: dict[str, str]) -> dict[str, str]:
+    """The machine parameters of seed @sid's runs: the command line's, else its profile."""
+    if set(machine) & {"machine", "mem", "dma32"} or sid not in SEED_MACHINES:
+        return dict(machine)
+    return dict(machine, machine=SEED_MACHINES[sid])
+
+
+def machine_phrase(settings: dict, shape: str = "") -> str:
+    """How a table's footer names our machine: its profile, or its size."""
+    if settings.get("machine"):
+        return f"the {settings['machine']} machine profile"
+    return f"a {settings.get('mem', '16G')} {shape}pagelab machine"
+
 
 @dataclass
 class SeedSpec:
@@ -479,28 +689,90 @@ def availability(spec: SeedSpec, suites: list[str]) -> str | None:
     return None
 
 
+DEFAULT_MEASURE = "wall"      # the judged mode of `pagelab reproduce` (README: why)
+
+
+def second_opinion(measure: str) -> str | None:
+    """The mode measured beside the judged one (None: none)."""
+    return "wall" if measure != "wall" else None
+
+
+def _measure_seed(spec: SeedSpec, mode: str, machine: dict, measure: str, info: dict) -> dict:
+    ctx = Ctx(mode, stats.policy_for(measure, mode == "quick"))
+    t0 = time.monotonic()
+    res = spec.run(mode, machine, ctx)
+    extra = {k: v for k, v in res.items() if k != "measurements"}
+    extra.update(seed=spec.id, mode=mode, measure=measure, runs_log=ctx.log,
+                 seconds=round(time.monotonic() - t0, 1))
+    doc = {"measurements": res["measurements"], "machine": info, **extra}
+    doc["table"] = spec.render(doc)
+    return doc
+
+
+def disagreements(judged: dict, other: dict) -> list[str]:
+    """Cells whose mark or sign differs between two documents of one seed."""
+    a = {(c["row"], c["col"]): c for c in judged.get("_cells", [])}
+    out = []
+    for c in other.get("_cells", []):
+        j = a.get((c["row"], c["col"]))
+        if j is None:
+            continue
+        sign = (j["change"] > 0) != (c["change"] > 0) and abs(j["change"] - c["change"]) > 0
+        if j["mark"] != c["mark"] or sign:
+            out.append(f"  {c['row']} [{c['col']}]: {judged['measure']} "
+                       f"{stats.Cell(j['change'], j['mark'], j['noisy'], j['n'], j['cov']).text()}"
+                       f", {other['measure']} "
+                       f"{stats.Cell(c['change'], c['mark'], c['noisy'], c['n'], c['cov']).text()}")
+    return out
+
+
 def reproduce(seed_ids: list[str], mode: str, machine: dict[str, str], out_dir: Path,
-              echo=print) -> list[Path]:
-    """Run the seeds, print their tables, save their results; return the files."""
+              echo=print, measure: str | None = None, second: str | None = "auto") -> list[Path]:
+    """Run the seeds, print their tables, save their results; return the files.
+
+    @measure: the judged mode (default DEFAULT_MEASURE); @second: the mode of
+    the second opinion ("auto": second_opinion(), None: none; never in quick).
+    """
+    measure = measure or DEFAULT_MEASURE
+    if second == "auto":
+        second = second_opinion(measure)
+    if mode == "quick" or second == measure:
+        second = None
     suites = list_suites()
     saved = []
     info = machine_info()
+    if mode == "quick":
+        echo("SMOKE RUN (--quick): every seed at toy sizes with a few runs; the changes are "
+             "shown, no (R)/(I) marks (run without --quick to judge)")
     for sid in seed_ids:
         spec = SEEDS[sid]
         why = availability(spec, suites)
         if why:
             echo(f"seed {sid}: {why}")
             continue
-        echo(f"seed {sid}: {spec.title} [{mode}]")
-        res = spec.run(mode, machine)
-        extra = {k: v for k, v in res.items() if k != "measurements"}
-        extra.update(seed=sid, mode=mode)
-        doc = {"measurements": res["measurements"], "machine": info, **extra}
-        text = spec.render(doc)
-        extra["table"] = text
-        path = save_results(out_dir / f"seed-{sid}.json", res["measurements"], extra=extra, info=info)
-        echo(text)
-        echo(f"saved {path}")
+        echo(f"seed {sid}: {spec.title} [{mode}, judged by {measure}]")
+        doc = _measure_seed(spec, mode, seed_machine(sid, machine), measure, info)
+        echo(doc["table"])
+        if second:
+            other = _measure_seed(spec, mode, seed_machine(sid, machine), second, info)
+            echo(f"second opinion, measured by {second}:")
+            echo(other["table"])
+            diff = disagreements(doc, other)
+            echo(f"{measure} against {second}: {len(doc.get('_cells', [])) - len(diff)} of "
+                 f"{len(doc.get('_cells', []))} cells agree on mark and sign"
+                 + (":" if diff else ""))
+            for line in diff:
+                echo(line)
+            doc["second"] = {k: v for k, v in other.items() if k not in ("machine",)}
+            doc["second"]["measurements"] = [m.to_dict() for m in other["measurements"]]
+        extra = {k: v for k, v in doc.items() if k not in ("measurements", "machine")}
+        extra["cells"] = extra.pop("_cells", [])
+        if "second" in extra:
+            extra["second"]["cells"] = extra["second"].pop("_cells", [])
+        path = save_results(out_dir / f"seed-{sid}.json", doc["measurements"], extra=extra,
+                            info=info)
+        echo(f"saved {path} ({doc['seconds']:.0f} s"
+             + (f" + {doc['second']['seconds']:.0f} s" if second else "") + ")")
         echo("")
         saved.append(path)
     return saved

@@ -5,6 +5,18 @@ that drift on the host falls on every design alike.  Suites that take a
 design list themselves (pagetypeinfo) can instead run all designs in one
 process per rep (``together=True``); the order is then reversed on odd reps.
 
+Measurement modes (--mode): "wall" takes the suite's own figure (time of
+its measured region); "instr" runs pagelab-bench under callgrind with
+instrumentation on only inside the harness's measured regions
+(bench/harness.c) and replaces every timed figure by the instructions its
+region executed (deterministic: one thread, fixed seeds); "vtime" asks
+pagelab-bench for its virtual-time cost model (vtime=1) and takes the
+record's "vtime" figure.  In the two deterministic modes the wall figure is
+kept beside it (Measurement.wall).
+
+run_adaptive() repeats rounds of interleaved runs until stats.stop_reason()
+says the cells have converged or hit the cap.
+
 A results file is one JSON document: {"format", "created", "command",
 "machine": {cpu, cores, kernel, compiler, commit, ...}, "measurements": [...]}.
 load_results() also reads the older JSON-lines files.
@@ -19,6 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -56,6 +69,9 @@ class Measurement:
     unit: str
     params: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
+    harness: dict = field(default_factory=dict)   # bench/harness.c: region, faults, pinning
+    mode: str = "wall"                            # what value measures: wall, instr, vtime
+    wall: float | None = None                     # the wall figure, in instr/vtime modes
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -79,12 +95,29 @@ def list_suites() -> list[str]:
     return re.findall(r"^  (\S+) ", proc.stdout, flags=re.M)
 
 
-def run_raw(suite: str, params: dict[str, str], json_out: bool = True) -> str:
-    """One pagelab-bench process; its stdout. Raises BenchError on refusal."""
+MODES = ("wall", "instr", "vtime")
+# Units whose figure is a time or a rate of the measured region: the ones a
+# deterministic mode replaces.  Counts (lock trips, blocks) stay as they are.
+TIMED_UNITS = ("ns", "us", "usec", "ms", "s", "cycles")
+# Suites that run vCPUs on host threads (threads=): one thread under callgrind,
+# so that the instruction counts do not depend on the host's scheduling.
+THREADED = ("test_vmalloc", "alloc_many_free_few", "exit_avalanche", "kbuild")
+
+
+def is_timed(unit: str) -> bool:
+    return unit in TIMED_UNITS or unit.endswith(("/s", "/sec"))
+
+
+def _bench_args(suite: str, params: dict[str, str], json_out: bool) -> list[str]:
     args = [bench_binary(), suite] + [f"{k}={v}" for k, v in params.items()]
-    if json_out:
-        args.append("--json")
-    proc = subprocess.run(args, capture_output=True, text=True)
+    return args + (["--json"] if json_out else [])
+
+
+def _run(args: list[str], suite: str) -> str:
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True)
+    except OSError as e:
+        raise BenchError(f"cannot run {args[0]}: {e.strerror}") from None
     if proc.returncode == 2:
         raise BenchError(_one_line_error(proc.stderr, "bad request"))
     if proc.returncode != 0:
@@ -93,16 +126,81 @@ def run_raw(suite: str, params: dict[str, str], json_out: bool = True) -> str:
     return proc.stdout
 
 
-def run_once(suite: str, params: dict[str, str], design: str | None = None) -> list[Measurement]:
-    """One pagelab-bench process; returns its measurements."""
+def run_raw(suite: str, params: dict[str, str], json_out: bool = True) -> str:
+    """One pagelab-bench process; its stdout. Raises BenchError on refusal."""
+    return _run(_bench_args(suite, params, json_out), suite)
+
+
+def callgrind_totals(out_dir: str | Path) -> dict[str, int]:
+    """Instructions per harness slot label ("pagelab-slot-N.G") from callgrind's dumps."""
+    totals: dict[str, int] = {}
+    for f in sorted(Path(out_dir).glob("cg.*")):
+        label, total = None, None
+        for line in f.read_text(errors="replace").splitlines():
+            if line.startswith("desc: Trigger: Client Request: "):
+                label = line.split(": ", 3)[-1].strip()
+            elif line.startswith("totals:"):
+                total = int(line.split()[1])
+        if label and label.startswith("pagelab-slot-") and total is not None:
+            totals[label] = totals.get(label, 0) + total
+    return totals
+
+
+def _run_instr(suite: str, params: dict[str, str]) -> list[dict]:
+    if shutil.which("valgrind") is None:
+        raise BenchError("--mode instr needs valgrind (scripts/install-deps.sh installs it)")
+    p = dict(params)
+    if suite in THREADED:
+        p["threads"] = "1"
+    with tempfile.TemporaryDirectory(prefix="pagelab-cg-") as tmp:
+        args = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                f"--callgrind-out-file={tmp}/cg.%p"] + _bench_args(suite, p, True)
+        out = _run(args, suite)
+        totals = callgrind_totals(tmp)
+    recs = [json.loads(x) for x in out.splitlines() if x.strip().startswith("{")]
+    for rec in recs:
+        h = rec.get("harness", {})
+        if not is_timed(rec.get("unit", "")):
+            continue
+        if "slot" not in h:
+            raise BenchError(f"{suite}: --mode instr: record '{rec.get('test')}' has no "
+                             "measured region (the suite does not use the harness)")
+        key = f"pagelab-slot-{h['slot']}.{h.get('gen', 0)}"
+        if key not in totals:
+            raise BenchError(f"{suite}: --mode instr: no callgrind dump for {key}")
+        rec["wall"], rec["value"], rec["unit"] = rec["value"], float(totals[key]), "instructions"
+        rec["mode"] = "instr"
+    return recs
+
+
+def _run_vtime(suite: str, params: dict[str, str]) -> list[dict]:
+    out = run_raw(suite, dict(params, vtime="1"))
+    recs = [json.loads(x) for x in out.splitlines() if x.strip()]
+    for rec in recs:
+        vt = rec.get("vtime")
+        if isinstance(vt, dict) and "value" in vt and is_timed(rec.get("unit", "")):
+            rec["wall"], rec["value"], rec["mode"] = rec["value"], float(vt["value"]), "vtime"
+        elif is_timed(rec.get("unit", "")):
+            raise BenchError(f"{suite}: --mode vtime: this pagelab-bench gives no vtime figure "
+                             "(the virtual-time model has not landed)")
+    return recs
+
+
+def run_once(suite: str, params: dict[str, str], design: str | None = None,
+             mode: str = "wall") -> list[Measurement]:
+    """One pagelab-bench process in @mode; returns its measurements."""
     p = dict(params)
     if design is not None:
         p["design"] = design
-    out = []
-    for line in run_raw(suite, p).splitlines():
-        if line.strip():
-            out.append(Measurement.from_dict(json.loads(line)))
-    return out
+    if mode == "wall":
+        recs = [json.loads(x) for x in run_raw(suite, p).splitlines() if x.strip()]
+    elif mode == "instr":
+        recs = _run_instr(suite, p)
+    elif mode == "vtime":
+        recs = _run_vtime(suite, p)
+    else:
+        raise BenchError(f"unknown mode '{mode}' ({', '.join(MODES)})")
+    return [Measurement.from_dict(r) for r in recs]
 
 
 class Progress:
@@ -135,27 +233,65 @@ class Progress:
         self.stream.flush()
 
 
+def _one_round(suite, params, designs, rep, together, mode) -> list[Measurement]:
+    out = []
+    if together:
+        order = designs if rep % 2 == 0 else designs[::-1]
+        batches = [",".join(order)]
+    else:
+        batches = list(designs)
+    for d in batches:
+        for m in run_once(suite, params, d, mode):
+            m.rep = rep
+            out.append(m)
+    return out
+
+
 def run_interleaved(suite: str, params: dict[str, str], designs: list[str], reps: int,
-                    together: bool = False, label: str | None = None) -> list[Measurement]:
+                    together: bool = False, label: str | None = None,
+                    mode: str = "wall") -> list[Measurement]:
     """Run every design @reps times in the order A B A B ...; rep numbers are ours.
 
     With @together, each rep is one process given the whole design list
     (A,B on even reps, B,A on odd ones).
     """
     results: list[Measurement] = []
-    steps = reps if together else reps * len(designs)
-    bar = Progress(steps, label or suite)
+    bar = Progress(reps, label or suite)
     for rep in range(reps):
-        if together:
-            order = designs if rep % 2 == 0 else designs[::-1]
-            batches = [",".join(order)]
-        else:
-            batches = list(designs)
-        for d in batches:
-            for m in run_once(suite, params, d):
-                m.rep = rep
-                results.append(m)
-            bar.step(f"rep {rep + 1}/{reps} {d}")
+        results += _one_round(suite, params, designs, rep, together, mode)
+        bar.step(f"rep {rep + 1}/{reps}")
+    return results
+
+
+def default_cells(ms: list[Measurement]) -> dict:
+    """Cell key -> samples: every timed figure per (suite, test, design)."""
+    cells: dict = {}
+    for m in ms:
+        if is_timed(m.unit) or m.unit == "instructions":
+            cells.setdefault((m.suite, m.test, m.design), []).append(m.value)
+    return cells
+
+
+def run_adaptive(suite: str, params: dict[str, str], designs: list[str], policy,
+                 together: bool = False, label: str | None = None, cells=default_cells,
+                 log: list | None = None) -> list[Measurement]:
+    """Rounds of interleaved runs until stats.stop_reason() stops them.
+
+    @policy: a stats.Policy (its mode, min_runs, max_runs, CI target);
+    @cells: measurements -> {cell key: samples}, the figures the tables
+    judge; @log: gets one {"label", "runs", "stop"} entry.
+    """
+    from .stats import stop_reason
+    results: list[Measurement] = []
+    bar = Progress(policy.max_runs, label or suite)
+    why, rep = None, 0
+    while why is None:
+        results += _one_round(suite, params, designs, rep, together, policy.mode)
+        rep += 1
+        bar.step(f"run {rep}")
+        why = stop_reason(cells(results), policy, rep)
+    if log is not None:
+        log.append({"label": label or suite, "runs": rep, "stop": why})
     return results
 
 

@@ -68,7 +68,8 @@ FUNCTIONAL_SMP = 8
 
 MODES = {
     "quick": {"loops": 1500, "reps": 3, "functional_loops": 1500, "pcpu_objects": 2000},
-    "default": {"loops": 5000, "reps": 5, "functional_loops": 20000, "pcpu_objects": 10000},
+    "default": {"loops": 5000, "reps": 5, "functional_loops": 20000, "pcpu_objects": 10000,
+                "warmup": 2000},
     "full": {"loops": 1000000, "reps": 15, "functional_loops": 1000000, "pcpu_objects": 35000},
 }
 
@@ -89,25 +90,69 @@ def _configs() -> dict[tuple[int, int], int]:
     return dict(cfg)
 
 
-def run(mode: str, machine: dict[str, str]) -> dict:
+def _cells(ms) -> dict:
+    """The judged figures: one per run (the workers' mean) per (smp, nt, test, design)."""
+    cells: dict = {}
+    keys = {(m.params.get("smp"), m.params.get("nt"), _test_name(m.test), m.design) for m in ms}
+    for smp, nt, test, d in keys:
+        cells[(smp, nt, test, d)] = per_run(ms, int(smp), int(nt), test, d)
+    return cells
+
+
+# The seed's x86_64 KVM guests as machine profiles: -smp 8 and -smp 16.
+SMP_MACHINES = {8: "kvm-smp8", 16: "kvm-smp16"}
+
+
+def _smp_machine(machine: dict[str, str], smp: int) -> dict[str, str]:
+    """The machine of an smp=@smp run: the command line's, else the KVM guest's profile."""
+    if set(machine) & {"machine", "mem", "dma32"}:
+        return dict(machine)
+    return dict(machine, machine=SMP_MACHINES.get(smp, "kvm-smp16"))
+
+
+def run(mode: str, machine: dict[str, str], ctx=None) -> dict:
+    from .reproduce import Ctx
+    ctx = ctx or Ctx(mode)
     cfg = MODES[mode]
+    instr = ctx.policy.mode == "instr"
+    loops = max(100, cfg["loops"] // 10) if instr else cfg["loops"]
     ms = []
     for (smp, nt), mask in sorted(_configs().items()):
-        params = dict(machine, vcpus=str(smp), nr_threads=str(nt), run_test_mask=str(mask),
-                      test_loop_count=str(cfg["loops"]), nr_pcpu_objects=str(cfg["pcpu_objects"]))
-        got = run_interleaved("test_vmalloc", params, list(DESIGNS), cfg["reps"],
-                              label=f"seed 004 smp={smp} nt={nt}")
-        for m in got:
-            m.params["smp"], m.params["nt"] = str(smp), str(nt)
-        ms += got
-    params = dict(machine, vcpus=str(FUNCTIONAL_SMP), nr_threads="1", run_test_mask=str(0xFFF),
+        # Under callgrind the harness measures the whole worker pass, so each
+        # process runs one test (its instructions are that test's alone).
+        masks = [1 << i for i in range(12) if mask & (1 << i)] if instr else [mask]
+        for one in masks:
+            params = dict(_smp_machine(machine, smp), vcpus=str(smp), nr_threads=str(nt),
+                          run_test_mask=str(one),
+                          test_loop_count=str(loops), nr_pcpu_objects=str(cfg["pcpu_objects"]))
+            if cfg.get("warmup"):
+                params["warmup"] = str(cfg["warmup"])
+            got = ctx.run("test_vmalloc", params, DESIGNS, cfg["reps"],
+                          label=f"seed 004 smp={smp} nt={nt}",
+                          cells=lambda ms_, smp=smp, nt=nt: _tag_cells(ms_, smp, nt))
+            for m in got:
+                m.params["smp"], m.params["nt"] = str(smp), str(nt)
+            ms += got
+    params = dict(_smp_machine(machine, FUNCTIONAL_SMP), vcpus=str(FUNCTIONAL_SMP),
+                  nr_threads="1", run_test_mask=str(0xFFF),
                   test_loop_count=str(cfg["functional_loops"]),
                   nr_pcpu_objects=str(cfg["pcpu_objects"]))
-    got = run_interleaved("test_vmalloc", params, list(DESIGNS), 1, label="seed 004 functional")
+    got = run_interleaved("test_vmalloc", params, list(DESIGNS), 1, label="seed 004 functional",
+                          mode=ctx.policy.mode)
     for m in got:
         m.params["smp"], m.params["nt"] = "0", "1"
     ms += got
-    return {"measurements": ms, "settings": dict(cfg, **machine)}
+    settings = dict(cfg, **machine)
+    if not set(machine) & {"machine", "mem", "dma32"}:
+        settings["machine"] = "/".join(sorted({_smp_machine({}, smp)["machine"]
+                                               for smp, _ in _configs()}))
+    return {"measurements": ms, "settings": settings}
+
+
+def _tag_cells(ms, smp: int, nt: int) -> dict:
+    for m in ms:
+        m.params["smp"], m.params["nt"] = str(smp), str(nt)
+    return _cells(ms)
 
 
 def per_run(ms, smp: int, nt: int, test: str, design: str) -> list[float]:
@@ -139,16 +184,22 @@ def render(doc: dict) -> str:
     ms = doc["measurements"]
     settings = doc.get("settings", {})
     base, new = DESIGNS
-    head = [["test_vmalloc", "smp", "nt", "x86_64 (seed)", "arm64 (seed)", "rbtree usec",
+    from .reproduce import judge_cell, protocol_lines
+    unit = {"instr": "instr", "vtime": "vusec"}.get(doc.get("measure", "wall"), "usec")
+    head = [["test_vmalloc", "smp", "nt", "x86_64 (seed)", "arm64 (seed)", f"rbtree {unit}",
              "maple (ours)"]]
     rows = []
     for test, smp, nt, x86, arm in ROWS:
         b, n = per_run(ms, smp, nt, test, base), per_run(ms, smp, nt, test, new)
         if b and n:
-            bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
-            ours = (f"{stats.verdict(b, n, stats.LOWER)} "
-                    f"{stats.fastpath_change(bm, nm):+.1f}%").strip() if len(b) > 1 else \
-                f"{stats.fastpath_change(bm, nm):+.1f}%"
+            bm = stats.summarize(b).amean
+            where = f"smp={smp} nt={nt}" if smp else FUNCTIONAL
+            seed = x86 if x86 is not None else arm
+            if smp:
+                ours = judge_cell(doc, f"{test} {where}", new, b, n, stats.LOWER, seed,
+                                  "{:+.1f}%")
+            else:   # one run: a figure, never judged
+                ours = f"{stats.fastpath_change(bm, stats.summarize(n).amean):+.1f}%"
             usec = f"{bm:,.0f}"
         else:
             ours, usec = "n/a", "n/a"
@@ -160,9 +211,10 @@ def render(doc: dict) -> str:
            f"sweep: every mask once, nt=1, smp={FUNCTIONAL_SMP}",
            tables.box(head, rows),
            f"seed: {SETUP}; ours: {info.get('cpu', '?')}, {info.get('cores', '?')} cores, "
-           f"a {settings.get('mem', '16G')} pagelab machine with smp vCPUs",
+           + (f"the {settings['machine']} machine profiles" if settings.get("machine")
+              else f"a {settings.get('mem', '16G')} pagelab machine") + " with smp vCPUs",
            "change vs the rbtree: >0 is faster; (R)/(I): our 95% confidence intervals do not "
-           "overlap (Fastpath)", ""]
+           "overlap (Fastpath)"] + protocol_lines(doc) + [""]
     out += _verdicts(ms)
     out += _counters(ms)
     return "\n".join(out)

@@ -194,3 +194,134 @@ def summarize(values: Sequence[float], better: str = LOWER) -> Summary:
         hmean=hmean(a), stddev=sd,
         coeffvar=(0.0 if (math.isnan(sd) or m == 0) else sd * 100.0 / m),
         bamean95=bamean(a, 95, better), ci_half=ci_half_width(a), better=better)
+
+
+# ------------------------------------------------------------ judging cells
+#
+# The protocol behind every (R)/(I) a seed table prints (README, "Verdicts
+# that reproduce").  A cell is one row of a seed table under one design,
+# judged against the baseline's samples of the same row:
+#
+# * at least Policy.min_runs samples on each side, else no mark ("few");
+# * the cell is noisy when either side's coefficient of variation is above
+#   Policy.noisy_cov percent: it is shown as noisy and never marked;
+# * otherwise Fastpath's rule (the 95% t intervals do not overlap), and in
+#   a deterministic mode (instruction counts, virtual time: the same run
+#   gives the same figure) also |change| >= Policy.min_change percent, since
+#   there a difference of 0.01% is exact but not one Fastpath could see;
+# * a smoke run (--quick) never marks.
+#
+# Repetitions stop (stop_reason) once every cell's CI half-width is within
+# Policy.ci_target of its mean and min_runs are in, or at max_runs.
+
+@dataclass(frozen=True)
+class Policy:
+    """How many samples a cell gets and when it may be marked."""
+    mode: str                # "wall", "instr" or "vtime"
+    min_runs: int            # no (R)/(I) with fewer samples on a side
+    max_runs: int            # the cap of the adaptive repetitions
+    ci_target: float         # stop when every CI half-width <= ci_target * mean
+    noisy_cov: float         # CoV (%) above which a cell is noisy: shown, never marked
+    warn_cov: float          # CoV (%) above which the table warns
+    min_change: float = 0.0  # |change| (%) a deterministic mode needs for a mark
+    quick: bool = False      # a smoke run: no marks at all
+
+    @property
+    def deterministic(self) -> bool:
+        return self.mode != "wall"
+
+
+MEASURE_MODES = ("wall", "instr", "vtime")
+
+
+def policy_for(mode: str, quick: bool = False) -> Policy:
+    """The protocol of @mode ("wall", "instr", "vtime"); @quick: a smoke run."""
+    if mode not in MEASURE_MODES:
+        raise ValueError(f"unknown mode '{mode}' ({', '.join(MEASURE_MODES)})")
+    if mode == "wall":
+        p = Policy("wall", min_runs=5, max_runs=10, ci_target=0.02, noisy_cov=5.0,
+                   warn_cov=3.0)
+    else:
+        # Deterministic: the second run only confirms the first.
+        p = Policy(mode, min_runs=2, max_runs=3, ci_target=0.005, noisy_cov=1.0,
+                   warn_cov=0.5, min_change=1.0)
+    if quick:
+        p = Policy(p.mode, min_runs=p.min_runs, max_runs=p.min_runs, ci_target=p.ci_target,
+                   noisy_cov=p.noisy_cov, warn_cov=p.warn_cov, min_change=p.min_change,
+                   quick=True)
+    return p
+
+
+def cov(values: Sequence[float]) -> float:
+    """Coefficient of variation in percent; NaN below two samples."""
+    a = _arr(values)
+    if a.size < 2:
+        return math.nan
+    m = float(np.mean(a))
+    sd = float(np.std(a, ddof=1))
+    if m == 0:
+        return 0.0 if sd == 0 else math.inf
+    return abs(sd * 100.0 / m)
+
+
+def converged(values: Sequence[float], policy: Policy) -> bool:
+    """True when @values' 95% CI half-width is within policy.ci_target of the mean."""
+    a = _arr(values)
+    if a.size < max(2, policy.min_runs):
+        return False
+    m = abs(float(np.mean(a)))
+    h = ci_half_width(a)
+    return h == 0 or (m > 0 and h <= policy.ci_target * m)
+
+
+def stop_reason(cells: dict, policy: Policy, runs: int) -> str | None:
+    """Why the repetitions stop after @runs rounds, or None to go on.
+
+    @cells: cell key -> samples so far.  "converged" when every cell meets
+    the CI target (after min_runs), "cap" at max_runs.
+    """
+    if runs < policy.min_runs:
+        return None
+    if all(converged(v, policy) for v in cells.values()):
+        return "converged"
+    if runs >= policy.max_runs:
+        return "cap"
+    return None
+
+
+@dataclass
+class Cell:
+    """One judged cell: the change (>0 better), its mark, and why it has none."""
+    change: float
+    mark: str            # "(R)", "(I)" or ""
+    noisy: bool
+    n: int               # the smaller side's sample count
+    cov: float           # the larger side's CoV (%)
+    why: str = ""        # "", "few", "noisy", "smoke", "small"
+
+    def text(self, fmt: str = "{:.2f}%") -> str:
+        body = fmt.format(self.change) if math.isfinite(self.change) else "n/a"
+        if self.mark:
+            return f"{self.mark} {body}"
+        if self.noisy:
+            return f"{body} (noisy)"
+        return body
+
+
+def judge(base: Sequence[float], new: Sequence[float], better: str, policy: Policy) -> Cell:
+    """Judge @new against @base under @policy (the rules at the top of this part)."""
+    bm, nm = float(np.mean(_arr(base))), float(np.mean(_arr(new)))
+    change = fastpath_change(bm, nm, better)
+    n = min(len(base), len(new))
+    cv = max((c for c in (cov(base), cov(new)) if not math.isnan(c)), default=math.nan)
+    noisy = not math.isnan(cv) and cv > policy.noisy_cov
+    if policy.quick:
+        return Cell(change, "", noisy, n, cv, "smoke")
+    if n < policy.min_runs:
+        return Cell(change, "", noisy, n, cv, "few")
+    if noisy:
+        return Cell(change, "", True, n, cv, "noisy")
+    mark = verdict(base, new, better)
+    if mark and policy.deterministic and abs(change) < policy.min_change:
+        return Cell(change, "", False, n, cv, "small")
+    return Cell(change, mark, False, n, cv, "")

@@ -10,22 +10,26 @@ TINY = {"mem": "64M", "dma32": "16M", "reads": "5", "rounds": "1000"}
 
 
 def test_pagetypeinfo_records():
-    ms = run_once("pagetypeinfo", TINY, "v6.18,mt-counts")
+    designs = ("v6.18", "mt-counts", "mt-counts+blocks")
+    ms = run_once("pagetypeinfo", TINY, ",".join(designs))
     tests = {(m.test, m.design) for m in ms}
     names = ("read-fresh", "read-fragmented", "zone-lock-per-read-fresh",
              "zone-lock-per-read-fragmented", "free-blocks-after-churn")
-    assert tests == {(t, d) for t in names for d in ("v6.18", "mt-counts")}
+    assert tests == {(t, d) for t in names for d in designs}
     for m in ms:
         assert m.counters["PGALLOC"] > 0
         assert m.counters["zone_lock_acquisitions"] > 0
         if m.test.startswith("read-"):
             assert m.unit == "us" and m.value > 0
-    # The baseline's reads walk the free lists under zone->lock; mt-counts' do not.
+    # The baseline's reads walk the free lists under zone->lock; seed 002's do
+    # not, but still walk the pageblocks under it (one hold per zone: two
+    # zones here); only pagelab's extension mt-counts+blocks takes no lock.
     per_read = {(m.test, m.design): m.value for m in ms if m.test.startswith("zone-lock")}
-    assert per_read[("zone-lock-per-read-fresh", "v6.18")] > 0
-    assert per_read[("zone-lock-per-read-fragmented", "mt-counts")] == 0
+    assert per_read[("zone-lock-per-read-fresh", "v6.18")] == 2 * (1 + 5 * 11 + 1)
+    assert per_read[("zone-lock-per-read-fragmented", "mt-counts")] == 2
+    assert per_read[("zone-lock-per-read-fragmented", "mt-counts+blocks")] == 0
     blocks = {m.design: m.value for m in ms if m.test == "free-blocks-after-churn"}
-    assert blocks["v6.18"] == blocks["mt-counts"] > 0
+    assert blocks["v6.18"] == blocks["mt-counts"] == blocks["mt-counts+blocks"] > 0
 
 
 def test_interleaved_order():

@@ -25,6 +25,8 @@ def test_reproduce_002_quick_tiny(tmp_path, capsys):
     assert "| After building kernel |  28.7 ms |" in out
     assert "268.6 us 160.95%" in out
     assert "zone->lock acquisitions per read, after the churn" in out
+    # pagelab's extension beside the seed's columns, labelled as such
+    assert "mt-counts+blocks" in out and "(pagelab's extension)" in out
     doc = json.loads((tmp_path / "seed-002.json").read_text())
     assert doc["seed"] == "002" and doc["mode"] == "quick" and doc["machine"]["commit"]
     reps = {m["rep"] for m in doc["measurements"] if m["test"] == "read-fresh"}
@@ -115,7 +117,8 @@ def test_reproduce_unavailable_seeds_are_skipped(tmp_path, capsys, monkeypatch):
                                                                    spec.suites))
     assert main(["reproduce", "004", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert out == ["seed 004: not yet available: needs issue 6 (maple tree, vmalloc on it)"]
+    assert out[0].startswith("SMOKE RUN (--quick)")
+    assert out[1:] == ["seed 004: not yet available: needs issue 6 (maple tree, vmalloc on it)"]
     assert not (tmp_path / "report.html").exists()
 
 
@@ -169,6 +172,27 @@ def test_show_command(capsys):
     assert "zone   Normal" in capsys.readouterr().out
 
 
+def test_show_on_a_machine_profile(capsys):
+    """machine=NAME boots the profile's shape: ZONE_DMA, e820 holes, the boot reserve."""
+    assert main(["show", "zoneinfo", "machine=kvm-smp8"]) == 0
+    out = capsys.readouterr().out
+    dma = out[out.index("zone      DMA\n"):out.index("zone    DMA32")]
+    assert "spanned  4095\n" in dma and "present  3998\n" in dma and "managed  3840\n" in dma
+    assert out.count("    cpu: ") == 3 * 8                 # the profile's 8 CPUs, 3 zones
+
+
+def test_each_seed_runs_on_its_profile():
+    assert reproduce.seed_machine("000", {}) == {"machine": "m7g.metal"}
+    assert reproduce.seed_machine("002", {}) == {"machine": "i7-12700"}
+    assert reproduce.seed_machine("003", {"seed": "1"}) == {"seed": "1", "machine": "x86-32c-32g"}
+    assert reproduce.seed_machine("001", {}) == {}
+    assert reproduce.seed_machine("000", {"mem": "1G"}) == {"mem": "1G"}      # the user's wins
+    assert reproduce.seed_machine("002", {"machine": "default"}) == {"machine": "default"}
+    assert seed004._smp_machine({}, 8) == {"machine": "kvm-smp8"}
+    assert seed004._smp_machine({}, 16) == {"machine": "kvm-smp16"}
+    assert seed004._smp_machine({"mem": "256M"}, 8) == {"mem": "256M"}
+
+
 @pytest.mark.parametrize("argv,msg", [
     (["show", "nope"], "unknown report 'nope'"),
     (["show", "vmallocinfo"], "needs issue 5"),
@@ -179,6 +203,8 @@ def test_show_command(capsys):
     (["bench", "pagetypeinfo", "reads=many"], "not a number"),
     (["bench", "pagetypeinfo", "design=v6.18"], "with --design"),
     (["nosuchcommand"], "invalid choice"),
+    (["show", "zoneinfo", "machine=nope"], "unknown machine 'nope'"),
+    (["bench", "pagetypeinfo", "machine=", "reads=1"], "unknown machine ''"),
 ])
 def test_one_line_errors(argv, msg, capsys):
     assert main(argv) == 2

@@ -205,6 +205,12 @@ long mt_nr_allocated(void)
 	return __atomic_load_n(&mt_allocated, __ATOMIC_RELAXED);
 }
 
+struct pl_fault_state *mt_fault_state(void)
+{
+	pthread_once(&mt_fail_once, mt_fail_init);
+	return &mt_fail_node;
+}
+
 int mt_fault_set(const struct pl_fault_attr *attr)
 {
 	pthread_once(&mt_fail_once, mt_fail_init);

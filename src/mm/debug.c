@@ -11,7 +11,9 @@
  *    to the list's type, no page already seen on another list, tail pages
  *    not PageBuddy;
  *  - free_area[o].nr_free, mt_nr_free[] (mt_counts), NR_FREE_PAGES,
- *    NR_FREE_PAGES_BLOCKS, nr_pageblocks_mt[] (mt_counts), nr_isolate_pageblock;
+ *    NR_FREE_PAGES_BLOCKS, nr_pageblocks_mt[] (mt_counts_blocks),
+ *    nr_free_highatomic (the HighAtomic lists), nr_reserved_highatomic
+ *    (a pageblock's pages per HighAtomic pageblock), nr_isolate_pageblock;
  *  - each PCP list: blocks of the list's order, aligned, in the zone,
  *    _refcount 0, not PageBuddy, on no other list; pcp->count the sum;
  *  - pcp_owner: each owned chunk PagePCPBuddy with its list's order, in a
@@ -30,6 +32,7 @@ struct checker {
 	struct pl_machine *m;
 	unsigned long *seen;	/* one bit per pfn that belongs to a free block */
 	int errors;
+	bool unreserved;	/* a highatomic reserve was ever given back */
 };
 
 static __printf(2, 3) void report(struct checker *c, const char *fmt, ...)
@@ -117,6 +120,14 @@ static void check_merged(struct checker *c, struct zone *zone, unsigned long pfn
 	bmt = block_mt(zone, buddy_pfn);
 	if (order >= pageblock_order && mt != bmt &&
 	    (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(bmt)))
+		return;
+	/*
+	 * Across pageblocks the kernel's merge depends on history too: a
+	 * wholly free highatomic pageblock given back by
+	 * unreserve_highatomic_pageblock() is retagged where it lies, not
+	 * merged with a free buddy block (nor is it in the kernel).
+	 */
+	if (order >= pageblock_order && c->unreserved)
 		return;
 	report(c, "free buddies %#lx and %#lx of order %u were not merged", pfn, buddy_pfn, order);
 }
@@ -215,9 +226,13 @@ static void check_pcp(struct checker *c, struct zone *zone, unsigned int cpu)
 	if (count != pcp->count)
 		report(c, "cpu %u zone %s: pcp->count %d, lists hold %ld", cpu, zone->name,
 		       pcp->count, count);
-	if (pcp->high < pcp->high_min || pcp->high > pcp->high_max)
-		report(c, "cpu %u zone %s: pcp->high %d outside [%d, %d]", cpu, zone->name,
-		       pcp->high, pcp->high_min, pcp->high_max);
+	/*
+	 * pcp->high below high_min is legal: the kernel's own snapshots show
+	 * it (a loaded state keeps them), and nr_pcp_high() clamps on use.
+	 */
+	if (pcp->high < 0 || pcp->high > pcp->high_max)
+		report(c, "cpu %u zone %s: pcp->high %d outside [0, %d]", cpu, zone->name,
+		       pcp->high, pcp->high_max);
 }
 
 static bool pcp_owns(const struct per_cpu_pages *pcp, unsigned long idx)
@@ -232,8 +247,8 @@ static void check_zone(struct checker *c, struct zone *zone)
 {
 	struct pl_machine *m = c->m;
 	bool mt_counts = m->config.design.mt_counts;
-	unsigned long free_pages = 0, block_pages = 0, heads = 0, buddies = 0;
-	unsigned long pb_count[MIGRATE_TYPES] = { 0 };
+	unsigned long free_pages = 0, block_pages = 0, heads = 0, buddies = 0, ha_free = 0;
+	unsigned long pb_count[MIGRATE_TYPES] = { 0 }, ha_blocks = 0;
 
 	for (unsigned int order = 0; order < NR_PAGE_ORDERS; order++) {
 		struct free_area *area = &zone->free_area[order];
@@ -248,6 +263,8 @@ static void check_zone(struct checker *c, struct zone *zone)
 
 				check_block(c, zone, page, order, mt);
 				count++;
+				if (mt == MIGRATE_HIGHATOMIC)
+					ha_free += 1UL << order;
 				if (!is_migrate_isolate(mt)) {
 					free_pages += 1UL << order;
 					if (order >= pageblock_order)
@@ -285,8 +302,14 @@ static void check_zone(struct checker *c, struct zone *zone)
 		if (page_zonenum(page) != (int)zone->zone_idx)
 			report(c, "pfn %#lx in zone %s has zone number %d", pfn, zone->name,
 			       page_zonenum(page));
-		if ((pfn & (pageblock_nr_pages - 1)) == 0)
+		/* pagetypeinfo's walk: from the zone's first pfn, one per pageblock */
+		if (((pfn - zone->zone_start_pfn) & (pageblock_nr_pages - 1)) == 0 &&
+		    pl_pfn_section_online(m, pfn)) {
 			pb_count[block_mt(zone, pfn)]++;
+			/* the type under an isolate bit counts for the reserve */
+			ha_blocks += (zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)] &
+				      PB_migratetype_mask) == MIGRATE_HIGHATOMIC;
+		}
 		if (PagePCPBuddy(page) && !(c->seen[pfn / 64] & (1UL << (pfn % 64))))
 			report(c, "PagePCPBuddy pfn %#lx is on no owned list", pfn);
 		if (zone->pageblock_owner && (pfn & (pageblock_nr_pages - 1)) == 0) {
@@ -308,21 +331,30 @@ static void check_zone(struct checker *c, struct zone *zone)
 	if (buddies != heads)
 		report(c, "zone %s: %lu PageBuddy pages, %lu listed blocks", zone->name, buddies,
 		       heads);
-	for (int mt = 0; mt_counts && mt < MIGRATE_TYPES; mt++)
+	for (int mt = 0; m->config.design.mt_counts_blocks && mt < MIGRATE_TYPES; mt++)
 		if (zone->nr_pageblocks_mt[mt] != pb_count[mt])
 			report(c, "zone %s: nr_pageblocks_mt[%s] %lu, pageblocks say %lu",
 			       zone->name, migratetype_names[mt], zone->nr_pageblocks_mt[mt],
 			       pb_count[mt]);
+	if (zone->nr_free_highatomic != ha_free)
+		report(c, "zone %s: nr_free_highatomic %lu, HighAtomic lists hold %lu", zone->name,
+		       zone->nr_free_highatomic, ha_free);
+	if (zone->nr_reserved_highatomic != ha_blocks * pageblock_nr_pages)
+		report(c, "zone %s: nr_reserved_highatomic %lu, %lu HighAtomic pageblocks",
+		       zone->name, zone->nr_reserved_highatomic, ha_blocks);
 	if (zone->nr_isolate_pageblock != pb_count[MIGRATE_ISOLATE])
 		report(c, "zone %s: nr_isolate_pageblock %lu, %lu pageblocks isolated", zone->name,
 		       zone->nr_isolate_pageblock, pb_count[MIGRATE_ISOLATE]);
 }
 
-static int check_zones(struct pl_machine *m)
+int pl_check_zones(struct pl_machine *m)
 {
 	struct checker c = { .m = m };
+	unsigned long ev[NR_PL_VM_EVENTS];
 	struct zone *zone;
 
+	pl_events_sum(m, ev);
+	c.unreserved = ev[PL_EV_HIGHATOMIC_UNRESERVE] != 0;
 	c.seen = calloc((m->max_pfn + 63) / 64, sizeof(unsigned long));
 	if (!c.seen) {
 		fprintf(stderr, "pl_check: out of memory\n");
@@ -344,19 +376,9 @@ static int check_zones(struct pl_machine *m)
 	return c.errors;
 }
 
-/*
- * The zones, then the vmalloc space (src/vmalloc/vmalloc_debug.c). The
- * debug hooks below check the zones only: they run in the middle of
- * vmalloc calls, when an area may be between its indexes.
- */
-int pl_check_machine(struct pl_machine *m)
-{
-	return check_zones(m) + pl_check_vmalloc(m);
-}
-
 void __pl_debug_check(struct pl_machine *m, const char *where)
 {
-	int errors = check_zones(m);
+	int errors = pl_check_zones(m);
 
 	if (errors) {
 		fprintf(stderr, "pl_check: %d inconsistencies after %s\n", errors, where);

@@ -7,7 +7,7 @@
 #define PAGELAB_MM_INTERNAL_H
 
 #include <errno.h>
-#include "pagelab/pagelab.h"
+#include "pagelab/mm.h"
 
 /* alloc_flags, as mm/internal.h */
 #define ALLOC_WMARK_MIN		WMARK_MIN
@@ -36,7 +36,7 @@ static inline void pl_count(enum pl_vm_event item, unsigned long delta)
 
 static inline unsigned long pfn_to_pageblock_idx(const struct zone *zone, unsigned long pfn)
 {
-	return (pfn - zone->zone_start_pfn) >> pageblock_order;
+	return (pfn - zone_pageblock_base(zone)) >> pageblock_order;
 }
 
 static inline void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
@@ -77,6 +77,19 @@ static inline void zone_clear_flag(struct zone *zone, enum zone_flags bit)
 	__atomic_fetch_and(&zone->flags, ~(1UL << bit), __ATOMIC_RELAXED);
 }
 
+/*
+ * pl_trace() - fire tracepoint @tp with the fields of @ev when a sink is
+ * set. The test is one load and a predicted branch, as a static key.
+ */
+static inline void pl_trace(const struct pl_machine *m, enum pl_tp tp, struct pl_tp_event ev)
+{
+	if (likely(!m->tp_fn))
+		return;
+	ev.tp = tp;
+	ev.cpu = pl_this.cpu->id;
+	m->tp_fn(m->tp_ctx, &ev);
+}
+
 /* mm/page_alloc.c */
 void set_pageblock_migratetype(struct page *page, int migratetype);
 int get_pfnblock_migratetype(const struct page *page, unsigned long pfn);
@@ -100,6 +113,26 @@ void split_large_buddy(struct zone *zone, struct page *page, unsigned long pfn,
 		       unsigned int order, fpi_t fpi);
 unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
 				     int old_mt, int new_mt);
+long move_freepages_block(struct zone *zone, struct page *page, int old_mt, int new_mt);
+void move_to_free_list(struct page *page, struct zone *zone, unsigned int order, int old_mt,
+		       int new_mt);
+void change_pageblock_range(struct page *page, unsigned int order, int migratetype);
+struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migratetype);
+struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
+				    unsigned int alloc_flags, int highest_zoneidx, int migratetype);
+
+static inline struct page *get_page_from_free_area(struct free_area *area, int migratetype)
+{
+	return list_first_entry_or_null(&area->free_list[migratetype], struct page, buddy_list);
+}
+
+/* mm/page_alloc_slowpath.c */
+struct page *__alloc_pages_slowpath(struct pl_machine *m, gfp_t gfp, unsigned int order,
+				    int highest_zoneidx, int migratetype);
+void reserve_highatomic_pageblock(struct page *page, unsigned int order, struct zone *zone);
+bool boost_watermark(struct zone *zone);
+void wakeup_kswapd(struct zone *zone, unsigned int order, int highest_zoneidx);
+void pl_kswapd_run(struct pl_machine *m);
 
 #define PAGE_FLAGS_CHECK_AT_FREE ((1UL << PG_reserved) | (1UL << PG_hwpoison))
 /* Allocation state free_pages_prepare() resets (the kernel's ..._CHECK_AT_PREP). */
@@ -170,6 +203,8 @@ unsigned int pindex_to_order(unsigned int pindex);
 /* mm/pcp_owner.c (seed 003); all under the pcp's lock */
 struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order,
 			       int mt, unsigned int alloc_flags);
+int pcp_owner_rmqueue_chunks(struct zone *zone, unsigned int order, int count,
+			     struct list_head *list, int mt, unsigned int alloc_flags);
 void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
 			  unsigned long pfn, unsigned int order);
 int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count);
@@ -181,19 +216,40 @@ static inline bool design_pcp_owner(const struct zone *zone)
 	return zone->machine->config.design.pcp_owner;
 }
 
-/* mm/machine.c */
-void pl_setup_per_zone_wmarks(struct pl_machine *m);
+/* mm/mm_init.c: the page allocator's part of a machine, for src/machine */
 
-/* vmalloc/vmap_area.c: the vmalloc space, made and unmade with the machine */
-struct vmap_space *vmap_space_create(struct pl_machine *m);
-void vmap_space_destroy(struct vmap_space *vs);
+/** pl_mm_check_config() - is @cfg's memory layout one mm can build? Return: 0 or -EINVAL. */
+int pl_mm_check_config(const struct pl_config *cfg);
+/**
+ * pl_mm_init() - map the memmap and the page frames, set up the zones, their
+ * watermarks and pagesets, and the fail_page_alloc site, for @m->config.
+ * Nothing is freed into the buddy yet. Return: 0, or -ENOMEM (nothing left
+ * to undo).
+ */
+int pl_mm_init(struct pl_machine *m);
+/** pl_mm_free_all_bootmem() - memblock_free_all(): every page to the buddy; on a vCPU of @m. */
+void pl_mm_free_all_bootmem(struct pl_machine *m);
+/** pl_mm_exit() - undo pl_mm_init() (safe after a failed one). */
+void pl_mm_exit(struct pl_machine *m);
+void pl_setup_per_zone_wmarks(struct pl_machine *m);
+/**
+ * pl_pfn_section_online() - does @pfn's 128 MiB section hold any RAM? (The
+ * kernel's pfn_to_online_page() != NULL: the walks over a zone's pageblocks
+ * skip sections that are wholly a hole.)
+ */
+bool pl_pfn_section_online(const struct pl_machine *m, unsigned long pfn);
 
 /* mm/debug.c */
 void __pl_debug_check(struct pl_machine *m, const char *where);
+/**
+ * pl_check_zones() - the zones' checker (registered by the machine as "zones").
+ * Context: takes every pcp->lock and zone->lock in turn.
+ * Return: the number of inconsistencies printed.
+ */
+int pl_check_zones(struct pl_machine *m);
 
 /* mm/fail_page_alloc.c */
 bool should_fail_alloc_page(gfp_t gfp, unsigned int order);
-void pl_fault_inject_free(struct pl_machine *m);
 
 /* Run the checker when the machine's debug level is at least @level. */
 static inline void pl_debug_check(struct pl_machine *m, int level, const char *where)

@@ -57,8 +57,9 @@ int get_pageblock_migratetype(const struct page *page)
 
 /*
  * Set the pageblock's migratetype; MIGRATE_ISOLATE sets the isolate bit on
- * top of the real type, as 6.17+ does. With mt_counts the per-type pageblock
- * counts follow, so the "Number of blocks type" report needs no walk.
+ * top of the real type, as 6.17+ does. With mt_counts_blocks (pagelab's own
+ * extension, not seed 002) the per-type pageblock counts follow, so the
+ * "Number of blocks type" report needs no walk.
  * Context: zone->lock.
  */
 static void set_pfnblock_flags(struct zone *zone, unsigned long pfn, unsigned int flags)
@@ -67,7 +68,7 @@ static void set_pfnblock_flags(struct zone *zone, unsigned long pfn, unsigned in
 	int old_mt = pb_flags_to_mt(*pb), new_mt = pb_flags_to_mt(flags);
 
 	WRITE_ONCE(*pb, (unsigned char)flags);
-	if (design_mt_counts(zone) && old_mt != new_mt) {
+	if (zone->machine->config.design.mt_counts_blocks && old_mt != new_mt) {
 		WRITE_ONCE(zone->nr_pageblocks_mt[old_mt], zone->nr_pageblocks_mt[old_mt] - 1);
 		WRITE_ONCE(zone->nr_pageblocks_mt[new_mt], zone->nr_pageblocks_mt[new_mt] + 1);
 	}
@@ -86,7 +87,7 @@ void set_pageblock_migratetype(struct page *page, int migratetype)
 	set_pfnblock_flags(zone, pfn, flags);
 }
 
-static void change_pageblock_range(struct page *page, unsigned int order, int migratetype)
+void change_pageblock_range(struct page *page, unsigned int order, int migratetype)
 {
 	unsigned long nr = 1UL << (order - pageblock_order);
 
@@ -104,11 +105,14 @@ static inline void set_buddy_order(struct page *page, unsigned int order)
 	WRITE_ONCE(page->page_type, PGTY_buddy);
 }
 
+/* NR_FREE_PAGES, and nr_free_highatomic for the HIGHATOMIC lists (kernel 6.10+). */
 static inline void account_freepages(struct zone *zone, long nr_pages, int migratetype)
 {
 	if (is_migrate_isolate(migratetype))
 		return;
 	__mod_zone_page_state(zone, NR_FREE_PAGES, nr_pages);
+	if (migratetype == MIGRATE_HIGHATOMIC)
+		WRITE_ONCE(zone->nr_free_highatomic, zone->nr_free_highatomic + (unsigned long)nr_pages);
 }
 
 static inline void mt_nr_free_add(struct zone *zone, struct free_area *area, int mt, long delta)
@@ -148,7 +152,7 @@ static inline void __add_to_free_list(struct page *page, struct zone *zone, unsi
 }
 
 /* Move a free block between lists when its pageblock changes type. */
-static inline void move_to_free_list(struct page *page, struct zone *zone, unsigned int order,
+inline void move_to_free_list(struct page *page, struct zone *zone, unsigned int order,
 				     int old_mt, int new_mt)
 {
 	struct free_area *area = &zone->free_area[order];
@@ -184,11 +188,6 @@ void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int 
 {
 	__del_page_from_free_list(page, zone, order, migratetype);
 	account_freepages(zone, -(1L << order), migratetype);
-}
-
-static inline struct page *get_page_from_free_area(struct free_area *area, int migratetype)
-{
-	return list_first_entry_or_null(&area->free_list[migratetype], struct page, buddy_list);
 }
 
 /*
@@ -319,6 +318,7 @@ void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
 	split_large_buddy(zone, page, pfn, order, fpi_flags);
 	spin_unlock(&zone->lock);
 	pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
+	pl_count(PL_EV_BUDDY_DIRECT_FREE, 1);
 }
 
 static void bad_page(struct page *page, const char *reason)
@@ -375,6 +375,8 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 	pl_vt_touch(page, true);	/* the freeing CPU writes the struct page */
 	pl_count(PL_EV_PGFREE, 1);
 	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
+	pl_trace(zone->machine, PL_TP_MM_PAGE_FREE,
+		 (struct pl_tp_event){ .pfn = pfn, .order = (int)order });
 	if (!pcp_use(zone, order)) {
 		free_one_page(zone, page, pfn, order, fpi_flags);
 		return;
@@ -577,7 +579,7 @@ static void page_del_and_expand(struct zone *zone, struct page *page, unsigned i
 	account_freepages(zone, -nr_pages, migratetype);
 }
 
-static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migratetype)
+struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migratetype)
 {
 	for (unsigned int current_order = order; current_order < NR_PAGE_ORDERS; current_order++) {
 		struct page *page = get_page_from_free_area(&zone->free_area[current_order], migratetype);
@@ -585,6 +587,13 @@ static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, in
 		if (!page)
 			continue;
 		page_del_and_expand(zone, page, order, current_order, migratetype);
+		/* as the kernel: a refill is a pcp order of a pcp type */
+		pl_trace(zone->machine, PL_TP_MM_PAGE_ALLOC_ZONE_LOCKED,
+			 (struct pl_tp_event){
+				 .pfn = page_to_pfn(page), .order = (int)order,
+				 .migratetype = migratetype,
+				 .percpu_refill = pcp_allowed_order(order) &&
+						  migratetype < MIGRATE_PCPTYPES });
 		return page;
 	}
 	return NULL;
@@ -657,6 +666,23 @@ static bool prep_move_freepages_block(struct zone *zone, struct page *page,
 	return true;
 }
 
+/*
+ * move_freepages_block() - move the free blocks of @page's pageblock from
+ * @old_mt's lists to @new_mt's and retag the pageblock (kernel 6.10+).
+ * Return: pages moved, or -1 if the pageblock is not wholly in the zone.
+ * Context: zone->lock.
+ */
+long move_freepages_block(struct zone *zone, struct page *page, int old_mt, int new_mt)
+{
+	unsigned long start_pfn, nr_free, nr_movable, moved;
+
+	if (!prep_move_freepages_block(zone, page, &start_pfn, &nr_free, &nr_movable))
+		return -1;
+	moved = __move_freepages_block(zone, start_pfn, old_mt, new_mt);
+	set_pageblock_migratetype(pfn_to_page(start_pfn), new_mt);
+	return (long)moved;
+}
+
 unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
 				     int old_mt, int new_mt)
 {
@@ -681,12 +707,13 @@ unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
 /*
  * try_to_claim_block() - take a whole free block of another type, or
  * convert the pageblock of a smaller one if at least half of it is free or
- * compatible. The kernel also boosts the watermark here to make kswapd
- * compact; pagelab has no kswapd, so the boost is not modelled.
+ * compatible. Before trying a smaller one, boost the watermark (to make
+ * kswapd reclaim and compaction avoid further fallbacks) and, with
+ * ALLOC_KSWAPD, flag the zone so that rmqueue() wakes kswapd.
  */
 static struct page *try_to_claim_block(struct zone *zone, struct page *page,
 				       unsigned int current_order, unsigned int order,
-				       int start_type, int block_type)
+				       int start_type, int block_type, unsigned int alloc_flags)
 {
 	unsigned long start_pfn, free_pages, movable_pages, alike_pages;
 
@@ -701,6 +728,8 @@ static struct page *try_to_claim_block(struct zone *zone, struct page *page,
 		return page;
 	}
 
+	if (boost_watermark(zone) && (alloc_flags & ALLOC_KSWAPD))
+		zone_set_flag(zone, ZONE_BOOSTED_WATERMARK);
 	if (!prep_move_freepages_block(zone, page, &start_pfn, &free_pages, &movable_pages))
 		return NULL;
 	if (start_type == MIGRATE_MOVABLE)
@@ -717,6 +746,29 @@ static struct page *try_to_claim_block(struct zone *zone, struct page *page,
 		return __rmqueue_smallest(zone, order, start_type);
 	}
 	return NULL;
+}
+
+/*
+ * The kernel's mm_page_alloc_extfrag: one per fallback, fragmenting when
+ * the fallback block was smaller than a pageblock, change_ownership when
+ * the page's pageblock now has the requested type.
+ */
+static void count_extfrag(struct zone *zone, struct page *page, unsigned int order,
+			  unsigned int fallback_order, int start_mt, int fallback_mt)
+{
+	bool owned = get_pageblock_migratetype(page) == start_mt;
+
+	pl_count(PL_EV_FALLBACK_EVENTS, 1);
+	if (fallback_order < pageblock_order)
+		pl_count(PL_EV_FALLBACK_FRAGMENTING, 1);
+	if (owned)
+		pl_count(PL_EV_FALLBACK_CHANGE_OWNERSHIP, 1);
+	pl_trace(zone->machine, PL_TP_MM_PAGE_ALLOC_EXTFRAG,
+		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
+				       .fallback_order = (int)fallback_order,
+				       .migratetype = start_mt,
+				       .fallback_migratetype = fallback_mt,
+				       .change_ownership = owned });
 }
 
 static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int start_mt,
@@ -738,9 +790,12 @@ static struct page *__rmqueue_claim(struct zone *zone, unsigned int order, int s
 			break;
 		page = get_page_from_free_area(area, fallback_mt);
 		page = try_to_claim_block(zone, page, (unsigned int)current_order, order, start_mt,
-					  fallback_mt);
-		if (page)
+					  fallback_mt, alloc_flags);
+		if (page) {
+			count_extfrag(zone, page, order, (unsigned int)current_order, start_mt,
+				      fallback_mt);
 			return page;
+		}
 	}
 	return NULL;
 }
@@ -758,6 +813,7 @@ static struct page *__rmqueue_steal(struct zone *zone, unsigned int order, int s
 		page = get_page_from_free_area(area, fallback_mt);
 		page_del_and_expand(zone, page, order, current_order, fallback_mt);
 		pl_count(PL_EV_FALLBACK_STEAL, 1);
+		count_extfrag(zone, page, order, current_order, start_mt, fallback_mt);
 		return page;
 	}
 	return NULL;
@@ -810,8 +866,9 @@ bool check_new_page(struct page *page)
 }
 
 /*
- * No highatomic reserves are made (reserve_highatomic_pageblock is not
- * modelled), so the kernel's HIGHATOMIC list lookups here are omitted.
+ * The HIGHATOMIC reserve: high-order atomic requests (ALLOC_HIGHATOMIC) try
+ * it first; when everything else failed, OOM and non-blocking requests of
+ * any order may use it rather than fail.
  */
 static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 				  unsigned int alloc_flags, int migratetype)
@@ -819,14 +876,22 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 	struct page *page;
 
 	do {
-		enum rmqueue_mode rmqm = RMQUEUE_NORMAL;
-
+		page = NULL;
 		spin_lock(&zone->lock);
-		page = __rmqueue(zone, order, migratetype, alloc_flags, &rmqm);
+		if (alloc_flags & ALLOC_HIGHATOMIC)
+			page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
+		if (!page) {
+			enum rmqueue_mode rmqm = RMQUEUE_NORMAL;
+
+			page = __rmqueue(zone, order, migratetype, alloc_flags, &rmqm);
+			if (!page && (alloc_flags & (ALLOC_OOM | ALLOC_NON_BLOCK)))
+				page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
+		}
 		spin_unlock(&zone->lock);
 		if (!page)
 			return NULL;
 		pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
+		pl_count(PL_EV_BUDDY_DIRECT_ALLOC, 1);
 	} while (check_new_page(page));
 	return page;
 }
@@ -834,18 +899,30 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
 			    int migratetype)
 {
-	if (likely(pcp_use(zone, order))) {
-		struct page *page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
+	struct page *page = NULL;
 
-		if (likely(page))
-			return page;
+	if (likely(pcp_use(zone, order)))
+		page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
+	if (!page)
+		page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
+	/* A fallback claim boosted the watermark: wake kswapd (test, then clear). */
+	if ((alloc_flags & ALLOC_KSWAPD) &&
+	    unlikely(zone_test_flag(zone, ZONE_BOOSTED_WATERMARK))) {
+		zone_clear_flag(zone, ZONE_BOOSTED_WATERMARK);
+		wakeup_kswapd(zone, 0, zone->zone_idx);
 	}
-	return rmqueue_buddy(zone, order, alloc_flags, migratetype);
+	return page;
 }
 
-static inline long __zone_watermark_unusable_free(unsigned int order)
+/* Free pages a request may not count: its own size, and the highatomic reserve. */
+static inline long __zone_watermark_unusable_free(const struct zone *z, unsigned int order,
+						  unsigned int alloc_flags)
 {
-	return (1L << order) - 1;
+	long unusable_free = (1L << order) - 1;
+
+	if (likely(!(alloc_flags & ALLOC_RESERVES)))
+		unusable_free += (long)READ_ONCE(z->nr_free_highatomic);
+	return unusable_free;
 }
 
 static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
@@ -853,7 +930,7 @@ static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsign
 {
 	long min = (long)mark;
 
-	free_pages -= __zone_watermark_unusable_free(order);
+	free_pages -= __zone_watermark_unusable_free(z, order, alloc_flags);
 	if (unlikely(alloc_flags & ALLOC_RESERVES)) {
 		if (alloc_flags & ALLOC_MIN_RESERVE) {
 			min -= min / 2;
@@ -875,6 +952,9 @@ static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsign
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
 			if (!free_area_empty(z, area, mt))
 				return true;
+		if ((alloc_flags & (ALLOC_HIGHATOMIC | ALLOC_OOM)) &&
+		    !free_area_empty(z, area, MIGRATE_HIGHATOMIC))
+			return true;
 	}
 	return false;
 }
@@ -891,9 +971,24 @@ static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsign
 {
 	long free_pages = zone_page_state(z, NR_FREE_PAGES);
 
-	if (!order && free_pages > (long)mark + z->lowmem_reserve[highest_zoneidx])
+	if (!order) {
+		long reserved = __zone_watermark_unusable_free(z, 0, alloc_flags);
+		long usable_free = free_pages - min(free_pages, reserved);
+
+		if (usable_free > (long)mark + z->lowmem_reserve[highest_zoneidx])
+			return true;
+	}
+	if (__zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages))
 		return true;
-	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages);
+	/*
+	 * __GFP_HIGH order-0 requests at the min watermark ignore the boost:
+	 * min is where boosting stops, so that kswapd is woken below low.
+	 */
+	if (unlikely(!order && (alloc_flags & ALLOC_MIN_RESERVE) && READ_ONCE(z->watermark_boost) &&
+		     (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN))
+		return __zone_watermark_ok(z, order, z->_watermark[WMARK_MIN], highest_zoneidx,
+					   alloc_flags, free_pages);
+	return false;
 }
 
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
@@ -919,9 +1014,8 @@ static inline enum zone_type gfp_zone(gfp_t gfp)
 }
 
 /* The zonelist walk: highest allowed zone first, down to DMA32. */
-static struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
-					   unsigned int alloc_flags, int highest_zoneidx,
-					   int migratetype)
+struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
+				    unsigned int alloc_flags, int highest_zoneidx, int migratetype)
 {
 	bool no_fallback;
 
@@ -953,6 +1047,9 @@ try_this_zone:
 		page = rmqueue(zone, order, alloc_flags, migratetype);
 		if (page) {
 			prep_new_page(page, order, gfp, migratetype);
+			/* A high-order atomic request: keep its pageblock for the next ones. */
+			if (unlikely(alloc_flags & ALLOC_HIGHATOMIC))
+				reserve_highatomic_pageblock(page, order, zone);
 			return page;
 		}
 	}
@@ -965,27 +1062,19 @@ try_this_zone:
 }
 
 /*
+ * ALLOC_KSWAPD from __GFP_KSWAPD_RECLAIM (the same bit), and
  * ALLOC_NOFRAGMENT when the preferred zone is Normal and DMA32 is below it:
  * fall back to another zone before mixing migratetypes in a pageblock.
  */
-static unsigned int alloc_flags_nofragment(const struct pl_machine *m, int highest_zoneidx)
+static unsigned int alloc_flags_nofragment(const struct pl_machine *m, int highest_zoneidx,
+					   gfp_t gfp)
 {
+	unsigned int alloc_flags = gfp & __GFP_KSWAPD_RECLAIM;
 	int zi = highest_zoneidx;
 
 	while (zi > 0 && !populated_zone(&m->node_zones[zi]))
 		zi--;
-	return zi == ZONE_NORMAL ? ALLOC_NOFRAGMENT : 0;
-}
-
-static unsigned int gfp_to_alloc_flags(gfp_t gfp)
-{
-	unsigned int alloc_flags = ALLOC_WMARK_MIN;
-
-	if (gfp & __GFP_HIGH)
-		alloc_flags |= ALLOC_MIN_RESERVE;
-	if (!(gfp & __GFP_DIRECT_RECLAIM))
-		alloc_flags |= ALLOC_NON_BLOCK;
-	return alloc_flags;
+	return alloc_flags | (zi == ZONE_NORMAL ? ALLOC_NOFRAGMENT : 0);
 }
 
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
@@ -1006,16 +1095,10 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 		return NULL;
 
 	page = get_page_from_freelist(m, gfp, order,
-				      ALLOC_WMARK_LOW | alloc_flags_nofragment(m, highest_zoneidx),
+				      ALLOC_WMARK_LOW | alloc_flags_nofragment(m, highest_zoneidx, gfp),
 				      highest_zoneidx, migratetype);
 	if (unlikely(!page)) {
-		/*
-		 * The slow path, without reclaim or compaction: retry against
-		 * the min watermark (less for __GFP_HIGH and atomic callers),
-		 * then fail cleanly.
-		 */
-		page = get_page_from_freelist(m, gfp, order, gfp_to_alloc_flags(gfp),
-					      highest_zoneidx, migratetype);
+		page = __alloc_pages_slowpath(m, gfp, order, highest_zoneidx, migratetype);
 		if (!page) {
 			pl_count(PL_EV_ALLOC_FAIL, 1);
 			if (!(gfp & __GFP_NOWARN))
@@ -1027,6 +1110,9 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	}
 	pl_count(PL_EV_PGALLOC, 1);
 	pl_count(PL_EV_PGALLOC_PAGES, 1UL << order);
+	pl_trace(m, PL_TP_MM_PAGE_ALLOC,
+		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
+				       .migratetype = migratetype, .gfp = gfp });
 	pl_debug_check(m, 3, __func__);
 	return page;
 }

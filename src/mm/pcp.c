@@ -112,6 +112,31 @@ static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_c
 	}
 }
 
+/*
+ * zone_pcp_update_cacheinfo(): a CPU whose slice of the last-level cache
+ * (the kernel's per_cpu_data_slice_size: LLC size / CPUs sharing it) holds
+ * more than 3 * batch pages keeps batch pages on its PCP through a run of
+ * high-order frees (PCPF_FREE_HIGH_BATCH, see free_frozen_page_commit()).
+ * Without a topology (a bare configuration) the slice is unknown and the flag
+ * stays clear, as on a kernel without cacheinfo.
+ */
+static void zone_pcp_update_cacheinfo(struct zone *zone, unsigned int nr_cpus)
+{
+	const struct pl_cpu_topology *t = &zone->machine->config.topology;
+	unsigned long slice = t->llc_shared_cpus ? t->llc_bytes / t->llc_shared_cpus : 0;
+
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		spin_lock(&pcp->lock);
+		if ((slice >> PAGE_SHIFT) > 3 * (unsigned long)pcp->batch)
+			pcp->flags |= PCPF_FREE_HIGH_BATCH;
+		else
+			pcp->flags &= (unsigned char)~PCPF_FREE_HIGH_BATCH;
+		spin_unlock(&pcp->lock);
+	}
+}
+
 void pl_setup_zone_pagesets(struct pl_machine *m)
 {
 	struct zone *zone;
@@ -134,8 +159,10 @@ void pl_setup_zone_pagesets(struct pl_machine *m)
 			}
 			pcp_owner_setup_zone(zone, m->nr_cpus);
 		}
-		if (populated_zone(zone))
+		if (populated_zone(zone)) {
 			zone_set_pageset_high_and_batch(zone, m->nr_cpus);
+			zone_pcp_update_cacheinfo(zone, m->nr_cpus);
+		}
 	}
 }
 
@@ -222,7 +249,14 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 				}
 				pl_count(PL_EV_PCP_DEGRADE, 1);
 			}
-			alloced = rmqueue_bulk(zone, order, batch, list, migratetype, alloc_flags);
+			/* seed 003's degraded refill: unowned chunks split under pcp->lock */
+			if (design_pcp_owner(zone) && order < pageblock_order &&
+			    !zone->machine->config.design.pcp_owner_bulk_fallback)
+				alloced = pcp_owner_rmqueue_chunks(zone, order, batch, list, migratetype,
+								   alloc_flags);
+			else
+				alloced = rmqueue_bulk(zone, order, batch, list, migratetype,
+						       alloc_flags);
 			pcp->count += alloced << order;
 			pl_count(PL_EV_PCP_MISS, 1);
 			if (unlikely(list_empty(list)))
@@ -296,6 +330,9 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 			unsigned long pfn = page_to_pfn(page);
 			int mt = get_pfnblock_migratetype(page, pfn);
 
+			pl_trace(zone->machine, PL_TP_MM_PAGE_PCPU_DRAIN,
+				 (struct pl_tp_event){ .pfn = pfn, .order = (int)order,
+						       .migratetype = mt });
 			list_del(&page->pcp_list);
 			count -= 1 << order;
 			listed -= 1 << order;
@@ -314,6 +351,7 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	spin_unlock(&zone->lock);
 	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)moved);
 	pl_count(PL_EV_PCP_DRAIN_PAGES, (unsigned long)moved);
+	pl_count(PL_EV_PCP_DRAIN_CALLS, moved > 0);
 }
 
 /* The limit above which a free drains: auto-tuned, see the file comment. */
@@ -328,6 +366,11 @@ static int nr_pcp_high(struct per_cpu_pages *pcp, const struct zone *zone, int b
 	if (unlikely(free_high)) {
 		pcp->high = max(high - (batch << PCP_BATCH_SCALE_MAX), high_min);
 		return 0;
+	}
+	/* kswapd is reclaiming: keep the lists short so reclaimed pages reach the buddy. */
+	if (zone_test_flag(zone, ZONE_RECLAIM_ACTIVE)) {
+		pcp->high = max(high - max((int)pcp->free_count, batch), high_min);
+		return min(batch << 2, pcp->high);
 	}
 	if (high_min == high_max)
 		return high;
@@ -354,9 +397,8 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
  * free_frozen_page_commit() - queue a freed block on @pcp and drain if it
  * overflows. A stream of high-order (1..3) frees without allocations sets
  * free_high and drains harder, since such pages fragment if cached.
- * PCPF_FREE_HIGH_BATCH is set by the kernel from the CPU's cache size
- * (zone_pcp_update_cacheinfo); pagelab has no cache model and leaves it
- * clear. Context: pcp->lock.
+ * PCPF_FREE_HIGH_BATCH is set from the profile's last-level cache as
+ * zone_pcp_update_cacheinfo() does. Context: pcp->lock.
  */
 static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 				    struct page *page, unsigned long pfn, int migratetype,
@@ -522,6 +564,7 @@ int pl_vmstat_tick(void)
 		return 0;
 	for_each_populated_zone(zone, m)
 		todo += decay_pcp_high(zone, this_cpu_pcp(zone));
+	pl_kswapd_run(m);	/* if woken since the last tick (page_alloc_slowpath.c) */
 	return todo;
 }
 

@@ -18,15 +18,27 @@
  * fragments, to be recovered first by the next refill.
  *
  * If a whole block does not fit under pcp->high, or none can be had, the
- * refill degrades to the baseline rmqueue_bulk() (the caller does that),
- * whose pages are not owned. Where the RFC leaves a choice open:
+ * refill degrades as the RFC says ("the refill grabs smaller chunks that
+ * aren't marked for ownership"; "the PCP can still grab chunks larger than
+ * the requested order from the zone->lock freelists, and dole them out on
+ * its own time"): pcp_owner_rmqueue_chunks() takes chunks of a higher order
+ * under zone->lock, as many pages as the baseline's refill would, and
+ * splits them into blocks of the order asked on the PCP list under
+ * pcp->lock only. Their pages are not owned: frees use the local PCP as
+ * before. (pagelab's own option pcp_owner_bulk_fallback degrades to the
+ * baseline's rmqueue_bulk() instead; the caller does that.)
+ * Where the RFC leaves a choice open:
  *  - the fit test uses pcp->high as nr_pcp_alloc() has just grown it, so a
  *    CPU that allocates steadily soon qualifies even with a small high_min;
  *  - a whole block is taken only without stealing (ALLOC_NOFRAGMENT), so an
  *    owned block's chunks all belong to one migratetype list;
  *  - the owner's pcp->lock is taken with spin_lock on a routed free: a
  *    trylock failure could not fall back to the zone without putting a
- *    page of an owned block on the zone lists.
+ *    page of an owned block on the zone lists;
+ *  - a degraded chunk is as large as the refill (its pages rounded down to
+ *    a power of two), at most half a pageblock; a chunk order with no free
+ *    block is tried one order lower, down to the order asked itself, so
+ *    that a fragmented zone still serves as the baseline would.
  *
  * Invariants (checked by debug.c): a PagePCPBuddy page heads a free chunk of
  * order private in an owned block, on its owner's owned_free list;
@@ -48,9 +60,12 @@
 #include <stdlib.h>
 #include "internal.h"
 
+/* A degraded refill takes at most this many chunks under one zone->lock hold. */
+#define MAX_DEGRADE_CHUNKS	256
+
 static unsigned long block_start_pfn(const struct zone *zone, unsigned int idx)
 {
-	return zone->zone_start_pfn + ((unsigned long)idx << pageblock_order);
+	return zone_pageblock_base(zone) + ((unsigned long)idx << pageblock_order);
 }
 
 static struct pcp_owned_block *find_owned(struct per_cpu_pages *pcp, unsigned int idx)
@@ -215,6 +230,61 @@ struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, uns
 	return owned_rmqueue_smallest(pcp, order, mt);
 }
 
+/**
+ * pcp_owner_rmqueue_chunks() - the RFC's degraded refill: take unowned
+ * chunks of a higher order than @order under one zone->lock hold, then
+ * split them into order-@order blocks appended to @list (physical order),
+ * under pcp->lock only.
+ * @count: blocks of @order wanted (nr_pcp_alloc()'s batch).
+ * Return: blocks added to @list. Context: pcp->lock; takes zone->lock.
+ */
+int pcp_owner_rmqueue_chunks(struct zone *zone, unsigned int order, int count,
+			     struct list_head *list, int mt, unsigned int alloc_flags)
+{
+	enum rmqueue_mode rmqm = RMQUEUE_NORMAL;
+	unsigned int chunk_order = order, max_chunk = pageblock_order - 1;
+	struct page *chunks[MAX_DEGRADE_CHUNKS];
+	unsigned char chunk_orders[MAX_DEGRADE_CHUNKS];
+	int nr_chunks = 0, added = 0, want = count;
+
+	/* the largest chunk not above the refill, at most half a pageblock */
+	while (chunk_order < max_chunk && (2 << (chunk_order - order)) <= count)
+		chunk_order++;
+	spin_lock(&zone->lock);
+	while (want > 0 && nr_chunks < MAX_DEGRADE_CHUNKS) {
+		struct page *page;
+
+		/* never more than the refill asked for */
+		while (chunk_order > order && (1 << (chunk_order - order)) > want)
+			chunk_order--;
+		page = __rmqueue(zone, chunk_order, mt, alloc_flags, &rmqm);
+		if (!page) {
+			if (chunk_order == order)
+				break;
+			chunk_order--;	/* none that large: a smaller chunk */
+			continue;
+		}
+		chunks[nr_chunks] = page;
+		chunk_orders[nr_chunks++] = (unsigned char)chunk_order;
+		want -= 1 << (chunk_order - order);
+	}
+	spin_unlock(&zone->lock);
+
+	/* Outside zone->lock: dole the chunks out as blocks of @order. */
+	for (int i = 0; i < nr_chunks; i++) {
+		unsigned long nr = 1UL << (chunk_orders[i] - order);
+
+		for (unsigned long j = 0; j < nr; j++)
+			list_add_tail(&chunks[i][j << order].pcp_list, list);
+		added += (int)nr;
+		if (chunk_orders[i] > order)
+			pl_count(PL_EV_PCP_DEGRADE_CHUNKS, 1);
+	}
+	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)added << order);
+	pl_count(PL_EV_PCP_REFILL_PAGES, (unsigned long)added << order);
+	return added;
+}
+
 void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct page *page,
 			  unsigned long pfn, unsigned int order)
 {
@@ -275,7 +345,7 @@ static int release_block(struct zone *zone, struct per_cpu_pages *pcp, int i)
 		WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_NONE);
 	} else {
 		WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_FRAGMENT);
-		if (zone->nr_fragments[mt] < zone->spanned_pages >> pageblock_order)
+		if (zone->nr_fragments[mt] < zone_nr_pageblocks(zone))
 			zone->fragment_stack[mt][zone->nr_fragments[mt]++] = idx;
 	}
 	pl_count(whole ? PL_EV_PCP_RELEASE_BLOCK : PL_EV_PCP_RELEASE_FRAGMENT, 1);
@@ -303,7 +373,7 @@ int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count)
 
 void pcp_owner_setup_zone(struct zone *zone, unsigned int nr_cpus)
 {
-	unsigned long nr_blocks = zone->spanned_pages >> pageblock_order;
+	unsigned long nr_blocks = zone_nr_pageblocks(zone);
 
 	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
 		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];

@@ -4,12 +4,15 @@
  * part of /proc/zoneinfo, byte for byte in the formats of mm/vmstat.c, so
  * that existing scripts parse them.
  *
- * pagetypeinfo comes two ways. The baseline walks each free list under
- * zone->lock, stopping at 100000 entries and printing ">100000", dropping
- * and retaking the lock between orders as the kernel does. With mt_counts
- * (seed 002) the free counts come from mt_nr_free[] and the "Number of
- * blocks type" section from nr_pageblocks_mt[], without the lock; both
- * print the same text while every count is below the cap.
+ * pagetypeinfo's free-block section comes two ways. The baseline walks each
+ * free list under zone->lock, stopping at 100000 entries and printing
+ * ">100000", dropping and retaking the lock between orders as the kernel
+ * does. With mt_counts (seed 002's patch 2, exactly) the counts come from
+ * mt_nr_free[] without the lock. The "Number of blocks type" section walks
+ * every pageblock under zone->lock in both, as the patch leaves it; only
+ * pagelab's own extension mt_counts_blocks (not in seed 002) reads it from
+ * nr_pageblocks_mt[] without the lock. All print the same text while every
+ * count is below the cap.
  *
  * Numbers are formatted by hand (seq_put_num) rather than with printf: the
  * mt_counts read is a few hundred numbers and printf would dominate it.
@@ -148,17 +151,18 @@ static void pagetypeinfo_showfree_print(struct pl_seq *s, struct zone *zone, boo
 }
 
 static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zone,
-					      bool mt_counts)
+					      bool o1_blocks)
 {
 	unsigned long count[MIGRATE_TYPES] = { 0 };
 
-	if (mt_counts) {
+	if (o1_blocks) {
 		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
 			count[mt] = READ_ONCE(zone->nr_pageblocks_mt[mt]);
 	} else {
 		for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone);
 		     pfn += pageblock_nr_pages)
-			count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
+			if (pl_pfn_section_online(zone->machine, pfn))	/* pfn_to_online_page() */
+				count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
 		pl_vt_paths(VT_P_PAGEBLOCK, zone->spanned_pages >> pageblock_order);
 	}
 	seq_puts(s, "Node 0, zone ");
@@ -175,6 +179,7 @@ long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size)
 {
 	struct pl_seq s = { .buf = buf, .size = size };
 	bool mt_counts = m->config.design.mt_counts;
+	bool o1_blocks = m->config.design.mt_counts_blocks;
 	struct pl_this saved = pl_this;
 	struct zone *zone;
 
@@ -210,10 +215,10 @@ long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size)
 	}
 	seq_putc(&s, '\n');
 	for_each_populated_zone(zone, m) {
-		if (!mt_counts)
+		if (!o1_blocks)
 			spin_lock(&zone->lock);
-		pagetypeinfo_showblockcount_print(&s, zone, mt_counts);
-		if (!mt_counts)
+		pagetypeinfo_showblockcount_print(&s, zone, o1_blocks);
+		if (!o1_blocks)
 			spin_unlock(&zone->lock);
 	}
 	pl_this = saved;

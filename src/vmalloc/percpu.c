@@ -326,7 +326,7 @@ static void pcpu_free_vm_areas(struct vm_struct **vms, int nr_vms)
 	struct vmap_space *vs = this_vmap();
 
 	for (int i = 0; i < nr_vms; i++) {
-		struct vmap_area *va = find_unlink_vmap_area(vms[i]->addr, true);
+		struct vmap_area *va = find_unlink_vmap_area(vms[i]->addr, VA_WANT_VM);
 
 		if (va) {
 			vunmap_range_noflush(va->va_start, va->va_end);

@@ -150,7 +150,7 @@ static struct vm_struct *__get_vm_area_node(unsigned long size, unsigned long al
 /* Undo __get_vm_area_node() for an area nothing was ever mapped through. */
 static void put_unused_vm_area(struct vmap_space *vs, struct vm_struct *area)
 {
-	struct vmap_area *va = find_unlink_vmap_area(area->addr, true);
+	struct vmap_area *va = find_unlink_vmap_area(area->addr, VA_WANT_VM);
 
 	if (va) {
 		vunmap_range_noflush(va->va_start, va->va_end);
@@ -340,10 +340,22 @@ void *__vmalloc_node_range(unsigned long size, unsigned long align, unsigned lon
 	if (vmalloc_check_args(size, align, start, end))
 		return NULL;
 	vs = this_vmap();
-	if ((vm_flags & VM_ALLOW_HUGE_VMAP) && size >= PMD_SIZE) {
-		shift = PMD_SHIFT;
-		align = max(real_align, PMD_SIZE);
-		size = (real_size + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
+	if (vm_flags & VM_ALLOW_HUGE_VMAP) {
+		/*
+		 * PMDs from PMD_SIZE up; below it arch_vmap_pte_supported_shift():
+		 * arm64 maps areas of 64 KiB and more with contiguous PTEs, so
+		 * their pages come as order-4 blocks (past the PCP, whose largest
+		 * order below THP is 3) and the area is 64 KiB aligned and
+		 * rounded; x86_64 maps small pages.
+		 */
+		if (size >= PMD_SIZE)
+			shift = PMD_SHIFT;
+		else if (vs->m->config.arch == PL_ARCH_ARM64 && size >= CONT_PTE_SIZE)
+			shift = CONT_PTE_SHIFT;
+		if (shift > PAGE_SHIFT) {
+			align = max(real_align, 1UL << shift);
+			size = (real_size + (1UL << shift) - 1) & ~((1UL << shift) - 1);
+		}
 	}
 again:
 	area = __get_vm_area_node(real_size, align, shift,
@@ -421,23 +433,6 @@ void *vmalloc_user(unsigned long size)
 
 /* ---- freeing -------------------------------------------------------------- */
 
-/*
- * remove_vm_area() - unlink the area starting at @addr, clear its PTEs and
- * free its range lazily. Return: its vm_struct, or NULL if there is none.
- */
-static struct vm_struct *remove_vm_area(unsigned long addr)
-{
-	struct vmap_area *va = find_unlink_vmap_area(addr, true);
-	struct vm_struct *vm;
-
-	if (!va)
-		return NULL;
-	vm = va->vm;
-	vunmap_range_noflush(va->va_start, va->va_end);	/* free_unmap_vmap_area() */
-	free_vmap_area_noflush(va);
-	return vm;
-}
-
 /* An address vfree/vunmap can act on: Return 0 or -EINVAL (warned). */
 static int check_free_addr(const char *fn, unsigned long addr, unsigned long need_flags,
 			   struct vm_struct **vmp)
@@ -473,6 +468,36 @@ static int check_free_addr(const char *fn, unsigned long addr, unsigned long nee
 	return 0;
 }
 
+/*
+ * remove_vm_area() - vfree()'s and vunmap()'s one busy-index lookup, as the
+ * kernel's remove_vm_area() -> find_unlink_vmap_area(): unlink the area
+ * starting at @addr if it is a vmalloc/vmap area (not a percpu chunk's) of
+ * a kind in @need_flags (0: any), clear its PTEs and free its range lazily.
+ * A refusal changes nothing; only then does a second lookup (on the error
+ * path, in check_free_addr()) find the words for the warning.
+ * Return: 0 with *@vmp set, or -EINVAL (warned).
+ */
+static int remove_vm_area(const char *fn, unsigned long addr, unsigned long need_flags,
+			  struct vm_struct **vmp)
+{
+	struct vmap_area *va;
+
+	if (unlikely(!IS_ALIGNED(addr, PAGE_SIZE))) {
+		vmap_bad_input("Trying to %s() bad address (%#lx): not page aligned", fn, addr);
+		return -EINVAL;
+	}
+	va = find_unlink_vmap_area(addr, VA_WANT_VM | VA_WANT_NOT_PCPU | need_flags);
+	if (unlikely(!va)) {
+		if (!check_free_addr(fn, addr, need_flags, vmp))	/* raced with a free */
+			vmap_bad_input("Trying to %s() nonexistent vm area (%#lx)", fn, addr);
+		return -EINVAL;
+	}
+	*vmp = va->vm;
+	vunmap_range_noflush(va->va_start, va->va_end);	/* free_unmap_vmap_area() */
+	free_vmap_area_noflush(va);
+	return 0;
+}
+
 int vfree(const void *addr)
 {
 	unsigned long a = (unsigned long)addr;
@@ -483,14 +508,9 @@ int vfree(const void *addr)
 		return 0;
 	if (!vmalloc_enter(__func__))
 		return -EINVAL;
-	if (check_free_addr("vfree", a, 0, &vm))
+	if (remove_vm_area("vfree", a, 0, &vm))
 		return -EINVAL;
 	vs = this_vmap();
-	vm = remove_vm_area(a);
-	if (unlikely(!vm)) {	/* lost a race with another vfree of it */
-		vmap_bad_input("Trying to vfree() nonexistent vm area (%#lx)", a);
-		return -EINVAL;
-	}
 	vm_free_pages(vs, vm);
 	free(vm->pages);
 	vm_struct_free(vs, vm);
@@ -603,14 +623,9 @@ int vunmap(const void *addr)
 		return 0;
 	if (!vmalloc_enter(__func__))
 		return -EINVAL;
-	if (check_free_addr("vunmap", a, VM_MAP, &vm))
+	if (remove_vm_area("vunmap", a, VM_MAP, &vm))
 		return -EINVAL;
 	vs = this_vmap();
-	vm = remove_vm_area(a);
-	if (!vm) {
-		vmap_bad_input("Trying to vunmap() nonexistent vm area (%#lx)", a);
-		return -EINVAL;
-	}
 	vm_struct_free(vs, vm);
 	return 0;
 }

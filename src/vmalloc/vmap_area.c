@@ -330,7 +330,8 @@ struct vmap_area *find_vmap_area(unsigned long addr)
 	unsigned int nr = vs->nr_vmap_nodes, i, j;
 	struct vmap_area *va;
 
-	if (vs->bump && vmap_bump_find(vs, addr, &va, false, false))
+	vm_count(PL_EV_VMAP_BUSY_LOOKUP, 1);
+	if (vs->bump && vmap_bump_find(vs, addr, &va, false, 0))
 		return va;
 	i = j = addr_to_node_id(vs, addr);
 	do {
@@ -347,17 +348,19 @@ struct vmap_area *find_vmap_area(unsigned long addr)
 
 /*
  * find_unlink_vmap_area() - find the busy area that starts at @addr and
- * take it out of its index; with @need_vm only an area that has a
- * vm_struct (not a vm_map_ram one). Unlike the kernel, an address inside
- * an area does not free the area: it is refused (NULL), nothing changed.
+ * take it out of its index, if it is what @want asks (VA_WANT_*: a
+ * vm_struct, not a percpu chunk's, of some VM_* kind). Unlike the kernel,
+ * an address inside an area does not free the area: it is refused (NULL),
+ * nothing changed. One busy-index lookup (PL_EV_VMAP_BUSY_LOOKUP).
  */
-struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm)
+struct vmap_area *find_unlink_vmap_area(unsigned long addr, unsigned long want)
 {
 	struct vmap_space *vs = this_vmap();
 	unsigned int nr = vs->nr_vmap_nodes, i, j;
 	struct vmap_area *bva;
 
-	if (vs->bump && vmap_bump_find(vs, addr, &bva, true, need_vm))
+	vm_count(PL_EV_VMAP_BUSY_LOOKUP, 1);
+	if (vs->bump && vmap_bump_find(vs, addr, &bva, true, want))
 		return bva == ERR_AREA ? NULL : bva;
 	i = j = addr_to_node_id(vs, addr);
 	do {
@@ -365,7 +368,7 @@ struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm)
 		struct vmap_area *va;
 
 		spin_lock(&vn->busy.lock);
-		va = vs->ops->find_unlink(&vn->busy, addr, need_vm);
+		va = vs->ops->find_unlink(&vn->busy, addr, want);
 		spin_unlock(&vn->busy.lock);
 		if (va)
 			return va == ERR_AREA ? NULL : va;
@@ -552,6 +555,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	if (!vs)
 		return NULL;
 	vs->m = m;
+	pl_fault_state_init(&vs->failslab);
 	switch (m->config.design.vmap_index) {
 	case VMAP_INDEX_RBTREE:
 		vs->ops = &vmap_index_rbtree_ops;
@@ -562,6 +566,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	default:
 		pl_warn_ratelimited("vmalloc: unknown vmap_index %d",
 				    (int)m->config.design.vmap_index);
+		pl_fault_state_destroy(&vs->failslab);
 		free(vs);
 		return NULL;
 	}
@@ -580,9 +585,9 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	if (!vs->vmap_nodes || !vs->ne_fit_preload || !vs->vmap_area_cachep ||
 	    !vs->vm_struct_cachep || !vs->pgt.pgd || vmap_blocks_init(vs) || vmap_bump_init(vs))
 		goto fail;
-	/* failslab (fault_inject.h): both object caches ask the machine's site */
-	pl_objcache_set_fault(vs->vmap_area_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
-	pl_objcache_set_fault(vs->vm_struct_cachep, pl_fault_site_state(m, PL_FAULT_SLAB));
+	/* failslab (fault_inject.h): both object caches ask the space's site */
+	pl_objcache_set_fault(vs->vmap_area_cachep, &vs->failslab);
+	pl_objcache_set_fault(vs->vm_struct_cachep, &vs->failslab);
 	memset(vs->pgt.pgd, 0, PAGE_SIZE);
 	pl_spin_init(&vs->pgt.lock, false);
 	for (unsigned int i = 0; i < n; i++) {
@@ -646,5 +651,6 @@ void vmap_space_destroy(struct vmap_space *vs)
 	free(vs->vmap_nodes);
 	if (vs->lazy_max)
 		pthread_mutex_destroy(&vs->purge_lock);
+	pl_fault_state_destroy(&vs->failslab);
 	free(vs);
 }

@@ -33,8 +33,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include "pagelab/pagelab.h"
+#include "pagelab/mm.h"
 #include "pagelab/vmalloc.h"
+#include "pagelab/percpu.h"
+#include "pagelab/kvfree_rcu.h"
 #include "lib/objcache.h"
 #include "lib/rbtree.h"
 
@@ -86,6 +88,32 @@ struct vmap_area_rb {
 
 /* find_unlink()'s "an area holds the address but may not go" */
 #define ERR_AREA ((struct vmap_area *)-1L)
+
+/*
+ * What find_unlink() may take out (@want): an area starting at the address,
+ * and with VA_WANT_VM one with a vm_struct (not vm_map_ram's), with
+ * VA_WANT_NOT_PCPU not a percpu chunk's, and with any VM_* bits in the low
+ * bits one whose vm has one of them. Anything else is refused in place, so
+ * that vfree() and vunmap() check and unlink in one lookup, as the kernel's
+ * find_unlink_vmap_area() does.
+ */
+#define VA_WANT_VM		(1UL << 63)
+#define VA_WANT_NOT_PCPU	(1UL << 62)
+#define VA_WANT_VM_FLAGS	((1UL << 62) - 1)
+
+static inline bool va_unlink_refused(const struct vmap_area *va, unsigned long addr,
+				     unsigned long want)
+{
+	unsigned long vm_flags = want & VA_WANT_VM_FLAGS;
+
+	if (va->va_start != addr)
+		return true;
+	if (!va->vm)
+		return (want & VA_WANT_VM) != 0;
+	if ((want & VA_WANT_NOT_PCPU) && (va->vm->flags & VM_PCPU))
+		return true;
+	return vm_flags && !(va->vm->flags & vm_flags);
+}
 
 static inline unsigned long va_size(const struct vmap_area *va)
 {
@@ -183,7 +211,7 @@ enum vmap_set_kind {
  * @find:            the area of a busy/lazy set containing @addr, or NULL.
  * @unlink:          remove @va from the set it is in.
  * @find_unlink:     find the busy area holding @addr and remove it if it
- *                   starts at @addr (and has a vm_struct with @need_vm):
+ *                   starts at @addr and is what @want asks (VA_WANT_*):
  *                   the area; NULL if none holds @addr; ERR_AREA (nothing
  *                   changed) if one does but may not be removed.
  * @init:            make @rl's index empty for areas of @kind (before the
@@ -214,7 +242,8 @@ struct vmap_index_ops {
 	int (*insert)(struct rb_list *set, struct vmap_area *va);
 	struct vmap_area *(*find)(struct rb_list *set, unsigned long addr);
 	void (*unlink)(struct rb_list *set, struct vmap_area *va);
-	struct vmap_area *(*find_unlink)(struct rb_list *set, unsigned long addr, bool need_vm);
+	struct vmap_area *(*find_unlink)(struct rb_list *set, unsigned long addr,
+					 unsigned long want);
 	int (*init)(struct rb_list *rl, enum vmap_set_kind kind);
 	void (*destroy)(struct rb_list *rl);
 	void (*reset)(struct rb_list *rl);
@@ -247,6 +276,8 @@ struct vmap_pgtable {
  * @deferred:       vfree_atomic()'s lockless list (addresses; the link is
  *                  stored in the area's first word, as the kernel does).
  * @tlb_flush_loops: busy-loop iterations one TLB flush costs per vCPU.
+ * @failslab:       failslab for both object caches; the machine registers it
+ *                  as its PL_FAULT_SLAB site (vmap_space_failslab()).
  */
 struct vmap_space {
 	struct pl_machine *m;
@@ -261,6 +292,7 @@ struct vmap_space {
 	pthread_mutex_t purge_lock;
 	struct pl_objcache *vmap_area_cachep;
 	struct pl_objcache *vm_struct_cachep;
+	struct pl_fault_state failslab;	/* the object caches' fault site */
 	struct vmap_pgtable pgt;
 	unsigned long tlb_flush_loops;
 	unsigned long deferred;		/* atomic: head of the vfree_atomic list */
@@ -327,13 +359,24 @@ struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align, unsig
 void free_vmap_area(struct vmap_area *va);
 void free_vmap_area_noflush(struct vmap_area *va);
 struct vmap_area *find_vmap_area(unsigned long addr);
-struct vmap_area *find_unlink_vmap_area(unsigned long addr, bool need_vm);
+struct vmap_area *find_unlink_vmap_area(unsigned long addr, unsigned long want);
 bool __purge_vmap_area_lazy(struct vmap_space *vs, unsigned long start, unsigned long end,
 			    bool full_pool_decay);
 void purge_vmap_area_lazy(struct vmap_space *vs);
 unsigned long lazy_max_pages(const struct vmap_space *vs);
+/**
+ * vmap_space_create() - vmalloc_init(): @m's vmalloc space, one free area
+ * over the whole window. Called by the machine once its memory is up.
+ * Return: the space, or NULL (no memory; nothing left allocated).
+ */
 struct vmap_space *vmap_space_create(struct pl_machine *m);
+/** vmap_space_destroy() - free @vs and everything it holds (NULL is fine). */
 void vmap_space_destroy(struct vmap_space *vs);
+/** vmap_space_failslab() - @vs's failslab site, for the machine to register. */
+static inline struct pl_fault_state *vmap_space_failslab(struct vmap_space *vs)
+{
+	return &vs->failslab;
+}
 
 /* ---- pgtable.c: page tables and the TLB -------------------------------- */
 
@@ -373,11 +416,11 @@ struct vmap_area *vmap_bump_alloc(struct vmap_space *vs, unsigned long size, uns
 /*
  * vmap_bump_find() - 0 if @addr is in no chunk (ask the index); 1 if it is,
  * with the area holding it in *@vap (NULL: none). With @unlink, the area
- * must start at @addr (and have a vm with @need_vm) and is unlinked, else
- * *@vap is ERR_AREA.
+ * must start at @addr and be what @want asks (VA_WANT_*) and is unlinked,
+ * else *@vap is ERR_AREA.
  */
 int vmap_bump_find(struct vmap_space *vs, unsigned long addr, struct vmap_area **vap,
-		   bool unlink, bool need_vm);
+		   bool unlink, unsigned long want);
 /* Free a bump area (unlinked or not); returns its chunk when it was the last. */
 void vmap_bump_free(struct vmap_space *vs, struct vmap_area *va);
 /* Retire every CPU's current chunk; return the empty ones (purge path). */

@@ -234,7 +234,7 @@ static void free_vmap_block(struct vmap_space *vs, struct vmap_block *vb)
 	struct vmap_area *va;
 
 	vb_hash_del(vs, vb);
-	va = find_unlink_vmap_area(vb->va->va_start, false);
+	va = find_unlink_vmap_area(vb->va->va_start, 0);
 	if (likely(va == vb->va))
 		free_vmap_area_noflush(va);
 	else
@@ -510,7 +510,7 @@ int vm_unmap_ram(const void *mem, unsigned int count)
 			     !(va->flags & VMAP_BLOCK) ? " (wrong count)" : "");
 		return -EINVAL;
 	}
-	va = find_unlink_vmap_area(addr, false);
+	va = find_unlink_vmap_area(addr, 0);
 	if (unlikely(!va)) {	/* lost a race with another unmap of it */
 		vmap_bad_input("vm_unmap_ram: %#lx is not a vm_map_ram mapping", addr);
 		return -EINVAL;

@@ -62,13 +62,16 @@
 #define VMAP_BUMP_MAX_SIZE	((MAX_VA_SIZE_PAGES + 1) * PAGE_SIZE)	/* guard included */
 #define VMAP_BUMP_SLOTS		256
 /*
- * Alignments the chunks serve: pages, and up to 64 KiB, which covers
- * vmalloc'd thread stacks (THREAD_ALIGN, 32 KiB with KASAN off, asked for
- * by fix_align_alloc_test). Seed 004 speaks of page-aligned areas; pagelab
- * bumps the pointer to the alignment (the skipped pages stay unused until
- * the chunk goes), at most 15 pages per area.
+ * Alignments the chunks serve. Seed 004's overlay is for page-aligned areas
+ * only: anything asking for more goes to the index. pagelab's own switch
+ * vmap_bump_wide_align (not in the seed) widens that up to 64 KiB, which
+ * covers vmalloc'd thread stacks (THREAD_ALIGN, 32 KiB with KASAN off, what
+ * fix_align_alloc_test asks for): the pointer is bumped to the alignment
+ * (the skipped pages stay unused until the chunk goes), at most 15 pages
+ * per area.
  */
-#define VMAP_BUMP_MAX_ALIGN	(16 * PAGE_SIZE)
+#define VMAP_BUMP_SEED_ALIGN	PAGE_SIZE
+#define VMAP_BUMP_WIDE_ALIGN	(16 * PAGE_SIZE)
 
 struct vmap_bump_chunk {
 	struct pl_spinlock lock;
@@ -93,6 +96,7 @@ struct vmap_bump {
 	struct list_head chunks;			/* under table_lock */
 	unsigned long lo, hi;		/* written under table_lock, read racily */
 	struct vmap_bump_chunk *spare;	/* under table_lock: a returned chunk's memory */
+	unsigned long max_align;	/* VMAP_BUMP_SEED_ALIGN or _WIDE_ALIGN, fixed */
 	unsigned int nr_cpus;
 	struct vmap_bump_cpu cpu[];
 };
@@ -122,6 +126,8 @@ int vmap_bump_init(struct vmap_space *vs)
 	pthread_rwlock_init(&b->table_lock, NULL);
 	INIT_LIST_HEAD(&b->chunks);
 	b->nr_cpus = n;
+	b->max_align = vs->m->config.design.vmap_bump_wide_align ? VMAP_BUMP_WIDE_ALIGN
+								 : VMAP_BUMP_SEED_ALIGN;
 	for (unsigned int i = 0; i < n; i++)
 		pl_spin_init(&b->cpu[i].lock, vs->m->config.lock_stat);
 	vs->bump = b;
@@ -233,7 +239,7 @@ static void chunk_return(struct vmap_space *vs, struct vmap_bump_chunk *ch)
 	/* A lookup that found it before holds its lock: wait for it. */
 	spin_lock(&ch->lock);
 	spin_unlock(&ch->lock);
-	va = find_unlink_vmap_area(ch->start, false);
+	va = find_unlink_vmap_area(ch->start, 0);
 	if (va != ch->va)
 		pl_warn_ratelimited("vmalloc: bump chunk %#lx is not a busy area", ch->start);
 	else
@@ -252,7 +258,7 @@ bool vmap_bump_eligible(struct vmap_space *vs, unsigned long size, unsigned long
 			unsigned long vstart, unsigned long vend, unsigned long va_flags,
 			const struct vm_struct *vm)
 {
-	return vs->bump && vm && (vm->flags & VM_ALLOC) && !va_flags && align <= VMAP_BUMP_MAX_ALIGN &&
+	return vs->bump && vm && (vm->flags & VM_ALLOC) && !va_flags && align <= vs->bump->max_align &&
 	       size <= VMAP_BUMP_MAX_SIZE && vstart == VMALLOC_START && vend == VMALLOC_END;
 }
 
@@ -341,7 +347,7 @@ static struct vmap_area *chunk_area_at(struct vmap_bump_chunk *ch, unsigned long
 }
 
 int vmap_bump_find(struct vmap_space *vs, unsigned long addr, struct vmap_area **vap,
-		   bool unlink, bool need_vm)
+		   bool unlink, unsigned long want)
 {
 	struct vmap_bump *b = vs->bump;
 	struct vmap_bump_chunk *ch;
@@ -360,7 +366,7 @@ int vmap_bump_find(struct vmap_space *vs, unsigned long addr, struct vmap_area *
 	pthread_rwlock_unlock(&b->table_lock);
 	va = chunk_area_at(ch, addr);
 	if (va && unlink) {
-		if (va->va_start != addr || (need_vm && !va->vm))
+		if (va_unlink_refused(va, addr, want))
 			va = ERR_AREA;
 		else
 			ch->back[(addr - ch->start) >> PAGE_SHIFT] = NULL;

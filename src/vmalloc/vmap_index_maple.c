@@ -727,13 +727,10 @@ static void vmt_ops_set_unlink(struct rb_list *set, struct vmap_area *va)
 	list_del(&va->list);
 }
 
-static inline bool vmt_refuse(struct vmap_area *va, unsigned long addr, bool need_vm)
-{
-	return va->va_start != addr || (need_vm && !va->vm);
-}
 
 /* One mas_erase() finds and unlinks; a refused area is stored back. */
-static struct vmap_area *vmt_ops_set_find_unlink(struct rb_list *set, unsigned long addr, bool need_vm)
+static struct vmap_area *vmt_ops_set_find_unlink(struct rb_list *set, unsigned long addr,
+						 unsigned long want)
 {
 	struct vmap_mt *t = vmt(set);
 	struct vmap_area *va;
@@ -742,7 +739,7 @@ static struct vmap_area *vmt_ops_set_find_unlink(struct rb_list *set, unsigned l
 	if (!t || unlikely(t->nr_unindexed)) {
 		va = t ? vmt_find_unindexed(set, addr) : vmt_ops_set_find(set, addr);
 		if (va) {
-			if (vmt_refuse(va, addr, need_vm))
+			if (va_unlink_refused(va, addr, want))
 				return ERR_AREA;
 			vmt_ops_set_unlink(set, va);
 			return va;
@@ -756,14 +753,14 @@ static struct vmap_area *vmt_ops_set_find_unlink(struct rb_list *set, unsigned l
 		va = vmt_ops_set_find(set, addr);
 		if (!va)
 			return NULL;
-		if (vmt_refuse(va, addr, need_vm))
+		if (va_unlink_refused(va, addr, want))
 			return ERR_AREA;
 		vmt_ops_set_unlink(set, va);
 		return va;
 	}
 	if (!va || va == (void *)VMT_HOLE)
 		return NULL;	/* a hole erased is a hole cleaned up */
-	if (unlikely(vmt_refuse(va, addr, need_vm))) {
+	if (unlikely(va_unlink_refused(va, addr, want))) {
 		if (vmt_store(t, va->va_start, va->va_end - 1, va)) {
 			va->flags |= VMAP_UNINDEXED;
 			t->nr_unindexed++;

@@ -169,11 +169,12 @@ static void rb_set_unlink(struct rb_list *set, struct vmap_area *va)
 	unlink_va(va, set, false);
 }
 
-static struct vmap_area *rb_set_find_unlink(struct rb_list *set, unsigned long addr, bool need_vm)
+static struct vmap_area *rb_set_find_unlink(struct rb_list *set, unsigned long addr,
+					    unsigned long want)
 {
 	struct vmap_area *va = rb_set_find(set, addr);
 
-	if (va && (va->va_start != addr || (need_vm && !va->vm)))
+	if (va && va_unlink_refused(va, addr, want))
 		return ERR_AREA;
 	if (va)
 		unlink_va(va, set, false);

@@ -769,7 +769,7 @@ static struct pl_machine *make_machine(uint8_t config)
 	cfg.dma32_bytes = DMA32_BYTES;
 	cfg.nr_cpus = FZ_NR_CPUS;
 	cfg.pcp_disabled = config & 0x08;
-	if (pl_design_preset(pl_design_presets[(config & 7) % nr_presets], &cfg.design))
+	if (pl_design_preset(pl_design_presets[fz_preset_index(config) % nr_presets], &cfg.design))
 		abort();
 	return pl_machine_create(&cfg);
 }

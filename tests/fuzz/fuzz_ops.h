@@ -13,7 +13,10 @@
  *                 bits 6-7  the vCPU that runs it (the machine has 4)
  *   config byte:  bits 0-2  design: pl_design_presets[n % count] (v6.18,
  *                           mt-counts, pcp-owner, contig-batch, v6.19-rc1,
- *                           v6.19-rc1+contig, all, ...)
+ *                           v6.19-rc1+contig, all, ...), with bit 4 as
+ *                           n's bit 3 (the presets from the 9th on:
+ *                           mt-counts+blocks, maple+wide-align,
+ *                           pcp-owner+bulk, ...)
  *                 bit  3    pcp_disabled
  *
  * Opcode numbers are fixed forever, so a committed corpus keeps its
@@ -27,6 +30,12 @@
 
 #define FZ_NR_OPCODES 64
 #define FZ_NR_CPUS 4
+
+/* The preset number of a config byte: bits 0-2, and bit 4 above them. */
+static inline unsigned int fz_preset_index(uint8_t config)
+{
+	return (config & 7u) | ((config >> 1) & 8u);
+}
 
 enum fz_opcode {
 	FZ_NOP = 0,

@@ -17,7 +17,7 @@ static unsigned long event(struct pl_machine *m, enum pl_vm_event e)
 
 static void test_claim_whole_block(void **state)
 {
-	struct pl_machine *m = test_machine("mt-counts");
+	struct pl_machine *m = test_machine("mt-counts+blocks");
 	struct zone *normal = &m->node_zones[ZONE_NORMAL];
 	struct page *page;
 
@@ -44,7 +44,7 @@ static void test_claim_whole_block(void **state)
  * pageblock 1 freed: an unmovable request claims it only if half is free. */
 static void claim_partial(unsigned long nr_freed, bool expect_claim)
 {
-	struct pl_machine *m = test_machine_cfg(8 * MiB, 8 * MiB, "mt-counts", 1);
+	struct pl_machine *m = test_machine_cfg(8 * MiB, 8 * MiB, "mt-counts+blocks", 1);
 	static struct page *pages[2048];
 	unsigned long n = exhaust(GFP_HIGHUSER_MOVABLE, 0, pages, 2048);
 	struct page *page;
@@ -128,7 +128,7 @@ static void test_small_movable_steals(void **state)
 
 static void test_nofragment_prefers_dma32(void **state)
 {
-	struct pl_machine *m = test_machine("mt-counts");
+	struct pl_machine *m = test_machine("mt-counts+blocks");
 	static struct page *pages[16384];
 	struct zone *normal = &m->node_zones[ZONE_NORMAL];
 	unsigned long n = 0;

@@ -13,6 +13,7 @@
  * call_rcu() while readers run.
  */
 #include <pthread.h>
+#include <sched.h>
 #include "maple_helpers.h"
 
 #define SPACE		200000UL
@@ -20,6 +21,7 @@
 
 static struct maple_tree tree;
 static int stop;	/* atomic */
+static unsigned long started;	/* atomic: readers running */
 static unsigned long reader_checks[NR_READERS];
 static unsigned long violations;	/* atomic: cmocka asserts belong to the main thread */
 
@@ -48,7 +50,12 @@ static void *reader(void *arg)
 	uint64_t x = 0x1234567 + id;
 
 	rcu_register_thread();
-	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+	__atomic_fetch_add(&started, 1, __ATOMIC_RELEASE);
+	/*
+	 * do/while: on a loaded host a reader may first run after the writer
+	 * has finished; it still makes one pass, so every reader checks.
+	 */
+	do {
 		unsigned long i, s, l, prev_last = 0;
 		unsigned int n = 0;
 		void *e;
@@ -89,7 +96,7 @@ static void *reader(void *arg)
 			pl_rcu_read_unlock();
 		}
 		checks++;
-	}
+	} while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE));
 	reader_checks[id] = checks;
 	rcu_unregister_thread();
 	return NULL;
@@ -107,6 +114,9 @@ static void test_rcu_readers(void **state)
 		assert_int_equal(mtree_store_range(&tree, i, i + 9, enc(i, i + 9), GFP_KERNEL), 0);
 	for (unsigned long t = 0; t < NR_READERS; t++)
 		assert_int_equal(pthread_create(&th[t], NULL, reader, (void *)t), 0);
+	/* The writes must overlap the readers: wait until every reader runs. */
+	while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < NR_READERS)
+		sched_yield();
 	for (unsigned long op = 0; op < 40000; op++) {
 		unsigned long a, len;
 

@@ -149,38 +149,83 @@ static void test_zoneinfo_layout(void **state)
 			fail_msg("the kernel's zoneinfo lacks '%s'", labels[i]);
 	}
 	assert_non_null(strstr(out, "  pages free     12288\n"));
-	assert_non_null(strstr(out, "        protection: (0, 48)\n"));
+	assert_non_null(strstr(out, "        protection: (0, 0, 48)\n"));
 	test_machine_done(m);
 }
 
-/* Same state built under both designs; their pagetypeinfo must match. */
+/*
+ * Same state built under the baseline, seed 002 and seed 002 plus pagelab's
+ * O(1) block counts; their pagetypeinfo must match.
+ */
 static void both_designs_identical(unsigned long mem, unsigned int stride, bool expect_cap)
 {
+	static const char *const designs[3] = { "v6.18", "mt-counts", "mt-counts+blocks" };
 	static char a[65536], b[65536];
-	struct pl_machine *m[2];
+	struct pl_machine *m[3];
 	static struct page **pages;
-	unsigned long nr = mem / PAGE_SIZE, n[2];
+	unsigned long nr = mem / PAGE_SIZE, n[3];
 	long la, lb;
 
 	pages = realloc(pages, sizeof(*pages) * nr);
-	for (int d = 0; d < 2; d++) {
-		m[d] = test_machine_cfg(mem, mem, d ? "mt-counts" : "v6.18", 0);
+	for (int d = 0; d < 3; d++) {
+		m[d] = test_machine_cfg(mem, mem, designs[d], 0);
 		n[d] = exhaust(GFP_ATOMIC, 0, pages, nr);
 		for (unsigned long i = 0; i < n[d]; i += stride)
 			assert_int_equal(__free_pages(pages[i], 0), 0);
 		assert_int_equal(pl_check_machine(m[d]), 0);
 		pl_leave();
 	}
-	assert_int_equal(n[0], n[1]);
 	la = pl_show_pagetypeinfo(m[0], a, sizeof(a));
-	lb = pl_show_pagetypeinfo(m[1], b, sizeof(b));
 	assert_true(la > 0);
-	assert_int_equal(la, lb);
-	assert_memory_equal(a, b, (size_t)la);
+	for (int d = 1; d < 3; d++) {
+		assert_int_equal(n[0], n[d]);
+		lb = pl_show_pagetypeinfo(m[d], b, sizeof(b));
+		assert_int_equal(la, lb);
+		assert_memory_equal(a, b, (size_t)la);
+	}
 	a[la] = '\0';
 	assert_int_equal(strstr(a, ">100000") != NULL, expect_cap);
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < 3; d++)
 		pl_machine_destroy(m[d]);
+}
+
+static uint64_t zone_lock_acquisitions(struct pl_machine *m)
+{
+	uint64_t n = 0;
+
+	for (int z = 0; z < MAX_NR_ZONES; z++)
+		n += m->node_zones[z].lock.stat.acquisitions;
+	return n;
+}
+
+/*
+ * What each design's read costs zone->lock on a machine with two zones.
+ * v6.18: per zone one hold for the free section, retaken after each of
+ * the 5 types x 11 orders, and one for the pageblock walk. Seed 002 takes
+ * none for the free section but keeps the pageblock walk under the lock
+ * (one per zone); only pagelab's mt_counts_blocks extension takes none.
+ */
+static void test_pagetypeinfo_zone_lock_per_design(void **state)
+{
+	static const struct { const char *design; uint64_t per_read; } want[] = {
+		{ "v6.18", 2 * (1 + MIGRATE_TYPES * NR_PAGE_ORDERS + 1) },
+		{ "mt-counts", 2 },
+		{ "mt-counts+blocks", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct pl_machine *m = test_machine(want[i].design);
+		uint64_t before = zone_lock_acquisitions(m);
+
+		assert_true(pl_show_pagetypeinfo(m, out, sizeof(out)) > 0);
+		assert_int_equal(zone_lock_acquisitions(m) - before, want[i].per_read);
+		/* Only the extension keeps the per-type pageblock counts exact. */
+		if (m->config.design.mt_counts_blocks)
+			assert_int_equal(m->node_zones[ZONE_NORMAL].nr_pageblocks_mt[MIGRATE_MOVABLE],
+					 m->node_zones[ZONE_NORMAL].spanned_pages / pageblock_nr_pages);
+		test_machine_done(m);
+	}
 }
 
 static void test_designs_agree_below_cap(void **state)
@@ -214,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_zoneinfo_layout),
 		cmocka_unit_test(test_designs_agree_below_cap),
 		cmocka_unit_test(test_designs_agree_above_cap),
+		cmocka_unit_test(test_pagetypeinfo_zone_lock_per_design),
 		cmocka_unit_test(test_buffer_too_small),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

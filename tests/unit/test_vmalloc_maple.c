@@ -414,16 +414,68 @@ static void test_bump_lookup(void **state)
 	assert_null(find_vm_area(b));
 	assert_int_equal(vfree(b), -EINVAL);		/* twice */
 	assert_int_equal(vfree(c), 0);
-	/* up to 64 KiB alignment (thread stacks) is bumped, aligned */
+	/* seed 004's overlay is for page-aligned areas: 32 KiB goes to the index */
 	c = __vmalloc_node(5 * P, 8 * P, GFP_KERNEL, NUMA_NO_NODE);
 	assert_true(IS_ALIGNED((unsigned long)c, 8 * P));
-	assert_true(find_vmap_area((unsigned long)c)->flags & VMAP_BUMP);
-	assert_int_equal(pl_check_vmalloc(m), 0);
+	assert_false(find_vmap_area((unsigned long)c)->flags & VMAP_BUMP);
 	assert_int_equal(vfree(c), 0);
-	assert_int_equal(pl_check_vmalloc(m), 0);
 	assert_int_equal(vfree(a3), 0);
 	pl_warn_set_quiet(false);
 	vm_test_done(m);
+}
+
+/*
+ * pagelab's own vmap_bump_wide_align (preset maple+wide-align) bumps
+ * alignments up to 64 KiB, aligned; beyond that the index serves.
+ */
+static void test_bump_wide_align(void **state)
+{
+	struct pl_machine *m = vm_test_machine(1, "maple+wide-align");
+	char *c, *d;
+
+	(void)state;
+	c = __vmalloc_node(5 * P, 8 * P, GFP_KERNEL, NUMA_NO_NODE);
+	d = __vmalloc_node(P, 32 * P, GFP_KERNEL, NUMA_NO_NODE);
+	assert_true(IS_ALIGNED((unsigned long)c, 8 * P));
+	assert_true(find_vmap_area((unsigned long)c)->flags & VMAP_BUMP);
+	assert_false(find_vmap_area((unsigned long)d)->flags & VMAP_BUMP);
+	assert_int_equal(pl_check_vmalloc(m), 0);
+	assert_int_equal(vfree(c), 0);
+	assert_int_equal(vfree(d), 0);
+	assert_int_equal(pl_check_vmalloc(m), 0);
+	vm_test_done(m);
+}
+
+/*
+ * vfree() and vunmap() look the busy index up once, as the kernel's
+ * find_unlink_vmap_area() does, under every index; a refused free looks
+ * again only to word its warning, and changes nothing.
+ */
+static void test_vfree_one_lookup(void **state)
+{
+	static const char *const designs[] = { "v6.18", "maple-index", "maple" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(designs) / sizeof(designs[0]); i++) {
+		struct pl_machine *m = vm_test_machine(1, designs[i]);
+		struct page *pg = alloc_page(GFP_KERNEL);
+		char *a = vmalloc(P), *b = vmalloc(16 * P);
+		void *v = vmap(&pg, 1, VM_MAP, PAGE_KERNEL);
+		unsigned long before = vm_event(m, PL_EV_VMAP_BUSY_LOOKUP);
+
+		assert_int_equal(vfree(a), 0);
+		assert_int_equal(vfree(b), 0);
+		assert_int_equal(vunmap(v), 0);
+		assert_int_equal(vm_event(m, PL_EV_VMAP_BUSY_LOOKUP) - before, 3);
+		pl_warn_set_quiet(true);
+		b = vmalloc(2 * P);
+		assert_int_equal(vfree(b + P), -EINVAL);	/* refused in place */
+		assert_ptr_equal(find_vm_area(b)->addr, b);
+		pl_warn_set_quiet(false);
+		assert_int_equal(vfree(b), 0);
+		assert_int_equal(__free_pages(pg, 0), 0);
+		vm_test_done(m);
+	}
 }
 
 /*
@@ -466,6 +518,8 @@ int main(void)
 		cmocka_unit_test(test_fit_types),
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_lowest_aligned_fit),
+		cmocka_unit_test(test_bump_wide_align),
+		cmocka_unit_test(test_vfree_one_lookup),
 		cmocka_unit_test(test_busy_erase_refuses_inside),
 		cmocka_unit_test(test_retry_queue_under_node_faults),
 		cmocka_unit_test(test_every_nth_node_fault),

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * replay.c - `pagelab-bench replay`: a kernel's page-allocator trace scored
+ * as the kernel ran it, and replayed under one or more designs from a
+ * fresh or loaded machine state (issue 13; /work/wt/CONTRACT-13.md).
+ *
+ * trace= is an artifact directory (manifest.json, before/, after/, the
+ * trace file) or a bare trace file. With --json: one record "kernel" and
+ * one record "replay" per design, both with the same counter keys.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "bench.h"
+#include "pagelab/trace.h"
+
+static const char *const replay_keys[] = { "trace", "state", "snapshot", "design", "emit_trace",
+					   "cpus", "mem", "dma32", "debug", "vmalloc", NULL };
+
+struct artifact {
+	char trace[4096];
+	char before[4096], after[4096];
+	bool has_before, has_after;
+	unsigned int nr_cpus;
+	unsigned long mem_bytes, lost_events;
+	bool has_manifest;
+};
+
+/* Timeline: one sample per second of trace time. */
+struct sample {
+	unsigned long refills[PL_SCORE_MAX_CPUS > 64 ? 64 : PL_SCORE_MAX_CPUS];
+	unsigned long free_by_order[NR_PAGE_ORDERS];
+};
+
+struct side {
+	const char *test, *design, *state;
+	struct pl_trace_score score;
+	unsigned long free_by_order[NR_PAGE_ORDERS];
+	unsigned long nr_free;
+	bool has_free;
+	unsigned long warn[NR_PL_TRACE_WARN];
+	struct sample *tl;
+	size_t nr_tl, cap_tl;
+	unsigned int nr_cpus;
+	unsigned long mm_ev[NR_PL_VM_EVENTS];
+	unsigned long long zone_lock_actual;
+	bool has_mm;
+	double seconds;
+	double state_tvd;	/* loaded state's buddyinfo against the snapshot's */
+	unsigned long state_free_by_order[NR_PAGE_ORDERS];
+};
+
+static double tvd(const unsigned long *a, const unsigned long *b);
+
+static bool is_dir(const char *p)
+{
+	struct stat sb;
+
+	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
+}
+
+/* The value of "key" in a flat JSON object: a string or a number, as text. */
+static bool json_get(const char *json, const char *key, char *out, size_t len)
+{
+	char pat[128];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	p = strstr(json, pat);
+	if (!p)
+		return false;
+	p += strlen(pat);
+	while (*p == ' ' || *p == ':' || *p == '\t' || *p == '\n')
+		p++;
+	if (*p == '"') {
+		for (p++; *p && *p != '"' && n + 1 < len; p++)
+			out[n++] = *p;
+	} else {
+		for (; *p && (*p == '-' || *p == '.' || (*p >= '0' && *p <= '9')) && n + 1 < len; p++)
+			out[n++] = *p;
+	}
+	out[n] = '\0';
+	return n > 0;
+}
+
+static int read_artifact(const char *path, struct artifact *a)
+{
+	char mpath[4096], *json, val[512];
+	FILE *f;
+	long len;
+
+	memset(a, 0, sizeof(*a));
+	if (!is_dir(path)) {
+		snprintf(a->trace, sizeof(a->trace), "%s", path);
+		return 0;
+	}
+	snprintf(mpath, sizeof(mpath), "%s/manifest.json", path);
+	f = fopen(mpath, "r");
+	if (!f)
+		return -ENOENT;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	json = calloc(1, (size_t)len + 1);
+	if (!json || fread(json, 1, (size_t)len, f) != (size_t)len) {
+		fclose(f);
+		free(json);
+		return -EIO;
+	}
+	fclose(f);
+	a->has_manifest = true;
+	snprintf(a->trace, sizeof(a->trace), "%s/%s", path,
+		 json_get(json, "trace", val, sizeof(val)) ? val : "trace.txt");
+	snprintf(a->before, sizeof(a->before), "%s/%s", path,
+		 json_get(json, "before", val, sizeof(val)) ? val : "before");
+	snprintf(a->after, sizeof(a->after), "%s/%s", path,
+		 json_get(json, "after", val, sizeof(val)) ? val : "after");
+	a->has_before = is_dir(a->before);
+	a->has_after = is_dir(a->after);
+	if (json_get(json, "nr_cpus", val, sizeof(val)))
+		a->nr_cpus = (unsigned int)strtoul(val, NULL, 10);
+	if (json_get(json, "mem_bytes", val, sizeof(val)))
+		a->mem_bytes = strtoul(val, NULL, 10);
+	if (json_get(json, "lost_events", val, sizeof(val)))
+		a->lost_events = strtoul(val, NULL, 10);
+	free(json);
+	return 0;
+}
+
+static struct pl_trace_reader *open_trace(const char *path)
+{
+	struct pl_trace_reader *r = pl_trace_open(path);
+
+	if (!r) {
+		fprintf(stderr, "pagelab-bench: replay: cannot read %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	return r;
+}
+
+static void tl_push(struct side *s, const unsigned long *refills, unsigned int nr_cpus,
+		    const unsigned long *free_by_order)
+{
+	struct sample *x;
+
+	if (s->nr_tl == s->cap_tl) {
+		size_t cap = s->cap_tl ? s->cap_tl * 2 : 256;
+		struct sample *n = realloc(s->tl, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		s->tl = n;
+		s->cap_tl = cap;
+	}
+	x = &s->tl[s->nr_tl++];
+	memset(x, 0, sizeof(*x));
+	for (unsigned int c = 0; c < nr_cpus && c < ARRAY_SIZE(x->refills); c++)
+		x->refills[c] = refills[c];
+	if (free_by_order)
+		memcpy(x->free_by_order, free_by_order, sizeof(x->free_by_order));
+}
+
+/* ---- the kernel side ------------------------------------------------------------ */
+
+/* The kernel's figures; with @pos, the first sightings in the same pass. */
+static void kernel_side(const struct artifact *a, struct side *k, struct pl_trace_stats *stats,
+			struct pl_positional *pos)
+{
+	struct pl_trace_reader *r = open_trace(a->trace);
+	struct pl_trace_event ev;
+	uint64_t next = 0;
+	int ret;
+
+	pl_trace_score_init(&k->score);
+	while ((ret = pl_trace_next(r, &ev)) > 0) {
+		if (!next)
+			next = ev.ts_ns + 1000000000ull;
+		while (ev.ts_ns >= next) {
+			tl_push(k, k->score.refills_per_cpu, k->score.nr_cpus, NULL);
+			next += 1000000000ull;
+		}
+		pl_trace_score_event(&k->score, &ev);
+		if (pos && pl_positional_event(pos, &ev)) {
+			fprintf(stderr, "pagelab-bench: replay: out of memory inferring the state\n");
+			exit(1);
+		}
+	}
+	*stats = *pl_trace_get_stats(r);
+	pl_trace_close(r);
+	if (ret < 0) {
+		fprintf(stderr, "pagelab-bench: replay: %s: read error after line %lu\n", a->trace,
+			stats->lines);
+		exit(2);
+	}
+	if (a->lost_events > stats->lost_events)
+		stats->lost_events = a->lost_events;
+	memcpy(k->warn, stats->warn, sizeof(k->warn));
+	if (stats->lost_events && !k->warn[PL_TW_lost_events])
+		k->warn[PL_TW_lost_events] = 1;
+	k->nr_cpus = k->score.nr_cpus;
+	k->seconds = stats->events ? (double)(stats->last_ns - stats->first_ns) / 1e9 : 0;
+	if (a->has_after) {
+		struct pl_snapshot after;
+
+		if (!pl_snapshot_read(a->after, &after)) {
+			pl_snapshot_free_by_order(&after, k->free_by_order);
+			k->nr_free = after.nr_free_pages;
+			k->has_free = true;
+		}
+	}
+}
+
+/* ---- the pagelab side ----------------------------------------------------------- */
+
+struct tl_ctx {
+	struct side *s;
+	struct pl_replay *r;
+	struct pl_machine *m;
+};
+
+static void on_second(void *ctx, unsigned long t)
+{
+	struct tl_ctx *c = ctx;
+	const struct pl_trace_score *sc = pl_replay_score(c->r);
+	unsigned long fbo[NR_PAGE_ORDERS];
+
+	(void)t;
+	pl_free_pages_by_order(c->m, fbo);
+	tl_push(c->s, sc->refills_per_cpu, c->m->nr_cpus, fbo);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void pagelab_side(const struct bench *b, const struct artifact *a, const char *design,
+			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
+			 unsigned int nr_cpus, struct side *s, double *replay_secs)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+	struct pl_loaded_state *st = NULL;
+	struct pl_trace_reader *rd;
+	struct pl_replay *r;
+	struct pl_trace_event ev;
+	struct pl_lock_stat ls;
+	const char *emit = param_str(b, "emit_trace", NULL);
+	FILE *ef = NULL;
+	struct tl_ctx tc;
+	double t0;
+
+	pl_config_default(&cfg);
+	cfg.nr_cpus = nr_cpus;
+	cfg.lock_stat = true;
+	cfg.debug = (int)param_ulong(b, "debug", 0);
+	if (a->mem_bytes)
+		cfg.mem_bytes = a->mem_bytes & ~((4UL << 20) - 1);
+	if (snap && state == PL_STATE_COUNTS)
+		pl_snapshot_config(snap, &cfg);
+	if (snap && state == PL_STATE_POSITIONAL)
+		pl_snapshot_config_positional(snap, pos, &cfg);
+	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
+	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
+	if (pl_design_preset(design, &cfg.design)) {
+		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
+		exit(2);
+	}
+	m = pl_machine_create(&cfg);
+	if (!m) {
+		fprintf(stderr, "pagelab-bench: replay: cannot create the machine\n");
+		exit(2);
+	}
+	if (snap && state != PL_STATE_FRESH) {
+		st = state == PL_STATE_POSITIONAL ? pl_machine_load_positional(m, snap, pos)
+						  : pl_machine_load_state(m, snap);
+		if (!st) {
+			fprintf(stderr, "pagelab-bench: replay: cannot load the snapshot's state\n");
+			exit(2);
+		}
+	}
+	s->state_tvd = -1;
+	if (st) {
+		unsigned long want[NR_PAGE_ORDERS];
+
+		pl_free_pages_by_order(m, s->state_free_by_order);
+		pl_snapshot_free_by_order(snap, want);
+		s->state_tvd = tvd(want, s->state_free_by_order);
+	}
+	r = pl_replay_create(m, st);
+	if (!r) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
+	if (snap && state != PL_STATE_FRESH) {
+		unsigned long end = 0;
+
+		for (int i = 0; i < snap->nr_zones; i++)
+			if (snap->zone[i].start_pfn + snap->zone[i].spanned > end)
+				end = snap->zone[i].start_pfn + snap->zone[i].spanned;
+		pl_replay_set_pfn_limit(r, end);
+	}
+	if (emit) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s", emit);
+		if (strstr(emit, "%s"))
+			snprintf(path, sizeof(path), emit, design);
+		ef = fopen(path, "w");
+		if (!ef) {
+			fprintf(stderr, "pagelab-bench: replay: cannot write %s: %s\n", path,
+				strerror(errno));
+			exit(2);
+		}
+		fprintf(ef, "# tracer: nop\n#\n# pagelab %s replay of %s\n#\n", design, a->trace);
+		pl_replay_set_emit(r, ef);
+	}
+	tc = (struct tl_ctx){ .s = s, .r = r, .m = m };
+	pl_replay_set_timeline(r, on_second, &tc);
+	rd = open_trace(a->trace);
+	t0 = now_s();
+	while (pl_trace_next(rd, &ev) > 0) {
+		if (ev.type == PL_TRACE_ALLOC_VMAP_AREA || ev.type == PL_TRACE_FREE_VMAP_AREA)
+			if (!param_ulong(b, "vmalloc", 1))
+				continue;
+		pl_replay_event(r, &ev);
+	}
+	*replay_secs = now_s() - t0;
+	pl_trace_close(rd);
+	s->score = *pl_replay_score(r);
+	memcpy(s->warn, pl_replay_warnings(r), sizeof(s->warn));
+	pl_free_pages_by_order(m, s->free_by_order);
+	s->nr_free = pl_nr_free_pages(m);
+	s->has_free = true;
+	s->nr_cpus = m->nr_cpus;
+	pl_events_sum(m, s->mm_ev);
+	s->score.vmalloc_purges = s->mm_ev[PL_EV_VMAP_PURGE];
+	bench_zone_lock_stat(m, &ls);
+	s->zone_lock_actual = ls.acquisitions;
+	s->has_mm = true;
+	pl_replay_destroy(r, true);
+	pl_state_release(st);
+	if (ef)
+		fclose(ef);
+	pl_machine_destroy(m);
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void print_arr(const unsigned long *v, int n)
+{
+	putchar('[');
+	for (int i = 0; i < n; i++)
+		printf("%s%lu", i ? ", " : "", v[i]);
+	putchar(']');
+}
+
+static void emit_json(const struct bench *b, const struct side *s, const struct pl_trace_stats *st)
+{
+	const struct pl_trace_score *c = &s->score;
+
+	printf("{\"suite\": \"replay\", \"test\": \"%s\", \"design\": \"%s\", \"rep\": 0, "
+	       "\"value\": %lu, \"unit\": \"zone_lock_acquisitions\", \"params\": {", s->test,
+	       s->design, pl_trace_score_zone_lock(c));
+	for (int i = 0; i < b->nr_params; i++)
+		printf("%s\"%s\": \"%s\"", i ? ", " : "", b->keys[i], b->vals[i]);
+	printf("}, \"events\": %lu, \"lost_events\": %lu, \"state\": \"%s\", \"seconds\": %.3f, "
+	       "\"counters\": {", st->events, st->lost_events, s->state, s->seconds);
+	printf("\"pcp_refills\": %lu, \"pcp_refill_pages\": %lu, \"pcp_refill_pages_by_order\": ",
+	       c->pcp_refills, c->pcp_refill_pages);
+	print_arr(c->pcp_refill_pages_by_order, NR_PAGE_ORDERS);
+	printf(", \"pcp_refills_by_order\": ");
+	print_arr(c->refills_by_order, NR_PAGE_ORDERS);
+	printf(", \"pcp_drain_calls\": %lu, \"pcp_drained_pages\": %lu, \"fallback_events\": %lu, "
+	       "\"fallback_fragmenting\": %lu, \"fallback_change_ownership\": %lu, "
+	       "\"fallback_pageblocks_claimed\": %lu, \"zone_lock_acquisitions\": %lu, "
+	       "\"buddy_direct_allocs\": %lu, \"buddy_direct_frees\": %lu, \"allocs\": %lu, "
+	       "\"frees\": %lu, \"vmalloc_allocs\": %lu, \"vmalloc_purges\": %lu",
+	       c->pcp_drain_calls, c->pcp_drained_pages, c->fallback_events, c->fallback_fragmenting,
+	       c->fallback_change_ownership, c->fallback_pageblocks_claimed,
+	       pl_trace_score_zone_lock(c), c->buddy_direct_allocs, c->buddy_direct_frees, c->allocs,
+	       c->frees, c->vmalloc_allocs, c->vmalloc_purges);
+	printf(", \"drained_pages_by_order_mt\": [");
+	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+		printf(o ? ", " : "");
+		print_arr(c->drained_pages_by_order_mt[o], MIGRATE_TYPES);
+	}
+	putchar(']');
+	if (s->has_free) {
+		printf(", \"nr_free_pages_end\": %lu, \"free_pages_by_order_end\": ", s->nr_free);
+		print_arr(s->free_by_order, NR_PAGE_ORDERS);
+	}
+	printf("}, \"warnings\": {");
+	for (int w = 0, first = 1; w < NR_PL_TRACE_WARN; w++)
+		if (s->warn[w]) {
+			printf("%s\"%s\": %lu", first ? "" : ", ", pl_trace_warn_names[w], s->warn[w]);
+			first = 0;
+		}
+	printf("}");
+	if (s->state_tvd >= 0) {
+		printf(", \"state_buddyinfo_tvd\": %.4f, \"state_free_pages_by_order\": ", s->state_tvd);
+		print_arr(s->state_free_by_order, NR_PAGE_ORDERS);
+	}
+	if (s->has_mm) {
+		printf(", \"mm_counters\": {\"zone_lock_acquisitions_actual\": %llu",
+		       s->zone_lock_actual);
+		for (int i = 0; i < NR_PL_VM_EVENTS; i++)
+			printf(", \"%s\": %lu", pl_vm_event_names[i], s->mm_ev[i]);
+		putchar('}');
+	}
+	printf(", \"timeline\": [");
+	for (size_t i = 0; i < s->nr_tl; i++) {
+		unsigned int n = min(s->nr_cpus, (unsigned int)ARRAY_SIZE(s->tl[i].refills));
+
+		printf("%s{\"t\": %zu, \"pcp_refills\": ", i ? ", " : "", i + 1);
+		print_arr(s->tl[i].refills, (int)n);
+		if (s->has_mm) {
+			printf(", \"free_pages_by_order\": ");
+			print_arr(s->tl[i].free_by_order, NR_PAGE_ORDERS);
+		}
+		putchar('}');
+	}
+	printf("]}\n");
+	fflush(stdout);
+}
+
+static void emit_text(FILE *f, const struct side *s)
+{
+	const struct pl_trace_score *c = &s->score;
+
+	fprintf(f, "%-8s %-18s refills %9lu  pages/refill %6.2f  drain calls %8lu  drained %10lu  "
+		"fallbacks %6lu  zone->lock %9lu\n", s->test, s->design, c->pcp_refills,
+		c->pcp_refills ? (double)c->pcp_refill_pages / (double)c->pcp_refills : 0.0,
+		c->pcp_drain_calls, c->pcp_drained_pages, c->fallback_events,
+		pl_trace_score_zone_lock(c));
+}
+
+/* Total variation distance of two free-pages-by-order distributions. */
+static double tvd(const unsigned long *a, const unsigned long *b)
+{
+	double sa = 0, sb = 0, d = 0;
+
+	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+		sa += (double)a[o];
+		sb += (double)b[o];
+	}
+	if (sa == 0 || sb == 0)
+		return 1;
+	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+		double x = (double)a[o] / sa - (double)b[o] / sb;
+
+		d += x < 0 ? -x : x;
+	}
+	return d / 2;
+}
+
+static int run_replay(struct bench *b)
+{
+	const char *path = param_str(b, "trace", NULL);
+	const char *designs[16];
+	struct pl_snapshot snap;
+	bool has_snap = false;
+	struct artifact a;
+	struct pl_trace_stats stats;
+	struct side k = { .test = "kernel", .design = "kernel", .state_tvd = -1 };
+	struct pl_positional pos = { 0 };
+	const char *snapdir, *state_s;
+	int nr_designs, state;
+	unsigned int nr_cpus;
+
+	if (!path) {
+		fprintf(stderr, "pagelab-bench: replay: trace=PATH is required\n");
+		return 2;
+	}
+	if (read_artifact(path, &a)) {
+		fprintf(stderr, "pagelab-bench: replay: %s: no readable manifest.json\n", path);
+		return 2;
+	}
+	snapdir = param_str(b, "snapshot", a.has_before ? a.before : NULL);
+	if (snapdir) {
+		if (pl_snapshot_read(snapdir, &snap)) {
+			fprintf(stderr, "pagelab-bench: replay: %s: not a readable snapshot\n", snapdir);
+			return 2;
+		}
+		has_snap = true;
+	}
+	state_s = param_str(b, "state", has_snap ? "positional" : "fresh");
+	state = pl_state_level_parse(state_s);
+	if (state < 0 || (state != PL_STATE_FRESH && !has_snap)) {
+		fprintf(stderr, "pagelab-bench: replay: state=%s needs state=fresh|counts|positional "
+			"and a snapshot for the last two\n", state_s);
+		return 2;
+	}
+	nr_designs = bench_designs(b, "v6.18", designs, 16);
+
+	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL);
+	k.state = pl_state_level_names[state];
+	nr_cpus = (unsigned int)param_ulong(b, "cpus", a.nr_cpus ? a.nr_cpus
+						    : (unsigned int)(stats.max_cpu + 1));
+	if (!nr_cpus)
+		nr_cpus = 1;
+	if (b->json)
+		emit_json(b, &k, &stats);
+	emit_text(b->out, &k);
+	fprintf(b->out, "         %lu events (%lu lines), %lu lost, %.1f s of trace, format %s\n",
+		stats.events, stats.lines, stats.lost_events, k.seconds,
+		pl_trace_format_names[stats.format]);
+	for (int d = 0; d < nr_designs; d++) {
+		struct side s = { .test = "replay", .design = designs[d],
+				  .state = pl_state_level_names[state] };
+		double secs;
+
+		pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos, nr_cpus, &s,
+			     &secs);
+		s.seconds = k.seconds;
+		if (b->json)
+			emit_json(b, &s, &stats);
+		emit_text(b->out, &s);
+		fprintf(b->out, "         replayed in %.2f s (%.2f M events/s)", secs,
+			secs > 0 ? (double)stats.events / secs / 1e6 : 0.0);
+		if (k.has_free)
+			fprintf(b->out, ", end buddyinfo TVD %.3f", tvd(k.free_by_order, s.free_by_order));
+		if (s.state_tvd >= 0)
+			fprintf(b->out, ", loaded state's buddyinfo TVD %.4f", s.state_tvd);
+		fputc('\n', b->out);
+		free(s.tl);
+	}
+	free(k.tl);
+	pl_positional_release(&pos);
+	return 0;
+}
+
+const struct bench_suite suite_replay = {
+	.name = "replay",
+	.summary = "replay a kernel page-allocator trace and score it against the kernel's events",
+	.keys = replay_keys,
+	.run = run_replay,
+};

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace.h - real workloads (issue 13): read a kernel's page-allocator
+ * trace, score it the way the kernel's tracepoints count, and replay it on
+ * a pagelab machine.
+ *
+ *   pl_trace_open()  -> pl_trace_next() ... : a streaming parser of raw
+ *       tracefs text, `trace-cmd report` text and `perf script` text, plain
+ *       or gzip/zstd/xz compressed; memory bounded whatever the length.
+ *   struct pl_trace_score : the kernel-side figures computed from a stream
+ *       of events (refill runs, drain runs, fallbacks, a zone->lock
+ *       estimate), fed with kernel events or with pagelab's own tracepoints.
+ *   pl_replay_*() : the events of a trace replayed on a machine, one vCPU
+ *       per trace CPU, pfns mapped to the blocks pagelab handed out.
+ *
+ * The layer sits above mm/ and vmalloc/ and below bench/; it changes a
+ * machine only through the mm and vmalloc APIs.
+ */
+#ifndef PAGELAB_TRACE_H
+#define PAGELAB_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "mm.h"
+
+/* ---- events ----------------------------------------------------------------- */
+
+enum pl_trace_type {
+	PL_TRACE_PAGE_ALLOC,		/* kmem/mm_page_alloc */
+	PL_TRACE_PAGE_FREE,		/* kmem/mm_page_free */
+	PL_TRACE_PAGE_FREE_BATCHED,	/* kmem/mm_page_free_batched */
+	PL_TRACE_ZONE_LOCKED,		/* kmem/mm_page_alloc_zone_locked */
+	PL_TRACE_PCPU_DRAIN,		/* kmem/mm_page_pcpu_drain */
+	PL_TRACE_EXTFRAG,		/* kmem/mm_page_alloc_extfrag */
+	PL_TRACE_ALLOC_VMAP_AREA,	/* vmalloc/alloc_vmap_area */
+	PL_TRACE_FREE_VMAP_AREA,	/* vmalloc/free_vmap_area_noflush */
+	PL_TRACE_PURGE_VMAP_AREA,	/* vmalloc/purge_vmap_area_lazy */
+	PL_TRACE_PERCPU,		/* percpu/<any>: parsed and counted */
+	NR_PL_TRACE_TYPES
+};
+
+extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
+
+/**
+ * struct pl_trace_event - one parsed event.
+ * @type:   which event.
+ * @cpu:    the CPU column.
+ * @ts_ns:  timestamp in nanoseconds.
+ * @line:   input line number (1-based).
+ * @pfn:    pfn (kmem events); -1UL for a failed mm_page_alloc.
+ * @order:  order (alloc_order for extfrag).
+ * @migratetype: migratetype (alloc_migratetype for extfrag).
+ * @gfp:    mm_page_alloc's gfp_flags mapped onto pagelab's gfp_t bits.
+ * @percpu_refill, @fallback_order, @fallback_migratetype, @fragmenting,
+ * @change_ownership: the extfrag and zone_locked fields. @fragmenting is
+ *          recomputed as fallback_order < pageblock_order (the tracepoint's
+ *          own definition; perf prints a wrong value for it).
+ * @va_start, @size: vmap area start and size (alloc/free_vmap_area);
+ * @npurged: purge_vmap_area_lazy's num_purged. @failed: alloc_vmap_area.
+ */
+struct pl_trace_event {
+	enum pl_trace_type type;
+	unsigned int cpu;
+	uint64_t ts_ns;
+	unsigned long line;
+	unsigned long pfn;
+	int order;
+	int migratetype;
+	gfp_t gfp;
+	int percpu_refill;
+	int fallback_order;
+	int fallback_migratetype;
+	int fragmenting;
+	int change_ownership;
+	int failed;
+	unsigned long va_start;
+	unsigned long size;
+	unsigned long npurged;
+};
+
+/* ---- warnings ------------------------------------------------------------ */
+
+#define PL_TRACE_WARNINGS(X)                                                    \
+	X(malformed_line)                                                       \
+	X(unknown_event)                                                        \
+	X(lost_events)                                                          \
+	X(pfn_out_of_range)                                                     \
+	X(free_unallocated)                                                     \
+	X(cpu_out_of_range)                                                     \
+	X(alloc_failed)                                                         \
+	X(realloc_unfreed)                                                      \
+	X(order_mismatch)
+
+enum pl_trace_warn {
+#define PL_TW_ENUM(name) PL_TW_##name,
+	PL_TRACE_WARNINGS(PL_TW_ENUM)
+#undef PL_TW_ENUM
+	NR_PL_TRACE_WARN
+};
+
+extern const char *const pl_trace_warn_names[NR_PL_TRACE_WARN];
+
+/* ---- the streaming parser (src/trace/parse.c) --------------------------- */
+
+enum pl_trace_format { PL_TRACE_FMT_UNKNOWN, PL_TRACE_FMT_FTRACE, PL_TRACE_FMT_TRACE_CMD,
+		       PL_TRACE_FMT_PERF };
+extern const char *const pl_trace_format_names[];
+
+/**
+ * struct pl_trace_stats - what a reader has seen so far.
+ * @lines:        input lines read.
+ * @events:       events returned, @by_type per type.
+ * @warn:         counted warnings by class (enum pl_trace_warn).
+ * @lost_events:  sum of the per-CPU "[LOST N EVENTS]" markers plus
+ *                entries-written - entries-in-buffer from the header.
+ * @entries_in_buffer, @entries_written: the raw header's numbers (0 if absent).
+ * @first_ns, @last_ns: timestamps of the first and last event.
+ * @max_cpu:      highest CPU number seen (-1 before any event).
+ * @format:       the text format, detected from the lines.
+ */
+struct pl_trace_stats {
+	unsigned long lines;
+	unsigned long events;
+	unsigned long by_type[NR_PL_TRACE_TYPES];
+	unsigned long warn[NR_PL_TRACE_WARN];
+	unsigned long lost_events;
+	unsigned long entries_in_buffer, entries_written;
+	uint64_t first_ns, last_ns;
+	int max_cpu;
+	enum pl_trace_format format;
+};
+
+struct pl_trace_reader;
+
+/**
+ * pl_trace_open() - open a trace file for streaming; gzip, zstd and xz are
+ * recognised by their magic bytes and decompressed on the fly.
+ * Return: the reader, or NULL with errno set (ENOENT, EACCES, ENOMEM...).
+ */
+struct pl_trace_reader *pl_trace_open(const char *path);
+
+/**
+ * pl_trace_open_mem() - a reader over @len bytes at @buf (not copied; must
+ * outlive the reader), compressed or not. Return: the reader or NULL.
+ */
+struct pl_trace_reader *pl_trace_open_mem(const void *buf, size_t len);
+
+/**
+ * pl_trace_next() - the next event. Header lines, comments and LOST
+ * markers are consumed and accounted; a malformed line is a counted
+ * warning naming its line number (rate-limited on stderr) and is skipped.
+ * Return: 1 with *@ev filled, 0 at the end, -EIO on a read or
+ * decompression error (one warning; the events before it stand).
+ */
+int pl_trace_next(struct pl_trace_reader *r, struct pl_trace_event *ev);
+
+/** pl_trace_stats() - the reader's running statistics. */
+const struct pl_trace_stats *pl_trace_get_stats(const struct pl_trace_reader *r);
+
+/** pl_trace_close() - release the reader (NULL is fine). */
+void pl_trace_close(struct pl_trace_reader *r);
+
+/**
+ * pl_trace_parse_line() - parse one line (no newline) into *@ev.
+ * Return: 1 an event, 0 a line with no event (header, comment, LOST
+ * marker, an event pagelab does not read: *@ev untouched), -1 malformed.
+ * @stats is updated with header numbers and LOST markers (may be NULL).
+ */
+int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
+			struct pl_trace_stats *stats);
+
+/* ---- scoring (src/trace/score.c) --------------------------------------- */
+
+/**
+ * struct pl_trace_score - the figures a stream of events gives, by the same
+ * definitions for the kernel's trace and pagelab's own tracepoints:
+ *
+ * @pcp_refills:   runs of mm_page_alloc_zone_locked percpu_refill=1 on one
+ *                 CPU: a run ends at any other event of that CPU or at an
+ *                 order change (one rmqueue_bulk() is one run).
+ * @pcp_refill_pages, @..._by_order: pages those runs moved.
+ * @refills_by_order: runs by order.
+ * @pcp_drain_calls: runs of mm_page_pcpu_drain on one CPU (one
+ *                 free_pcppages_bulk()), @pcp_drained_pages their pages,
+ *                 @drained_pages_by_order_mt per order and migratetype.
+ * @fallback_*:    mm_page_alloc_extfrag: events, those with fallback_order
+ *                 below pageblock_order, change_ownership=1, and pageblocks
+ *                 claimed: 2^(fallback_order - pageblock_order) for a
+ *                 fallback of a whole pageblock or more, 1 for a smaller
+ *                 one that changed ownership.
+ * @zone_lock_acquisitions: the estimate (see pl_trace_score_zone_lock()):
+ *                 refill runs + drain runs + runs of zone_locked
+ *                 percpu_refill=0 (rmqueue_buddy) + frees of orders that do
+ *                 not go to a PCP (4..8, 10: free_one_page()).
+ * @buddy_direct_allocs, @buddy_direct_frees: the last two terms.
+ * @allocs, @frees: mm_page_alloc (successful) and mm_page_free(+_batched).
+ * @vmalloc_allocs, @vmalloc_purges: alloc_vmap_area (not failed) and
+ *                 purge_vmap_area_lazy with num_purged > 0.
+ */
+#define PL_SCORE_MAX_CPUS 1024
+
+struct pl_trace_score {
+	unsigned long pcp_refills, pcp_refill_pages;
+	unsigned long refills_by_order[NR_PAGE_ORDERS];
+	unsigned long pcp_refill_pages_by_order[NR_PAGE_ORDERS];
+	unsigned long pcp_drain_calls, pcp_drained_pages;
+	unsigned long drained_pages_by_order_mt[NR_PAGE_ORDERS][MIGRATE_TYPES];
+	unsigned long fallback_events, fallback_fragmenting, fallback_change_ownership;
+	unsigned long fallback_pageblocks_claimed;
+	unsigned long buddy_direct_allocs, buddy_direct_frees;
+	unsigned long allocs, frees;
+	unsigned long vmalloc_allocs, vmalloc_purges;
+	/* per-CPU run state and refills, for the timeline */
+	unsigned int nr_cpus;
+	unsigned long refills_per_cpu[PL_SCORE_MAX_CPUS];
+	signed char run[PL_SCORE_MAX_CPUS];	/* 0 none, 1 refill, 2 drain, 3 direct */
+	signed char run_order[PL_SCORE_MAX_CPUS];
+};
+
+/** pl_trace_score_init() - zero @s. */
+void pl_trace_score_init(struct pl_trace_score *s);
+/** pl_trace_score_event() - account one event (CPUs >= PL_SCORE_MAX_CPUS are ignored). */
+void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event *ev);
+/** pl_trace_score_zone_lock() - the zone->lock acquisition estimate of @s. */
+unsigned long pl_trace_score_zone_lock(const struct pl_trace_score *s);
+
+/**
+ * pl_tp_to_trace_event() - a pagelab tracepoint hit as a trace event (for
+ * scoring and printing).
+ */
+void pl_tp_to_trace_event(const struct pl_tp_event *tp, uint64_t ts_ns,
+			  struct pl_trace_event *ev);
+
+/**
+ * pl_trace_print_event() - print @ev as one raw tracefs line, the kernel's
+ * event names and fields, so pagelab's own trace diffs against a kernel's.
+ */
+void pl_trace_print_event(FILE *f, const struct pl_trace_event *ev);
+
+/* ---- snapshots (src/trace/snapshot.c) --------------------------------- */
+
+#define PL_SNAP_MAX_ZONES 5
+#define PL_SNAP_MAX_CPUS 1024
+
+/**
+ * struct pl_snap_zone - one zone of a /proc snapshot.
+ * @name:             "DMA", "DMA32", "Normal", "Movable"...
+ * @spanned, @present, @managed: zoneinfo's page counts.
+ * @start_pfn:        zoneinfo's start_pfn.
+ * @wmark:            min, low, high, promo as reported.
+ * @nr_free:          free blocks per order (buddyinfo).
+ * @free_mt:          free blocks per migratetype and order (pagetypeinfo).
+ * @blocks_mt:        pageblocks per migratetype (pagetypeinfo).
+ * @pcp_count, @pcp_high, @pcp_batch: zoneinfo's pagesets, per CPU.
+ * @nr_pcp_cpus:      CPUs with a pageset listed.
+ */
+struct pl_snap_zone {
+	char name[16];
+	unsigned long spanned, present, managed, start_pfn;
+	unsigned long wmark[NR_WMARK];
+	unsigned long nr_free[NR_PAGE_ORDERS];
+	unsigned long free_mt[MIGRATE_TYPES][NR_PAGE_ORDERS];
+	unsigned long blocks_mt[MIGRATE_TYPES];
+	int pcp_count[PL_SNAP_MAX_CPUS], pcp_high[PL_SNAP_MAX_CPUS], pcp_batch[PL_SNAP_MAX_CPUS];
+	unsigned int nr_pcp_cpus;
+	bool has_pagetypeinfo;
+};
+
+/**
+ * struct pl_snapshot - a kernel's /proc/{buddyinfo,pagetypeinfo,zoneinfo,
+ * vmstat} as read by pl_snapshot_read().
+ * @min_free_kbytes: from /proc/sys/vm/min_free_kbytes when the directory
+ *                   has it, else derived from the sum of min watermarks.
+ * @nr_free_pages:   vmstat nr_free_pages (or the buddyinfo sum).
+ */
+struct pl_snapshot {
+	struct pl_snap_zone zone[PL_SNAP_MAX_ZONES];
+	int nr_zones;
+	unsigned long min_free_kbytes;
+	unsigned long nr_free_pages;
+	bool has_vmstat;
+};
+
+/**
+ * pl_snapshot_read() - read the snapshot files of directory @dir (any of
+ * buddyinfo, pagetypeinfo, zoneinfo, vmstat; buddyinfo or zoneinfo needed).
+ * Return: 0, -ENOENT if none is there, -EINVAL if a file is malformed
+ * (one warning naming file and line).
+ */
+int pl_snapshot_read(const char *dir, struct pl_snapshot *snap);
+
+/** pl_snapshot_free_by_order() - free PAGES per order summed over zones. */
+void pl_snapshot_free_by_order(const struct pl_snapshot *snap, unsigned long out[NR_PAGE_ORDERS]);
+
+/* ---- machine state (src/trace/state.c) -------------------------------- */
+
+enum pl_state_level { PL_STATE_FRESH, PL_STATE_COUNTS, PL_STATE_POSITIONAL };
+extern const char *const pl_state_level_names[];
+/** pl_state_level_parse() - "fresh", "counts", "positional". Return: level or -EINVAL. */
+int pl_state_level_parse(const char *s);
+
+/**
+ * pl_snapshot_config() - a machine config the size of @snap: memory the
+ * sum of the zones' present pages rounded up to pageblocks, the DMA and
+ * DMA32 zones folded into pagelab's DMA32, min_free_kbytes as reported.
+ * Leaves @cfg's other fields (design, CPUs) as they are.
+ */
+void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg);
+
+/**
+ * pl_machine_load_state() - bring a machine made with pl_snapshot_config()
+ * from its boot state to @snap's state (level COUNTS): watermarks as
+ * reported; the pageblocks' migratetypes in pagetypeinfo's proportions;
+ * exactly pagetypeinfo's free blocks per order and migratetype left free
+ * (everything else allocated and kept by the returned handle, so that
+ * frees of pre-trace pages can give it back); PCP high and batch per CPU.
+ * Context: no thread runs on @m.
+ * Return: a handle for pl_state_take()/pl_state_release(), or NULL with a
+ * warning (snapshot larger than the machine, no memory); on failure the
+ * machine is as it was.
+ */
+struct pl_loaded_state;
+struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct pl_snapshot *snap);
+
+/**
+ * pl_state_take() - a pre-trace allocated block of @order for a free the
+ * trace makes of a page pagelab never handed out, preferring pageblocks
+ * of @mt. Context: a thread that has entered @m. Return: the block's head
+ * (an allocated block of exactly @order, split from a larger one when
+ * needed) or NULL when the loaded state has none left.
+ */
+struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int mt);
+
+/** pl_state_release() - free the handle; the pages it held stay allocated on the machine. */
+void pl_state_release(struct pl_loaded_state *st);
+
+/* ---- positional inference (src/trace/positional.c) -------------------- */
+
+enum { PL_SEEN_FREE, PL_SEEN_PCP, PL_SEEN_ALLOCATED, NR_PL_SEEN };
+
+/** struct pl_sighting - a block's first sighting: where it was at trace start. */
+struct pl_sighting {
+	unsigned long pfn;
+	unsigned char kind;	/* PL_SEEN_* */
+	unsigned char order;
+	unsigned char mt;	/* the list (free list or PCP list) it was on */
+	unsigned short cpu;	/* PL_SEEN_PCP: whose PCP */
+};
+
+/**
+ * struct pl_positional - the first sightings of a trace (zero it to start).
+ * @rec: @nr records in trace order. @seen: a bitmap of kernel pfns seen
+ * (@seen_words words). @max_pfn: one past the highest pfn seen.
+ * @by_kind: records per PL_SEEN_* kind.
+ */
+struct pl_positional {
+	struct pl_sighting *rec;
+	size_t nr, cap;
+	uint64_t *seen;
+	size_t seen_words;
+	unsigned long max_pfn;
+	unsigned long by_kind[NR_PL_SEEN];
+};
+
+/**
+ * pl_positional_event() - account one event of the trace, in order: the
+ * first event that touches a block records where the block was (taken
+ * from the buddy: free; allocated or drained off a PCP without a refill:
+ * on that PCP; freed: allocated with that order).
+ * Return: 0 or -ENOMEM.
+ */
+int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *ev);
+/** pl_positional_release() - free the records (the struct is zeroed). */
+void pl_positional_release(struct pl_positional *pos);
+
+/**
+ * pl_snapshot_config_positional() - a machine config with the kernel's pfn
+ * layout, so that a trace's pfns are pagelab's: DMA32 ends where the
+ * kernel's does, Normal reaches the managed pages plus slack (or the
+ * highest pfn seen). Otherwise as pl_snapshot_config().
+ */
+void pl_snapshot_config_positional(const struct pl_snapshot *snap, const struct pl_positional *pos,
+				   struct pl_config *cfg);
+
+/**
+ * pl_machine_load_positional() - level POSITIONAL: the machine from
+ * pl_snapshot_config_positional() gets each sighted block where the trace
+ * says it was (free in the buddy, on a CPU's PCP, or allocated with its
+ * order: handed to the replay through pl_state_pretrace()), pageblock
+ * types from the sightings' lists (the rest in the snapshot's
+ * proportions), then the rest of the snapshot's free blocks and PCP counts
+ * in memory the trace never touches, as level COUNTS places them.
+ * Return: the state handle, or NULL (no memory; the machine is unusable).
+ */
+struct pl_loaded_state *pl_machine_load_positional(struct pl_machine *m,
+						   const struct pl_snapshot *snap,
+						   const struct pl_positional *pos);
+
+/**
+ * pl_state_pretrace() - the blocks a positional state loaded as allocated
+ * (pfn = the kernel's, identity), for the replay to free when the trace
+ * does. Return: how many; *@pfn and *@order point into the state.
+ */
+size_t pl_state_pretrace(const struct pl_loaded_state *st, const unsigned long **pfn,
+			 const unsigned char **order);
+
+/* ---- replay (src/trace/replay.c) -------------------------------------- */
+
+/**
+ * struct pl_replay_result - the pagelab side of a replay.
+ * @score:     pagelab's own tracepoints scored as a kernel trace is.
+ * @warn:      counted warnings by class (replay classes).
+ * @events:    events replayed.
+ * @free_pages_by_order: free pages per order at the end (buddy only).
+ */
+struct pl_replay;
+
+/**
+ * pl_replay_create() - a replay of a trace on @m (one vCPU per trace CPU:
+ * CPUs >= m->nr_cpus are warned about and their events skipped).
+ * @st: the loaded state, or NULL (frees of pre-trace pages are then
+ *      warned about and skipped).
+ * Return: the replay or NULL (no memory).
+ */
+struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state *st);
+
+/**
+ * pl_replay_event() - replay one event: allocations and frees through the
+ * mm API on vCPU @ev->cpu, pl_vmstat_tick() on every vCPU once per second
+ * of trace time, vmap areas through the vmalloc layer; kernel-internal
+ * events (refills, drains, extfrag) are not replayed, pagelab makes its own.
+ * Return: 0, or a positive enum pl_trace_warn + 1 when the event was
+ * skipped with a counted warning.
+ */
+int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev);
+
+/**
+ * pl_replay_set_emit() - print pagelab's own tracepoints to @f as raw
+ * tracefs text (NULL: off).
+ */
+void pl_replay_set_emit(struct pl_replay *r, FILE *f);
+
+/**
+ * pl_replay_set_pfn_limit() - kernel pfns at or above @limit (the end of
+ * the traced machine's memory) are counted pfn_out_of_range and skipped.
+ * 0: no limit.
+ */
+void pl_replay_set_pfn_limit(struct pl_replay *r, unsigned long limit);
+
+/**
+ * pl_replay_set_timeline() - call @fn(@ctx, t_seconds) once per second of
+ * trace time, after the tick (for timelines).
+ */
+void pl_replay_set_timeline(struct pl_replay *r, void (*fn)(void *ctx, unsigned long t), void *ctx);
+
+/** pl_replay_score() - pagelab's side so far (its tracepoints, scored). */
+const struct pl_trace_score *pl_replay_score(const struct pl_replay *r);
+/** pl_replay_warnings() - the replay's counted warnings by class. */
+const unsigned long *pl_replay_warnings(const struct pl_replay *r);
+
+/**
+ * pl_replay_destroy() - end the replay. The blocks still mapped stay
+ * allocated on the machine (they are the trace's live memory), unless
+ * @free_live, which frees them.
+ */
+void pl_replay_destroy(struct pl_replay *r, bool free_live);
+
+/** pl_free_pages_by_order() - free PAGES per order in @m's buddy, all zones. */
+void pl_free_pages_by_order(struct pl_machine *m, unsigned long out[NR_PAGE_ORDERS]);
+
+#endif /* PAGELAB_TRACE_H */

@@ -1,0 +1,345 @@
+"""`pagelab replay`: replay a real trace under designs and score them against the kernel.
+
+  pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
+                 [--emit-trace DIR] [--label L] [--reps N] [-o FILE]
+
+TRACE is an artifact directory (NAME.pltrace/), an artifact archive (.tar.gz,
+.tar.zst; unpacked into a temporary directory first) or a bare trace file.
+Each design is one `pagelab-bench replay trace=... design=D --json` process
+(C engine, CONTRACT-13.md), designs interleaved A B A B when --reps > 1;
+--together runs all designs in one process (design=A,B,...) instead.
+Its JSON lines carry a "kernel" record (the kernel's side computed from the
+trace and the after-snapshot) and a "replay" record (pagelab's side), with the
+same counter keys.  This module only runs the engine and compares counters;
+it parses no trace events itself.
+
+The fidelity table: one row per metric, the kernel's value, each design's
+value and its ratio design/kernel, plus the total variation distance (TVD)
+between the kernel's and the design's end-of-trace free pages by order.
+A trace with lost events is flagged in the table, the saved results and the
+report.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+import sys
+from pathlib import Path
+
+from .runner import BenchError, Measurement, run_raw, save_results
+from .trace_artifact import TraceError, opened
+
+STATES = ("fresh", "counts", "positional")
+# (label, counter key or ratio (num, den), target: within 10% when True)
+METRICS = [
+    ("PCP refills", "pcp_refills", True),
+    ("pages per refill", ("pcp_refill_pages", "pcp_refills"), True),
+    ("PCP drain calls", "pcp_drain_calls", True),
+    ("pages drained", "pcp_drained_pages", True),
+    ("zone->lock acquisitions", "zone_lock_acquisitions", True),
+    ("fallback events", "fallback_events", False),
+    ("  fragmenting", "fallback_fragmenting", False),
+    ("  change ownership", "fallback_change_ownership", False),
+    ("  pageblocks claimed", "fallback_pageblocks_claimed", False),
+    ("buddy direct allocs", "buddy_direct_allocs", False),
+    ("buddy direct frees", "buddy_direct_frees", False),
+    ("page allocs", "allocs", False),
+    ("page frees", "frees", False),
+    ("free pages at end", "nr_free_pages_end", False),
+    ("vmalloc allocs", "vmalloc_allocs", False),
+    ("vmalloc purges", "vmalloc_purges", False),
+]
+RATIO_TARGET = 0.10
+TVD_TARGET = 0.05
+
+
+def metric_value(counters: dict, key) -> float | None:
+    """A counter, or a ratio of two counters; None when missing or 0/0."""
+    if isinstance(key, tuple):
+        num, den = (counters.get(k) for k in key)
+        if num is None or den is None or den == 0:
+            return None
+        return num / den
+    v = counters.get(key)
+    return None if v is None else float(v)
+
+
+def tvd(p: list[float], q: list[float]) -> float | None:
+    """Total variation distance between two histograms (normalised here)."""
+    if not p or not q or len(p) != len(q):
+        return None
+    sp, sq = float(sum(p)), float(sum(q))
+    if sp <= 0 or sq <= 0:
+        return None
+    return 0.5 * sum(abs(a / sp - b / sq) for a, b in zip(p, q))
+
+
+def fidelity_rows(kernel: dict, designs: dict[str, dict]) -> list[dict]:
+    """Rows {metric, kernel, values{design: v}, ratios{design: r}, target, ok{design: bool}}."""
+    kc = kernel.get("counters", {})
+    rows = []
+    for label, key, target in METRICS:
+        kv = metric_value(kc, key)
+        row = {"metric": label, "kernel": kv, "values": {}, "ratios": {}, "target": target, "ok": {},
+               "fraction": isinstance(key, tuple)}
+        for d, rec in designs.items():
+            v = metric_value(rec.get("counters", {}), key)
+            row["values"][d] = v
+            if v is None or kv is None:
+                r = None
+            elif kv:
+                r = v / kv
+            else:                      # the kernel had none: 1x if pagelab has none too
+                r = 1.0 if v == 0 else float("inf")
+            row["ratios"][d] = r
+            if target:
+                row["ok"][d] = r is not None and abs(r - 1) <= RATIO_TARGET
+        rows.append(row)
+    row = {"metric": "buddyinfo TVD", "kernel": 0.0, "values": {}, "ratios": {}, "target": True,
+           "ok": {}}
+    for d, rec in designs.items():
+        t = tvd(kc.get("free_pages_by_order_end") or [],
+                rec.get("counters", {}).get("free_pages_by_order_end") or [])
+        row["values"][d] = t
+        row["ok"][d] = t is not None and t <= TVD_TARGET
+    rows.append(row)
+    return rows
+
+
+def _fmt(v, fraction: bool = False) -> str:
+    if v is None:
+        return "-"
+    if fraction:
+        return f"{v:.2f}"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.3f}" if abs(v) < 100 else f"{v:.0f}"
+    return f"{int(v)}"
+
+
+def fidelity_text(result: dict) -> str:
+    """The fidelity table of one replay result (see run()), as aligned text."""
+    rows, designs = result["rows"], list(result["designs"])
+    head = ["metric", "kernel"]
+    for d in designs:
+        head += [d, "x kernel"]
+    table = [head]
+    for r in rows:
+        line = [r["metric"], "" if r["metric"] == "buddyinfo TVD" else _fmt(r["kernel"], r.get("fraction"))]
+        for d in designs:
+            line.append(_fmt(r["values"].get(d), r.get("fraction")))
+            if r["metric"] == "buddyinfo TVD":
+                mark = "" if r["values"].get(d) is None else (" ok" if r["ok"].get(d) else " MISS")
+                line.append(f"<= {TVD_TARGET}{mark}")
+            else:
+                rr = r["ratios"].get(d)
+                mark = "" if not r["target"] or rr is None else (" ok" if r["ok"][d] else " MISS")
+                line.append(("-" if rr is None else "inf" if rr == float("inf")
+                             else f"{rr:.2f}x") + mark)
+        table.append(line)
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    out = [f"trace {result['trace']}: {result['events']} events, state {result['state']}"]
+    if result["lost_events"]:
+        out.append(f"WARNING: LOSSY TRACE: the kernel lost {result['lost_events']} events while "
+                   "recording; every figure below misses them")
+    for row in table:
+        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                             for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+    out.append(f"targets: within {RATIO_TARGET:.0%} of the kernel on the rows marked ok/MISS; "
+               f"buddyinfo TVD <= {TVD_TARGET}")
+    for d in designs:
+        w = result["designs"][d].get("warnings") or {}
+        if any(w.values()):
+            out.append(f"warnings ({d}): " + ", ".join(f"{k} {v}" for k, v in sorted(w.items()) if v))
+    return "\n".join(out) + "\n"
+
+
+def _high_order_share(pages: list | None) -> float | None:
+    """Share of free pages in order-9 and order-10 blocks (pageblock-sized and up)."""
+    if not pages or sum(pages) <= 0:
+        return None
+    return sum(pages[9:]) / sum(pages)
+
+
+def presets_text(docs: list[dict]) -> str:
+    """One row per (trace, design) of saved replay results: zone->lock and fragmentation.
+
+    Columns: zone->lock acquisitions and their ratio to the kernel's estimate;
+    fallback events, fragmenting ones and pageblocks claimed (the kernel's in
+    the "kernel" row); the share of free pages in order >= 9 blocks at the end;
+    the buddyinfo TVD against the kernel.
+    """
+    head = ["trace", "state", "design", "zone->lock", "x kernel", "fallbacks", "fragmenting",
+            "claimed", "free >=o9", "TVD"]
+    table = [head]
+    for doc in docs:
+        rep = doc.get("replay")
+        if not rep:
+            continue
+        kc = rep["kernel"].get("counters", {})
+        kz = kc.get("zone_lock_acquisitions")
+        rows = [("kernel", kc)] + [(d, r.get("counters", {})) for d, r in rep["designs"].items()]
+        for name, c in rows:
+            z = c.get("zone_lock_acquisitions")
+            share = _high_order_share(c.get("free_pages_by_order_end"))
+            t = None if name == "kernel" else tvd(kc.get("free_pages_by_order_end") or [],
+                                                  c.get("free_pages_by_order_end") or [])
+            lost = " (LOSSY)" if rep.get("lost_events") and name == "kernel" else ""
+            table.append([rep["label"] + lost, rep["state"], name, _fmt(z),
+                          "" if name == "kernel" or not kz or z is None else f"{z / kz:.2f}x",
+                          _fmt(c.get("fallback_events")), _fmt(c.get("fallback_fragmenting")),
+                          _fmt(c.get("fallback_pageblocks_claimed")),
+                          "-" if share is None else f"{share:.1%}", "" if t is None else f"{t:.3f}"])
+    if len(table) == 1:
+        raise BenchError("no replay results among the files given")
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) if i < 3 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+                     for r in table) + "\n"
+
+
+def _records(stdout: str, designs: list[str]) -> tuple[dict, dict[str, dict]]:
+    """The kernel record and the replay record of each of @designs, from JSON lines."""
+    kernel, reps = None, {}
+    for line in stdout.splitlines():
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            raise BenchError("pagelab-bench replay printed a line that is not JSON") from None
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("test") == "kernel":
+            kernel = rec
+        elif rec.get("test") == "replay":
+            reps[rec.get("design")] = rec
+    if kernel is None or not reps:
+        raise BenchError("pagelab-bench replay gave no kernel and replay records")
+    if len(designs) == 1 and len(reps) == 1:
+        reps = {designs[0]: next(iter(reps.values()))}
+    missing = [d for d in designs if d not in reps]
+    if missing:
+        raise BenchError(f"pagelab-bench replay gave no record for design '{missing[0]}'")
+    return kernel, reps
+
+
+def buddyinfo_pages(text: str) -> list[int]:
+    """Free PAGES per order summed over zones, from /proc/buddyinfo text."""
+    pages = [0] * 11
+    for line in text.splitlines():
+        if ", zone" not in line:
+            continue
+        counts = line.split()[4:]
+        for order, c in enumerate(counts[:11]):
+            pages[order] += int(c) << order
+    return pages
+
+
+def _snapshot_pages(path: Path, manifest: dict | None) -> dict | None:
+    if manifest is None:
+        return None
+    out = {}
+    for when in ("before", "after"):
+        try:
+            out[when] = buddyinfo_pages((path / manifest[when] / "buddyinfo").read_text())
+        except (OSError, ValueError, IndexError):
+            return None
+    return out
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "design"
+
+
+def run(trace: str | Path, designs: list[str], state: str | None = None,
+        emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
+        together: bool = False) -> dict:
+    """Replay @trace under each design (interleaved @reps times); the scored result.
+
+    With @together, one pagelab-bench process per rep replays every design
+    (design=A,B,...), so the kernel's side is computed once per rep.
+
+    Returns {"trace", "label", "state", "events", "lost_events", "kernel": record,
+    "designs": {design: replay record of rep 0}, "rows": fidelity_rows(...),
+    "measurements": [Measurement ...], "deterministic": bool}.
+    """
+    if state is not None and state not in STATES:
+        raise BenchError(f"unknown state '{state}' ({', '.join(STATES)})")
+    if reps < 1:
+        raise BenchError("--reps must be at least 1")
+    if not designs:
+        designs = ["v6.18"]
+    if len(set(designs)) != len(designs):
+        raise BenchError("a design is given twice")
+    emit_dir = Path(emit_trace) if emit_trace else None
+    if emit_dir is not None:
+        if emit_dir.exists() and not emit_dir.is_dir():
+            raise BenchError(f"--emit-trace {emit_dir}: not a directory")
+        emit_dir.mkdir(parents=True, exist_ok=True)
+    trace = Path(trace)
+    label = label or trace.name.split(".")[0]
+    kernel, first, measurements, deterministic = None, {}, [], True
+    with opened(trace) as (path, manifest):
+        snap_pages = _snapshot_pages(path, manifest)
+        for rep in range(reps):
+            for batch in ([designs] if together else [[d] for d in designs]):
+                params = {"trace": str(path), "design": ",".join(batch)}
+                if state:
+                    params["state"] = state
+                if emit_dir is not None and rep == 0:
+                    name = _safe(batch[0]) if len(batch) == 1 else "%s"
+                    params["emit_trace"] = str(emit_dir / f"{_safe(label)}-{name}.trace")
+                k, recs = _records(run_raw("replay", params), batch)
+                kernel = kernel or k
+                for d in batch:
+                    rec = recs[d]
+                    if d in first:
+                        deterministic &= first[d].get("counters") == rec.get("counters")
+                    else:
+                        first[d] = rec
+                for d, r in [("kernel", k)] + [(d, recs[d]) for d in batch]:
+                    m = Measurement.from_dict({**r, "design": d})
+                    m.rep = rep
+                    m.params = {**m.params, "label": label, "state": r.get("state", state)}
+                    measurements.append(m)
+    lost = int(kernel.get("lost_events") or 0)
+    if manifest is not None:
+        lost = max(lost, int(manifest.get("lost_events") or 0))
+    return {
+        "trace": str(trace), "label": label,
+        "state": first[designs[0]].get("state", state or "default"),
+        "events": kernel.get("events", first[designs[0]].get("events")), "lost_events": lost,
+        "kernel": kernel, "designs": first, "rows": fidelity_rows(kernel, first),
+        "measurements": measurements, "deterministic": deterministic,
+        "manifest": manifest, "kernel_buddyinfo_pages": snap_pages,
+    }
+
+
+def save(result: dict, path: Path, command: list[str]) -> Path:
+    """Save like `pagelab bench`: measurements + machine info, the replay under "replay"."""
+    extra = {"replay": {k: v for k, v in result.items() if k != "measurements"}}
+    return save_results(path, result["measurements"], command=command, extra=extra)
+
+
+def default_path(out_dir: Path, label: str, state: str) -> Path:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return out_dir / f"replay-{_safe(label)}-{state}-{stamp}.json"
+
+
+def cli(args, argv: list[str], out_dir: Path) -> int:
+    """The body of `pagelab replay` (cli.py parses the arguments)."""
+    try:
+        result = run(args.trace, args.design or [], args.state, args.emit_trace,
+                     args.reps, args.label, args.together)
+    except TraceError as e:
+        raise BenchError(str(e)) from None
+    sys.stdout.write(fidelity_text(result))
+    if not result["deterministic"]:
+        print("pagelab: warning: repeated replays of one design gave different counters",
+              file=sys.stderr)
+    path = Path(args.output) if args.output else default_path(out_dir, result["label"],
+                                                              result["state"])
+    save(result, path, argv)
+    print(f"saved {path}", file=sys.stderr)
+    return 0

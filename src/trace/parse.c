@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: MIT
+/*
+ * parse.c - the streaming trace parser: raw tracefs `trace`/`trace_pipe`
+ * text, `trace-cmd report` text and `perf script` text of the kmem,
+ * vmalloc and percpu events, plain or gzip/zstd/xz compressed.
+ *
+ * One line format covers the three: "COMM-PID [CPU] FLAGS? SECS.FRAC:
+ * [SYSTEM:]EVENT: key=value ...". The CPU is the first "[digits]" on the
+ * line, the timestamp the first token after it that starts with a digit and
+ * ends with ':' (tracefs and trace-cmd may put latency flags between), the
+ * event name the next token with any "system:" prefix (perf) dropped.
+ *
+ * Invariants: memory is one fixed input buffer and one fixed line buffer
+ * (PL_TRACE_BUFSZ each), whatever the trace's length; a line longer than
+ * the buffer is a malformed line, skipped to its end. Every line is
+ * counted, every skipped one is a counted warning with its line number.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "pagelab/trace.h"
+
+#define PL_TRACE_BUFSZ	(1u << 20)
+
+const char *const pl_trace_type_names[NR_PL_TRACE_TYPES] = {
+	"mm_page_alloc", "mm_page_free", "mm_page_free_batched", "mm_page_alloc_zone_locked",
+	"mm_page_pcpu_drain", "mm_page_alloc_extfrag", "alloc_vmap_area",
+	"free_vmap_area_noflush", "purge_vmap_area_lazy", "percpu",
+};
+
+const char *const pl_trace_warn_names[NR_PL_TRACE_WARN] = {
+#define PL_TW_NAME(name) #name,
+	PL_TRACE_WARNINGS(PL_TW_NAME)
+#undef PL_TW_NAME
+};
+
+const char *const pl_trace_format_names[] = { "unknown", "ftrace", "trace-cmd", "perf" };
+
+enum comp { COMP_NONE, COMP_GZIP, COMP_ZSTD, COMP_XZ };
+
+struct pl_trace_reader {
+	int fd;				/* -1 for a memory reader */
+	const unsigned char *mem;
+	size_t mem_len, mem_pos;
+	enum comp comp;
+	z_stream zs;
+	ZSTD_DStream *zd;
+	lzma_stream xz;
+	unsigned char *in;		/* compressed input window */
+	size_t in_len, in_pos;
+	bool in_eof;
+	char *buf;			/* decompressed text window */
+	size_t len, pos;
+	bool eof, error;
+	struct pl_trace_stats stats;
+};
+
+/* ---- input ------------------------------------------------------------------ */
+
+static ssize_t raw_read(struct pl_trace_reader *r, void *dst, size_t n)
+{
+	if (r->fd < 0) {
+		size_t left = r->mem_len - r->mem_pos;
+
+		if (n > left)
+			n = left;
+		memcpy(dst, r->mem + r->mem_pos, n);
+		r->mem_pos += n;
+		return (ssize_t)n;
+	}
+	for (;;) {
+		ssize_t got = read(r->fd, dst, n);
+
+		if (got >= 0 || errno != EINTR)
+			return got;
+	}
+}
+
+/* Refill the compressed window when it is consumed. */
+static int in_fill(struct pl_trace_reader *r)
+{
+	ssize_t got;
+
+	if (r->in_pos < r->in_len || r->in_eof)
+		return 0;
+	got = raw_read(r, r->in, PL_TRACE_BUFSZ);
+	if (got < 0)
+		return -EIO;
+	r->in_len = (size_t)got;
+	r->in_pos = 0;
+	if (!got)
+		r->in_eof = true;
+	return 0;
+}
+
+/* Decompress into @dst up to @cap bytes. Return: bytes, 0 at the end, <0 error. */
+static ssize_t decompress(struct pl_trace_reader *r, char *dst, size_t cap)
+{
+	for (;;) {
+		size_t produced = 0;
+
+		if (in_fill(r))
+			return -EIO;
+		if (r->in_pos == r->in_len && r->in_eof && r->comp != COMP_XZ)
+			return 0;
+		switch (r->comp) {
+		case COMP_NONE:
+			produced = min(cap, r->in_len - r->in_pos);
+			memcpy(dst, r->in + r->in_pos, produced);
+			r->in_pos += produced;
+			break;
+		case COMP_GZIP: {
+			int ret;
+
+			r->zs.next_in = r->in + r->in_pos;
+			r->zs.avail_in = (uInt)(r->in_len - r->in_pos);
+			r->zs.next_out = (unsigned char *)dst;
+			r->zs.avail_out = (uInt)cap;
+			ret = inflate(&r->zs, Z_NO_FLUSH);
+			produced = cap - r->zs.avail_out;
+			r->in_pos = r->in_len - r->zs.avail_in;
+			if (ret == Z_STREAM_END)	/* another gzip member may follow */
+				inflateReset(&r->zs);
+			else if (ret != Z_OK && !(ret == Z_BUF_ERROR && r->in_eof && !produced))
+				return -EIO;
+			break;
+		}
+		case COMP_ZSTD: {
+			ZSTD_inBuffer in = { r->in, r->in_len, r->in_pos };
+			ZSTD_outBuffer out = { dst, cap, 0 };
+			size_t ret = ZSTD_decompressStream(r->zd, &out, &in);
+
+			if (ZSTD_isError(ret))
+				return -EIO;
+			r->in_pos = in.pos;
+			produced = out.pos;
+			break;
+		}
+		case COMP_XZ: {
+			lzma_ret ret;
+
+			r->xz.next_in = r->in + r->in_pos;
+			r->xz.avail_in = r->in_len - r->in_pos;
+			r->xz.next_out = (uint8_t *)dst;
+			r->xz.avail_out = cap;
+			ret = lzma_code(&r->xz, r->in_eof ? LZMA_FINISH : LZMA_RUN);
+			produced = cap - r->xz.avail_out;
+			r->in_pos = r->in_len - r->xz.avail_in;
+			if (ret == LZMA_STREAM_END)
+				return (ssize_t)produced;
+			if (ret != LZMA_OK && ret != LZMA_BUF_ERROR)
+				return -EIO;
+			if (!produced && r->in_eof && r->in_pos == r->in_len)
+				return ret == LZMA_BUF_ERROR ? -EIO : 0;
+			break;
+		}
+		}
+		if (produced)
+			return (ssize_t)produced;
+	}
+}
+
+static struct pl_trace_reader *reader_new(int fd, const void *mem, size_t len)
+{
+	struct pl_trace_reader *r = calloc(1, sizeof(*r));
+	ssize_t got;
+
+	if (!r)
+		return NULL;
+	r->fd = fd;
+	r->mem = mem;
+	r->mem_len = len;
+	r->stats.max_cpu = -1;
+	r->in = malloc(PL_TRACE_BUFSZ);
+	r->buf = malloc(PL_TRACE_BUFSZ);
+	if (!r->in || !r->buf)
+		goto fail;
+	got = raw_read(r, r->in, PL_TRACE_BUFSZ);
+	if (got < 0)
+		goto fail;
+	r->in_len = (size_t)got;
+	if (got >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b) {
+		r->comp = COMP_GZIP;
+		if (inflateInit2(&r->zs, 15 + 32) != Z_OK)
+			goto fail;
+	} else if (got >= 4 && r->in[0] == 0x28 && r->in[1] == 0xb5 && r->in[2] == 0x2f &&
+		   r->in[3] == 0xfd) {
+		r->comp = COMP_ZSTD;
+		r->zd = ZSTD_createDStream();
+		if (!r->zd)
+			goto fail;
+	} else if (got >= 6 && !memcmp(r->in, "\xfd" "7zXZ\0", 6)) {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		r->comp = COMP_XZ;
+		r->xz = init;
+		if (lzma_stream_decoder(&r->xz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+			goto fail;
+	}
+	if (!got)
+		r->in_eof = true;
+	return r;
+fail:
+	pl_trace_close(r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct pl_trace_reader *pl_trace_open(const char *path)
+{
+	struct pl_trace_reader *r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	r = reader_new(fd, NULL, 0);
+	if (!r) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return r;
+}
+
+struct pl_trace_reader *pl_trace_open_mem(const void *buf, size_t len)
+{
+	return reader_new(-1, buf, len);
+}
+
+void pl_trace_close(struct pl_trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->comp == COMP_GZIP)
+		inflateEnd(&r->zs);
+	if (r->zd)
+		ZSTD_freeDStream(r->zd);
+	if (r->comp == COMP_XZ)
+		lzma_end(&r->xz);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->in);
+	free(r->buf);
+	free(r);
+}
+
+const struct pl_trace_stats *pl_trace_get_stats(const struct pl_trace_reader *r)
+{
+	return &r->stats;
+}
+
+/* ---- one line ----------------------------------------------------------------- */
+
+static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* A number at *@p (decimal, or hex after 0x; '-' allowed), advancing *@p. */
+static bool parse_num(const char **p, const char *end, long *out)
+{
+	const char *s = *p;
+	unsigned long v = 0;
+	bool neg = false, any = false;
+
+	if (s < end && *s == '-') {
+		neg = true;
+		s++;
+	}
+	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		for (s += 2; s < end; s++) {
+			unsigned int d;
+
+			if (is_digit(*s))
+				d = (unsigned int)(*s - '0');
+			else if ((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+				d = (unsigned int)((*s | 0x20) - 'a' + 10);
+			else
+				break;
+			v = v << 4 | d;
+			any = true;
+		}
+	} else {
+		for (; s < end && is_digit(*s); s++) {
+			v = v * 10 + (unsigned long)(*s - '0');
+			any = true;
+		}
+	}
+	*p = s;
+	*out = neg ? -(long)v : (long)v;
+	return any;
+}
+
+/* A token against a string literal: the length test first, memcmp of a constant size. */
+#define tok_eq(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
+
+/* gfp_flags=A|B|C onto pagelab's gfp_t; the migratetype comes from its own field. */
+static gfp_t parse_gfp(const char *s, const char *end)
+{
+	gfp_t gfp = 0;
+
+	while (s < end) {
+		const char *t = s;
+		size_t n;
+
+		while (s < end && *s != '|')
+			s++;
+		n = (size_t)(s - t);
+		if (s < end)
+			s++;
+		if (tok_eq(t, n, "GFP_ATOMIC"))
+			gfp |= GFP_ATOMIC;
+		else if (tok_eq(t, n, "GFP_NOWAIT"))
+			gfp |= GFP_NOWAIT;
+		else if (tok_eq(t, n, "__GFP_HIGH"))
+			gfp |= __GFP_HIGH;
+		else if (tok_eq(t, n, "GFP_DMA32") || tok_eq(t, n, "__GFP_DMA32"))
+			gfp |= __GFP_DMA32;
+		else if (tok_eq(t, n, "__GFP_COMP"))
+			gfp |= __GFP_COMP;
+		else if (tok_eq(t, n, "__GFP_NOWARN"))
+			gfp |= __GFP_NOWARN;
+		else if (tok_eq(t, n, "__GFP_ZERO"))
+			gfp |= __GFP_ZERO;
+		else if (n >= 13 && !memcmp(t, "GFP_TRANSHUGE", 13))
+			gfp |= GFP_KERNEL | __GFP_COMP;
+		else if (n > 4 && !memcmp(t, "GFP_", 4))	/* KERNEL, USER, NOFS, NOIO, ... */
+			gfp |= GFP_KERNEL;
+		else if (tok_eq(t, n, "__GFP_DIRECT_RECLAIM") || tok_eq(t, n, "__GFP_RECLAIM"))
+			gfp |= __GFP_RECLAIM;
+		else if (tok_eq(t, n, "__GFP_KSWAPD_RECLAIM"))
+			gfp |= __GFP_KSWAPD_RECLAIM;
+	}
+	return gfp;
+}
+
+/* Field bits, to check that an event has what it needs. */
+enum {
+	F_PFN = 1 << 0, F_ORDER = 1 << 1, F_MT = 1 << 2, F_REFILL = 1 << 3, F_FBORDER = 1 << 4,
+	F_FBMT = 1 << 5, F_OWN = 1 << 6, F_VA = 1 << 7, F_SIZE = 1 << 8, F_PURGED = 1 << 9,
+};
+
+static const unsigned int required[NR_PL_TRACE_TYPES] = {
+	[PL_TRACE_PAGE_ALLOC] = F_PFN | F_ORDER | F_MT,
+	[PL_TRACE_PAGE_FREE] = F_PFN | F_ORDER,
+	[PL_TRACE_PAGE_FREE_BATCHED] = F_PFN,
+	[PL_TRACE_ZONE_LOCKED] = F_PFN | F_ORDER | F_MT | F_REFILL,
+	[PL_TRACE_PCPU_DRAIN] = F_PFN | F_ORDER | F_MT,
+	[PL_TRACE_EXTFRAG] = F_PFN | F_ORDER | F_MT | F_FBORDER | F_FBMT | F_OWN,
+	[PL_TRACE_ALLOC_VMAP_AREA] = F_VA | F_SIZE,
+	[PL_TRACE_FREE_VMAP_AREA] = F_VA,
+	[PL_TRACE_PURGE_VMAP_AREA] = F_PURGED,
+	[PL_TRACE_PERCPU] = 0,
+};
+
+static int event_type(const char *s, size_t n)
+{
+	if (n > 7 && !memcmp(s, "percpu_", 7))
+		return PL_TRACE_PERCPU;
+	if (n > 8 && !memcmp(s, "mm_page_", 8)) {
+		s += 8;
+		n -= 8;
+		if (tok_eq(s, n, "alloc"))
+			return PL_TRACE_PAGE_ALLOC;
+		if (tok_eq(s, n, "free"))
+			return PL_TRACE_PAGE_FREE;
+		if (tok_eq(s, n, "free_batched"))
+			return PL_TRACE_PAGE_FREE_BATCHED;
+		if (tok_eq(s, n, "alloc_zone_locked"))
+			return PL_TRACE_ZONE_LOCKED;
+		if (tok_eq(s, n, "pcpu_drain"))
+			return PL_TRACE_PCPU_DRAIN;
+		if (tok_eq(s, n, "alloc_extfrag"))
+			return PL_TRACE_EXTFRAG;
+		return -1;
+	}
+	if (tok_eq(s, n, "alloc_vmap_area"))
+		return PL_TRACE_ALLOC_VMAP_AREA;
+	if (tok_eq(s, n, "free_vmap_area_noflush"))
+		return PL_TRACE_FREE_VMAP_AREA;
+	if (tok_eq(s, n, "purge_vmap_area_lazy"))
+		return PL_TRACE_PURGE_VMAP_AREA;
+	return -1;
+}
+
+/* "key=value" fields from @p to @end into @ev. Return: the F_* bits found. */
+static unsigned int parse_fields(const char *p, const char *end, struct pl_trace_event *ev)
+{
+	unsigned int found = 0;
+	bool null_page = false;
+
+	while (p < end) {
+		const char *key, *val, *vend;
+		size_t klen;
+		long v;
+
+		while (p < end && *p == ' ')
+			p++;
+		key = p;
+		while (p < end && *p != '=' && *p != ':' && *p != ' ')
+			p++;
+		klen = (size_t)(p - key);
+		if (p >= end || *p == ' ')
+			continue;
+		if (*p == ':') {	/* alloc_vmap_area's "va_start: N" */
+			p++;
+			while (p < end && *p == ' ')
+				p++;
+		} else {
+			p++;
+		}
+		val = p;
+		while (p < end && *p != ' ')
+			p++;
+		vend = p;
+		switch (key[0]) {
+		case 'p':
+			if (tok_eq(key, klen, "pfn") && parse_num(&val, vend, &v)) {
+				ev->pfn = (unsigned long)v;
+				found |= F_PFN;
+			} else if (tok_eq(key, klen, "page")) {
+				/* a failed mm_page_alloc prints a NULL page */
+				null_page = tok_eq(val, (size_t)(vend - val), "0000000000000000") ||
+					    tok_eq(val, (size_t)(vend - val), "(null)") ||
+					    tok_eq(val, (size_t)(vend - val), "0x0");
+			} else if (tok_eq(key, klen, "percpu_refill") && parse_num(&val, vend, &v)) {
+				ev->percpu_refill = (int)v;
+				found |= F_REFILL;
+			}
+			break;
+		case 'o':
+			if (tok_eq(key, klen, "order") && parse_num(&val, vend, &v)) {
+				ev->order = (int)v;
+				found |= F_ORDER;
+			}
+			break;
+		case 'm':
+			if (tok_eq(key, klen, "migratetype") && parse_num(&val, vend, &v)) {
+				ev->migratetype = (int)v;
+				found |= F_MT;
+			}
+			break;
+		case 'g':
+			if (tok_eq(key, klen, "gfp_flags"))
+				ev->gfp = parse_gfp(val, vend);
+			break;
+		case 'a':
+			if (tok_eq(key, klen, "alloc_order") && parse_num(&val, vend, &v)) {
+				ev->order = (int)v;
+				found |= F_ORDER;
+			} else if (tok_eq(key, klen, "alloc_migratetype") && parse_num(&val, vend, &v)) {
+				ev->migratetype = (int)v;
+				found |= F_MT;
+			} else if (tok_eq(key, klen, "align")) {
+				/* unused */
+			}
+			break;
+		case 'f':
+			if (tok_eq(key, klen, "fallback_order") && parse_num(&val, vend, &v)) {
+				ev->fallback_order = (int)v;
+				found |= F_FBORDER;
+			} else if (tok_eq(key, klen, "fallback_migratetype") &&
+				   parse_num(&val, vend, &v)) {
+				ev->fallback_migratetype = (int)v;
+				found |= F_FBMT;
+			} else if (tok_eq(key, klen, "failed") && parse_num(&val, vend, &v)) {
+				ev->failed = (int)v;
+			}
+			break;
+		case 'c':
+			if (tok_eq(key, klen, "change_ownership") && parse_num(&val, vend, &v)) {
+				ev->change_ownership = (int)v;
+				found |= F_OWN;
+			}
+			break;
+		case 'v':
+			if (tok_eq(key, klen, "va_start") && parse_num(&val, vend, &v)) {
+				ev->va_start = (unsigned long)v;
+				found |= F_VA;
+			}
+			break;
+		case 's':
+			if (tok_eq(key, klen, "size") && parse_num(&val, vend, &v)) {
+				ev->size = (unsigned long)v;
+				found |= F_SIZE;
+			}
+			break;
+		case 'n':
+			if (tok_eq(key, klen, "num_purged") && parse_num(&val, vend, &v)) {
+				ev->npurged = (unsigned long)v;
+				found |= F_PURGED;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (null_page)
+		ev->pfn = -1UL;
+	return found;
+}
+
+/*
+ * Lost-event markers, looked for only on lines that are not events:
+ * "CPU:N [LOST M EVENTS]" (tracefs, trace-cmd) and trace-cmd's
+ * "CPU:N [EVENTS DROPPED]" (a count it does not know: counted as one).
+ * Return: true if @s was one.
+ */
+static bool parse_lost(const char *s, const char *end, struct pl_trace_stats *st)
+{
+	const char *p = memmem(s, (size_t)(end - s), "[LOST ", 6);
+	long n = 1;
+
+	if (p) {
+		p += 6;
+		if (!parse_num(&p, end, &n) || n < 0)
+			return false;
+	} else if (!memmem(s, (size_t)(end - s), "[EVENTS DROPPED]", 16)) {
+		return false;
+	}
+	if (st) {
+		st->lost_events += (unsigned long)n;
+		st->warn[PL_TW_lost_events]++;
+	}
+	return true;
+}
+
+/* Header and comment lines. Return: true if @s was one. */
+static bool parse_meta(const char *s, const char *end, struct pl_trace_stats *st)
+{
+	const char *p;
+
+	if (*s == '#') {
+		static const char key[] = "entries-in-buffer/entries-written:";
+
+		p = memmem(s, (size_t)(end - s), key, sizeof(key) - 1);
+		if (p && st) {
+			long a = 0, b = 0;
+
+			p += sizeof(key) - 1;
+			while (p < end && *p == ' ')
+				p++;
+			if (parse_num(&p, end, &a) && p < end && *p == '/' && (p++, parse_num(&p, end, &b))) {
+				st->entries_in_buffer = (unsigned long)a;
+				st->entries_written = (unsigned long)b;
+				if (b > a)
+					st->lost_events += (unsigned long)(b - a);
+				if (b > a)
+					st->warn[PL_TW_lost_events]++;
+			}
+			st->format = PL_TRACE_FMT_FTRACE;
+		}
+		return true;
+	}
+	if (end - s >= 5 && !memcmp(s, "cpus=", 5)) {	/* trace-cmd report's first line */
+		if (st)
+			st->format = PL_TRACE_FMT_TRACE_CMD;
+		return true;
+	}
+	if (end - s >= 10 && !memcmp(s, "version = ", 10))
+		return true;
+	return false;
+}
+
+int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
+			struct pl_trace_stats *st)
+{
+	const char *s = line, *end = line + len, *p, *tok, *name, *nend;
+	long cpu = -1, secs, frac = 0;
+	int type, ndigits;
+	unsigned int need;
+	struct pl_trace_event e;
+
+	while (end > s && (end[-1] == '\r' || end[-1] == ' '))
+		end--;
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == end)
+		return 0;
+	if (parse_meta(s, end, st))
+		return 0;
+	/* the CPU: the first [digits] */
+	for (p = s; (p = memchr(p, '[', (size_t)(end - p))) != NULL; p++) {
+		const char *q = p + 1;
+
+		if (q < end && is_digit(*q) && parse_num(&q, end, &cpu) && q < end && *q == ']') {
+			p = q + 1;
+			break;
+		}
+		cpu = -1;
+	}
+	if (!p || cpu < 0)
+		return parse_lost(s, end, st) ? 0 : -1;
+	/* the timestamp: the first token starting with a digit and ending in ':' */
+	for (int i = 0; i < 3; i++) {
+		while (p < end && *p == ' ')
+			p++;
+		tok = p;
+		while (p < end && *p != ' ')
+			p++;
+		if (p > tok + 1 && p[-1] == ':' && is_digit(*tok))
+			break;
+		tok = NULL;
+	}
+	if (!tok)
+		return -1;
+	if (!parse_num(&tok, p, &secs) || *tok != '.')
+		return -1;
+	tok++;
+	for (ndigits = 0; tok < p && is_digit(*tok); tok++, ndigits++)
+		if (ndigits < 9)
+			frac = frac * 10 + (*tok - '0');
+	if (*tok != ':' || !ndigits)
+		return -1;
+	for (; ndigits < 9; ndigits++)
+		frac *= 10;
+	/* the event name, "system:" dropped */
+	while (p < end && *p == ' ')
+		p++;
+	name = p;
+	while (p < end && *p != ' ')
+		p++;
+	nend = p;
+	if (nend > name && nend[-1] == ':')
+		nend--;
+	for (const char *c = name; c < nend; c++)
+		if (*c == ':') {
+			name = c + 1;
+			if (st)
+				st->format = PL_TRACE_FMT_PERF;
+		}
+	if (nend == name)
+		return -1;
+	type = event_type(name, (size_t)(nend - name));
+	if (type < 0) {
+		if (st)
+			st->warn[PL_TW_unknown_event]++;
+		return 0;
+	}
+	memset(&e, 0, sizeof(e));
+	e.type = (enum pl_trace_type)type;
+	e.cpu = (unsigned int)cpu;
+	e.ts_ns = (uint64_t)secs * 1000000000ull + (uint64_t)frac;
+	need = required[type];
+	if ((parse_fields(p, end, &e) & need) != need)
+		return -1;
+	if (type == PL_TRACE_PAGE_FREE_BATCHED)
+		e.order = 0;
+	if (type == PL_TRACE_EXTFRAG)
+		e.fragmenting = e.fallback_order < pageblock_order;
+	if ((need & F_ORDER) && (e.order < 0 || e.order > MAX_PAGE_ORDER))
+		return -1;
+	*ev = e;
+	return 1;
+}
+
+/* ---- the line loop -------------------------------------------------------------- */
+
+/* Make room and read more text. Return: false at the end or on error. */
+static bool buf_fill(struct pl_trace_reader *r)
+{
+	ssize_t got;
+
+	if (r->eof || r->error)
+		return false;
+	if (r->pos) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	if (r->len == PL_TRACE_BUFSZ)
+		return false;
+	got = decompress(r, r->buf + r->len, PL_TRACE_BUFSZ - r->len);
+	if (got < 0) {
+		r->error = true;
+		pl_warn_ratelimited("trace: read or decompression error after line %lu",
+				    r->stats.lines);
+		return false;
+	}
+	if (!got) {
+		r->eof = true;
+		return false;
+	}
+	r->len += (size_t)got;
+	return true;
+}
+
+static void warn_line(struct pl_trace_reader *r, const char *what)
+{
+	/* every one counted; the first few named on stderr (then rate-limited) */
+	if (r->stats.warn[PL_TW_malformed_line]++ >= 100)
+		return;
+	pl_warn_ratelimited("trace: line %lu: %s", r->stats.lines, what);
+}
+
+int pl_trace_next(struct pl_trace_reader *r, struct pl_trace_event *ev)
+{
+	for (;;) {
+		char *line = r->buf + r->pos, *nl;
+		size_t avail = r->len - r->pos;
+		int ret;
+
+		nl = memchr(line, '\n', avail);
+		if (!nl) {
+			if (buf_fill(r))
+				continue;
+			if (r->len - r->pos == PL_TRACE_BUFSZ) {
+				/* a line longer than the buffer: skip to its end */
+				r->stats.lines++;
+				warn_line(r, "longer than 1 MiB, skipped");
+				do {
+					r->pos = r->len;
+					if (!buf_fill(r))
+						break;
+					nl = memchr(r->buf, '\n', r->len);
+				} while (!nl);
+				if (nl)
+					r->pos = (size_t)(nl - r->buf) + 1;
+				continue;
+			}
+			if (r->error)
+				return -EIO;
+			if (r->pos == r->len)
+				return 0;
+			line = r->buf + r->pos;	/* buf_fill() may have moved it */
+			nl = r->buf + r->len;	/* last line without a newline */
+		}
+		r->stats.lines++;
+		r->pos = (size_t)(nl - r->buf) + (nl < r->buf + r->len);
+		ret = pl_trace_parse_line(line, (size_t)(nl - line), ev, &r->stats);
+		if (ret < 0) {
+			warn_line(r, "malformed event line, skipped");
+			continue;
+		}
+		if (!ret)
+			continue;
+		ev->line = r->stats.lines;
+		if (!r->stats.events)
+			r->stats.first_ns = ev->ts_ns;
+		r->stats.last_ns = ev->ts_ns;
+		r->stats.events++;
+		r->stats.by_type[ev->type]++;
+		if ((int)ev->cpu > r->stats.max_cpu)
+			r->stats.max_cpu = (int)ev->cpu;
+		if (r->stats.format == PL_TRACE_FMT_UNKNOWN)
+			r->stats.format = PL_TRACE_FMT_FTRACE;
+		return 1;
+	}
+}

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+/*
+ * replay.c - a kernel trace's allocations and frees replayed on a pagelab
+ * machine, one vCPU per trace CPU, in trace order.
+ *
+ * The kernel's pfns are not pagelab's: each traced block maps to the block
+ * pagelab handed out for it (a hash table from the kernel's head pfn to the
+ * struct page and order). A free of part of a block split_page()s it first
+ * and maps every page. A free of a pfn pagelab never handed out is a page
+ * allocated before the trace: with a loaded state it gives back one of the
+ * state's allocated blocks (pl_state_take()), without one it is a counted
+ * warning. Refills, drains and fallbacks are not replayed: pagelab makes
+ * its own, seen through its tracepoints and scored as the kernel's are.
+ *
+ * mm_page_free_batched is not a free of its own: the kernel fires
+ * mm_page_free for the same page first, in free_pages_prepare() (then
+ * free_unref_folios() fires _batched as it commits the page to the PCP).
+ *
+ * Invariants: every table entry is a block pagelab allocated and has not
+ * freed; the table is the only owner of the replay's live blocks.
+ * Single-threaded: all vCPUs run on the caller's thread.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pagelab/trace.h"
+#include "pagelab/vmalloc.h"
+
+#define NSEC_PER_SEC 1000000000ull
+
+struct pfn_ent {
+	unsigned long key;	/* kernel head pfn + 1; 0 = empty slot */
+	union {
+		struct page *page;
+		void *addr;	/* vmap table: the area's address */
+	};
+	unsigned int order;
+};
+
+struct pfn_table {
+	struct pfn_ent *slot;
+	size_t cap, nr;		/* cap a power of two */
+};
+
+struct pl_replay {
+	struct pl_machine *m;
+	struct pl_loaded_state *st;
+	struct pfn_table blocks;	/* kernel head pfn -> pagelab block */
+	struct pfn_table areas;		/* va_start -> vmap() address */
+	struct pl_trace_score score;
+	unsigned long warn[NR_PL_TRACE_WARN];
+	unsigned long pfn_limit;	/* kernel pfns at or above: out of range (0: none) */
+	FILE *emit;
+	uint64_t now_ns, next_tick_ns;
+	bool started;
+	void (*timeline)(void *ctx, unsigned long t);
+	void *timeline_ctx;
+	unsigned long t;		/* seconds of trace time replayed */
+	struct page *vmap_page;		/* what vmap() maps for a traced area */
+	struct page **vmap_pages;
+	unsigned int vmap_pages_cap;
+};
+
+/* ---- the pfn table (linear probing, backward-shift deletion) ---------------- */
+
+static inline size_t hash_pfn(unsigned long key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static int table_grow(struct pfn_table *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 1 << 16;
+	struct pfn_ent *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (!t->slot[i].key)
+			continue;
+		for (j = hash_pfn(t->slot[i].key, ncap); n[j].key; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = n;
+	t->cap = ncap;
+	return 0;
+}
+
+static struct pfn_ent *table_find(const struct pfn_table *t, unsigned long pfn)
+{
+	unsigned long key = pfn + 1;
+
+	if (!t->cap)
+		return NULL;
+	for (size_t i = hash_pfn(key, t->cap); t->slot[i].key; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i].key == key)
+			return &t->slot[i];
+	return NULL;
+}
+
+static int table_insert(struct pfn_table *t, unsigned long pfn, void *ptr, unsigned int order)
+{
+	unsigned long key = pfn + 1;
+	size_t i;
+
+	if ((t->nr + 1) * 4 > t->cap * 3 && table_grow(t))
+		return -ENOMEM;
+	for (i = hash_pfn(key, t->cap); t->slot[i].key; i = (i + 1) & (t->cap - 1))
+		;
+	t->slot[i].key = key;
+	t->slot[i].page = ptr;
+	t->slot[i].order = order;
+	t->nr++;
+	return 0;
+}
+
+static void table_remove(struct pfn_table *t, struct pfn_ent *e)
+{
+	size_t i = (size_t)(e - t->slot), j = i;
+
+	t->slot[i].key = 0;
+	t->nr--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (t->cap - 1);
+		if (!t->slot[j].key)
+			return;
+		home = hash_pfn(t->slot[j].key, t->cap);
+		/* move j back to i unless its home lies cyclically in (i, j] */
+		if ((i <= j) ? (home <= i || home > j) : (home <= i && home > j)) {
+			t->slot[i] = t->slot[j];
+			t->slot[j].key = 0;
+			i = j;
+		}
+	}
+}
+
+/* ---- tracepoints ------------------------------------------------------------- */
+
+static void replay_tp(void *ctx, const struct pl_tp_event *tp)
+{
+	struct pl_replay *r = ctx;
+	struct pl_trace_event ev;
+
+	pl_tp_to_trace_event(tp, r->now_ns, &ev);
+	pl_trace_score_event(&r->score, &ev);
+	if (r->emit)
+		pl_trace_print_event(r->emit, &ev);
+}
+
+struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state *st)
+{
+	struct pl_replay *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->m = m;
+	r->st = st;
+	pl_trace_score_init(&r->score);
+	if (table_grow(&r->blocks) || table_grow(&r->areas)) {
+		free(r->blocks.slot);
+		free(r);
+		return NULL;
+	}
+	/* a positional state's allocated blocks sit at the kernel's own pfns */
+	if (st) {
+		const unsigned long *pfn;
+		const unsigned char *order;
+		size_t n = pl_state_pretrace(st, &pfn, &order);
+
+		for (size_t i = 0; i < n; i++)
+			if (table_insert(&r->blocks, pfn[i], m->mem_map + pfn[i], order[i])) {
+				pl_replay_destroy(r, false);
+				return NULL;
+			}
+	}
+	pl_set_tracepoint_sink(m, replay_tp, r);
+	return r;
+}
+
+void pl_replay_set_emit(struct pl_replay *r, FILE *f) { r->emit = f; }
+
+void pl_replay_set_pfn_limit(struct pl_replay *r, unsigned long limit) { r->pfn_limit = limit; }
+
+void pl_replay_set_timeline(struct pl_replay *r, void (*fn)(void *ctx, unsigned long t), void *ctx)
+{
+	r->timeline = fn;
+	r->timeline_ctx = ctx;
+}
+
+const struct pl_trace_score *pl_replay_score(const struct pl_replay *r) { return &r->score; }
+const unsigned long *pl_replay_warnings(const struct pl_replay *r) { return r->warn; }
+
+static int warn(struct pl_replay *r, enum pl_trace_warn w, const struct pl_trace_event *ev)
+{
+	/* the first few of each class name their line; the rest are counted */
+	if (r->warn[w]++ >= 10)
+		return (int)w + 1;
+	pl_warn_ratelimited("replay: line %lu: %s %s (cpu %u pfn %#lx order %d)", ev->line,
+			    pl_trace_warn_names[w], pl_trace_type_names[ev->type], ev->cpu, ev->pfn,
+			    ev->order);
+	return (int)w + 1;
+}
+
+/* ---- time -------------------------------------------------------------------- */
+
+/* Once per second of trace time: every vCPU's vmstat tick, then the timeline. */
+static void advance_time(struct pl_replay *r, uint64_t ts)
+{
+	if (!r->started) {
+		r->started = true;
+		r->next_tick_ns = ts + NSEC_PER_SEC;
+	}
+	if (ts > r->now_ns)
+		r->now_ns = ts;
+	/* a gap of hours is idle time: its ticks change nothing after a few */
+	if (ts > r->next_tick_ns + 600 * NSEC_PER_SEC) {
+		r->t += (ts - r->next_tick_ns) / NSEC_PER_SEC - 600;
+		r->next_tick_ns += ((ts - r->next_tick_ns) / NSEC_PER_SEC - 600) * NSEC_PER_SEC;
+	}
+	while (ts >= r->next_tick_ns) {
+		for (unsigned int c = 0; c < r->m->nr_cpus; c++) {
+			pl_enter(r->m, c);
+			pl_vmstat_tick();
+		}
+		r->t++;
+		if (r->timeline)
+			r->timeline(r->timeline_ctx, r->t);
+		r->next_tick_ns += NSEC_PER_SEC;
+	}
+}
+
+/* ---- allocations and frees --------------------------------------------------- */
+
+static gfp_t replay_gfp(const struct pl_trace_event *ev)
+{
+	gfp_t gfp = ev->gfp ? ev->gfp : GFP_KERNEL;
+
+	/* zeroing would touch the machine's memory for nothing */
+	gfp &= ~(__GFP_ZERO | GFP_MOVABLE_MASK);
+	if (ev->migratetype == MIGRATE_MOVABLE)
+		gfp |= __GFP_MOVABLE;
+	else if (ev->migratetype == MIGRATE_RECLAIMABLE)
+		gfp |= __GFP_RECLAIMABLE;
+	return gfp | __GFP_NOWARN;
+}
+
+static void free_entry(struct pl_replay *r, struct pfn_ent *e)
+{
+	struct page *page = e->page;
+	unsigned int order = e->order;
+
+	table_remove(&r->blocks, e);
+	__free_pages(page, order);
+}
+
+/* split_page() the block at @e and map each of its pages on its own. */
+static int split_entry(struct pl_replay *r, struct pfn_ent *e)
+{
+	unsigned long head = e->key - 1;
+	struct page *page = e->page;
+	unsigned int order = e->order;
+
+	if (PageHead(page) || split_page(page, order))
+		return -EINVAL;
+	e->order = 0;
+	for (unsigned long i = 1; i < (1UL << order); i++)
+		if (table_insert(&r->blocks, head + i, page + i, 0))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The mapped block that contains @pfn, or NULL. */
+static struct pfn_ent *find_containing(struct pl_replay *r, unsigned long pfn)
+{
+	for (unsigned int k = 1; k <= MAX_PAGE_ORDER; k++) {
+		struct pfn_ent *e = table_find(&r->blocks, pfn & ~((1UL << k) - 1));
+
+		if (e && e->order >= k)
+			return e;
+	}
+	return NULL;
+}
+
+static int replay_alloc(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	struct pfn_ent *e;
+	struct page *page;
+
+	if (ev->pfn == -1UL)	/* the kernel's allocation failed too */
+		return 0;
+	e = table_find(&r->blocks, ev->pfn);
+	if (e) {
+		/* the kernel freed it without a traced free: follow the kernel */
+		free_entry(r, e);
+		warn(r, PL_TW_realloc_unfreed, ev);
+	}
+	page = alloc_pages(replay_gfp(ev), (unsigned int)ev->order);
+	if (!page)
+		return warn(r, PL_TW_alloc_failed, ev);
+	if (table_insert(&r->blocks, ev->pfn, page, (unsigned int)ev->order)) {
+		__free_pages(page, (unsigned int)ev->order);
+		return warn(r, PL_TW_alloc_failed, ev);
+	}
+	return 0;
+}
+
+static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	unsigned long pfn = ev->pfn, end = ev->pfn + (1UL << ev->order);
+	struct pfn_ent *e = table_find(&r->blocks, pfn);
+	bool missing = false;
+
+	if (!e) {
+		e = find_containing(r, pfn);
+		if (e && split_entry(r, e))
+			return warn(r, PL_TW_order_mismatch, ev);
+		e = table_find(&r->blocks, pfn);
+	}
+	if (e && e->order > (unsigned int)ev->order && split_entry(r, e))
+		return warn(r, PL_TW_order_mismatch, ev);
+	if (!e) {
+		struct page *page = r->st ? pl_state_take(r->st, (unsigned int)ev->order, -1) : NULL;
+
+		if (!page)
+			return warn(r, PL_TW_free_unallocated, ev);
+		__free_pages(page, (unsigned int)ev->order);
+		return 0;
+	}
+	/* free every mapped block inside [pfn, end) */
+	while (pfn < end) {
+		e = table_find(&r->blocks, pfn);
+		if (!e) {
+			missing = true;
+			pfn++;
+			continue;
+		}
+		pfn += 1UL << e->order;
+		free_entry(r, e);
+	}
+	return missing ? warn(r, PL_TW_order_mismatch, ev) : 0;
+}
+
+/* ---- vmap areas ---------------------------------------------------------------- */
+
+static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	unsigned long count = ev->size >> PAGE_SHIFT;
+	void *addr;
+
+	if (ev->failed || count < 2)
+		return 0;
+	count--;	/* the guard page */
+	if (!r->vmap_page) {
+		r->vmap_page = alloc_page(GFP_KERNEL);
+		if (!r->vmap_page)
+			return warn(r, PL_TW_alloc_failed, ev);
+	}
+	if (count > r->vmap_pages_cap) {
+		struct page **n = realloc(r->vmap_pages, count * sizeof(*n));
+
+		if (!n)
+			return warn(r, PL_TW_alloc_failed, ev);
+		r->vmap_pages = n;
+		for (unsigned long i = r->vmap_pages_cap; i < count; i++)
+			n[i] = r->vmap_page;
+		r->vmap_pages_cap = (unsigned int)count;
+	}
+	addr = vmap(r->vmap_pages, (unsigned int)count, VM_MAP, PAGE_KERNEL);
+	if (!addr)
+		return warn(r, PL_TW_alloc_failed, ev);
+	if (table_insert(&r->areas, ev->va_start, addr, 0)) {
+		vunmap(addr);
+		return warn(r, PL_TW_alloc_failed, ev);
+	}
+	r->score.vmalloc_allocs++;	/* pagelab has no vmalloc tracepoint: count here */
+	return 0;
+}
+
+static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	struct pfn_ent *e = table_find(&r->areas, ev->va_start);
+	void *addr;
+
+	if (!e)	/* an area from before the trace: nothing of pagelab's */
+		return 0;
+	addr = e->addr;
+	table_remove(&r->areas, e);
+	vunmap(addr);
+	return 0;
+}
+
+int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	if (ev->cpu >= r->m->nr_cpus)
+		return warn(r, PL_TW_cpu_out_of_range, ev);
+	advance_time(r, ev->ts_ns);
+	pl_enter(r->m, ev->cpu);
+	switch (ev->type) {
+	case PL_TRACE_PAGE_ALLOC:
+	case PL_TRACE_PAGE_FREE:
+		if (r->pfn_limit && ev->pfn != -1UL && ev->pfn + (1UL << ev->order) > r->pfn_limit)
+			return warn(r, PL_TW_pfn_out_of_range, ev);
+		return ev->type == PL_TRACE_PAGE_ALLOC ? replay_alloc(r, ev) : replay_free(r, ev);
+	case PL_TRACE_ALLOC_VMAP_AREA:
+		return replay_vmap(r, ev);
+	case PL_TRACE_FREE_VMAP_AREA:
+		return replay_vunmap(r, ev);
+	default:
+		return 0;	/* the kernel's internal steps: pagelab makes its own */
+	}
+}
+
+void pl_replay_destroy(struct pl_replay *r, bool free_live)
+{
+	if (!r)
+		return;
+	pl_set_tracepoint_sink(r->m, NULL, NULL);
+	pl_enter(r->m, 0);
+	for (size_t i = 0; i < r->areas.cap; i++)
+		if (r->areas.slot[i].key)
+			vunmap(r->areas.slot[i].addr);
+	if (free_live)
+		for (size_t i = 0; i < r->blocks.cap; i++)
+			if (r->blocks.slot[i].key)
+				__free_pages(r->blocks.slot[i].page, r->blocks.slot[i].order);
+	if (r->vmap_page && free_live)
+		__free_page(r->vmap_page);
+	free(r->vmap_pages);
+	free(r->blocks.slot);
+	free(r->areas.slot);
+	free(r);
+}
+
+void pl_free_pages_by_order(struct pl_machine *m, unsigned long out[NR_PAGE_ORDERS])
+{
+	struct zone *zone;
+
+	memset(out, 0, sizeof(unsigned long) * NR_PAGE_ORDERS);
+	for_each_populated_zone(zone, m)
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			out[o] += READ_ONCE(zone->free_area[o].nr_free) << o;
+}

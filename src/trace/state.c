@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: MIT
+/*
+ * state.c - a machine brought to a real kernel's state from a /proc
+ * snapshot (level "counts"), through the mm layer's loading functions.
+ *
+ * Zones: the kernel's DMA and DMA32 become pagelab's DMA32, Normal (and
+ * Movable) its Normal, each sized to the managed pages (the only ones the
+ * buddy ever sees) plus 2% (at least 128 MiB) of slack that stays
+ * allocated, as the kernel's reserved pages and holes; managed_pages is
+ * then set to the reported value, so watermarks and PCP limits match.
+ *
+ * Layout: every page is first taken (allocated); pageblocks get types in
+ * pagetypeinfo's proportions, spread evenly over the zone in pairs (one
+ * order-10 block's two pageblocks share a type); then each type's free
+ * blocks are given back into its pageblocks, largest order first, packed
+ * so that no two free buddies meet (a free block's buddy always keeps an
+ * allocated page), which reproduces buddyinfo and pagetypeinfo exactly
+ * when the zone has room. The rest stays allocated, held by the state's
+ * bitmap: a trace's free of a page pagelab never handed out takes one of
+ * those (pl_state_take()). PCP high and batch are set as reported and each
+ * CPU's PCP is filled with its reported count of held pages.
+ *
+ * Invariant: a set bit in @held is an allocated order-0 page the state owns.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pagelab/trace.h"
+
+const char *const pl_state_level_names[] = { "fresh", "counts", "positional" };
+
+int pl_state_level_parse(const char *s)
+{
+	for (int i = 0; i <= PL_STATE_POSITIONAL; i++)
+		if (!strcmp(s, pl_state_level_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+struct pl_loaded_state {
+	struct pl_machine *m;
+	uint64_t *held;			/* one bit per pfn */
+	unsigned long nr_held;
+	unsigned long cursor;
+	uint64_t rng;
+	unsigned long unplaced;		/* free blocks that found no room */
+	unsigned long *pre_pfn;		/* positional: blocks loaded allocated */
+	unsigned char *pre_order;
+	size_t nr_pre, cap_pre;
+};
+
+static inline bool held(const struct pl_loaded_state *st, unsigned long pfn)
+{
+	return st->held[pfn / 64] >> (pfn % 64) & 1;
+}
+
+static inline void set_held(struct pl_loaded_state *st, unsigned long pfn, bool on)
+{
+	if (on)
+		st->held[pfn / 64] |= 1ull << (pfn % 64);
+	else
+		st->held[pfn / 64] &= ~(1ull << (pfn % 64));
+}
+
+/* Which pagelab zone a kernel zone folds into. */
+static int pl_zone_of(const char *name)
+{
+	return (!strcmp(name, "DMA") || !strcmp(name, "DMA32")) ? ZONE_DMA32 : ZONE_NORMAL;
+}
+
+static unsigned long zone_pages(const struct pl_snapshot *snap, int zi)
+{
+	unsigned long pages = 0;
+
+	for (int i = 0; i < snap->nr_zones; i++)
+		if (pl_zone_of(snap->zone[i].name) == zi)
+			pages += snap->zone[i].managed ? snap->zone[i].managed
+						       : snap->zone[i].present;
+	/*
+	 * Slack: the kernel's zones have holes and reserved pages between
+	 * their free blocks; a zone exactly the managed size could not hold
+	 * a nearly all-free state's small blocks without merging them.
+	 */
+	if (pages)
+		pages += max(pages / 50, 32 * MAX_ORDER_NR_PAGES);
+	return (pages + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
+}
+
+void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg)
+{
+	unsigned long dma32 = zone_pages(snap, ZONE_DMA32), normal = zone_pages(snap, ZONE_NORMAL);
+
+	cfg->dma32_bytes = dma32 << PAGE_SHIFT;
+	cfg->mem_bytes = (dma32 + normal) << PAGE_SHIFT;
+	cfg->min_free_kbytes = snap->min_free_kbytes;
+}
+
+static bool run_held(const struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	unsigned long nr = 1UL << order;
+
+	if (pfn + nr > st->m->max_pfn)
+		return false;
+	if (order >= 6) {
+		for (unsigned long w = pfn / 64; w < (pfn + nr) / 64; w++)
+			if (st->held[w] != ~0ull)
+				return false;
+		return true;
+	}
+	for (unsigned long i = 0; i < nr; i++)
+		if (!held(st, pfn + i))
+			return false;
+	return true;
+}
+
+/* ---- placing free blocks ---------------------------------------------------------- */
+
+struct fill {
+	struct pl_loaded_state *st;
+	struct zone *zone;
+	unsigned long need[NR_PAGE_ORDERS];
+};
+
+/*
+ * Fill the 2^@k region at @pfn: free it whole if a block of that order is
+ * needed and @whole_ok, else recurse into its halves, never both wholly
+ * free (they would merge). Return: true if the region went free whole.
+ */
+static bool fill_region(struct fill *f, unsigned long pfn, unsigned int k, bool whole_ok)
+{
+	bool left;
+
+	if (whole_ok && f->need[k] && run_held(f->st, pfn, k)) {
+		if (pl_zone_give_free_block(f->zone, pfn, k))
+			return false;
+		f->need[k]--;
+		for (unsigned long i = 0; i < (1UL << k); i++)
+			set_held(f->st, pfn + i, false);
+		f->st->nr_held -= 1UL << k;
+		return true;
+	}
+	if (!k)
+		return false;
+	/* nothing smaller needed: leave it allocated */
+	{
+		bool any = false;
+
+		for (unsigned int o = 0; o < k; o++)
+			any |= f->need[o] != 0;
+		if (!any)
+			return false;
+	}
+	left = fill_region(f, pfn, k - 1, true);
+	fill_region(f, pfn + (1UL << (k - 1)), k - 1, !left);
+	return false;
+}
+
+/* Pageblock types in pairs, each type's share spread evenly (Bresenham). */
+static void assign_types(struct zone *zone, const unsigned long want[MIGRATE_PCPTYPES],
+			 unsigned char *types)
+{
+	unsigned long nr = zone->spanned_pages >> pageblock_order, pairs = (nr + 1) / 2;
+	unsigned long wp[MIGRATE_PCPTYPES], gp[MIGRATE_PCPTYPES] = { 0 };
+
+	for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+		wp[t] = (want[t] + 1) / 2;
+	for (unsigned long p = 0; p < pairs; p++) {
+		int mt = MIGRATE_MOVABLE;
+
+		for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
+			if (t == MIGRATE_MOVABLE || (p + 1) * wp[t] / pairs <= gp[t])
+				continue;
+			mt = t;
+			break;
+		}
+		gp[mt]++;
+		types[2 * p] = (unsigned char)mt;
+		if (2 * p + 1 < nr)
+			types[2 * p + 1] = (unsigned char)mt;
+	}
+}
+
+static unsigned long list_length(const struct list_head *head)
+{
+	unsigned long n = 0;
+
+	for (const struct list_head *p = head->next; p != head; p = p->next)
+		n++;
+	return n;
+}
+
+/*
+ * Positional pageblock types: each pageblock a sighting lies in takes the
+ * type most of its sightings' lists name; the others, in order, the types
+ * the snapshot still has pageblocks of, spread evenly (Bresenham), the
+ * rest Movable.
+ */
+static void vote_types(struct zone *zone, const struct pl_positional *pos,
+		       const unsigned long want[MIGRATE_PCPTYPES], unsigned char *types)
+{
+	unsigned long nr = zone->spanned_pages >> pageblock_order, unvoted = 0, seen = 0;
+	unsigned long left[MIGRATE_PCPTYPES], given[MIGRATE_PCPTYPES] = { 0 };
+	unsigned int (*votes)[MIGRATE_PCPTYPES] = calloc(nr, sizeof(*votes));
+	unsigned char *voted = calloc(nr, 1);
+
+	memset(types, 0xff, nr);
+	if (votes && voted) {
+		for (size_t i = 0; i < pos->nr; i++) {
+			const struct pl_sighting *r = &pos->rec[i];
+
+			if (r->kind == PL_SEEN_ALLOCATED || !zone_spans_pfn(zone, r->pfn))
+				continue;
+			votes[(r->pfn - zone->zone_start_pfn) >> pageblock_order][r->mt]++;
+		}
+		for (unsigned long pb = 0; pb < nr; pb++) {
+			unsigned int best = 0;
+
+			for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+				if (votes[pb][t] > best) {
+					best = votes[pb][t];
+					types[pb] = (unsigned char)t;
+				}
+			if (best) {
+				given[types[pb]]++;
+				voted[pb] = 1;
+			}
+		}
+	}
+	free(votes);
+	for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+		left[t] = want[t] > given[t] ? want[t] - given[t] : 0;
+	for (unsigned long pb = 0; pb < nr; pb++)
+		unvoted += types[pb] == 0xff;
+	for (unsigned long pb = 0; pb < nr; pb++) {
+		if (types[pb] != 0xff)
+			continue;
+		/* the second of an unvoted pair takes the first's type */
+		if ((pb & 1) && !voted[pb - 1]) {
+			types[pb] = types[pb - 1];
+			continue;
+		}
+		types[pb] = MIGRATE_MOVABLE;
+		seen++;
+		for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
+			if (t == MIGRATE_MOVABLE || !left[t])
+				continue;
+			if (seen * left[t] / unvoted > (seen - 1) * left[t] / unvoted) {
+				types[pb] = (unsigned char)t;
+				break;
+			}
+		}
+	}
+	free(voted);
+}
+
+static int pre_add(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	if (st->nr_pre == st->cap_pre) {
+		size_t cap = st->cap_pre ? st->cap_pre * 2 : 4096;
+		unsigned long *p = realloc(st->pre_pfn, cap * sizeof(*p));
+		unsigned char *o;
+
+		if (!p)
+			return -ENOMEM;
+		st->pre_pfn = p;
+		o = realloc(st->pre_order, cap);
+		if (!o)
+			return -ENOMEM;
+		st->pre_order = o;
+		st->cap_pre = cap;
+	}
+	st->pre_pfn[st->nr_pre] = pfn;
+	st->pre_order[st->nr_pre++] = (unsigned char)order;
+	return 0;
+}
+
+static void unhold(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	for (unsigned long i = 0; i < (1UL << order); i++)
+		set_held(st, pfn + i, false);
+	st->nr_held -= 1UL << order;
+}
+
+/* The zone's free and allocated sightings where the trace saw them. */
+static int place_sightings(struct pl_loaded_state *st, struct zone *zone,
+			   const struct pl_positional *pos)
+{
+	for (size_t i = 0; i < pos->nr; i++) {
+		const struct pl_sighting *r = &pos->rec[i];
+		unsigned long end = r->pfn + (1UL << r->order);
+
+		if (r->kind == PL_SEEN_PCP || !zone_spans_pfn(zone, r->pfn) ||
+		    !zone_spans_pfn(zone, end - 1) || !run_held(st, r->pfn, r->order))
+			continue;
+		if (r->kind == PL_SEEN_FREE) {
+			if (!pl_zone_give_free_block(zone, r->pfn, r->order))
+				unhold(st, r->pfn, r->order);
+		} else {
+			if (r->order && pl_join_pages(pfn_to_page(r->pfn), r->order))
+				continue;
+			if (pre_add(st, r->pfn, r->order))
+				return -ENOMEM;
+			unhold(st, r->pfn, r->order);
+		}
+	}
+	return 0;
+}
+
+static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct pl_snapshot *snap,
+		     const struct pl_positional *pos)
+{
+	unsigned long want_blocks[MIGRATE_PCPTYPES] = { 0 }, snap_blocks = 0;
+	unsigned long nr_pb = zone->spanned_pages >> pageblock_order;
+	unsigned long wmark[NR_WMARK] = { 0 };
+	unsigned char *types;
+	struct fill f = { .st = st, .zone = zone };
+	bool any_zone = false;
+	unsigned long managed = 0;
+
+	for (int i = 0; i < snap->nr_zones; i++) {
+		const struct pl_snap_zone *sz = &snap->zone[i];
+
+		/* an empty zone (Movable, Device) still reports watermarks */
+		if (pl_zone_of(sz->name) != (int)zone->zone_idx || !sz->managed)
+			continue;
+		any_zone = true;
+		managed += sz->managed;
+		for (int w = 0; w < NR_WMARK; w++)
+			wmark[w] += sz->wmark[w];
+		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
+			want_blocks[mt] += sz->blocks_mt[mt];
+			snap_blocks += sz->blocks_mt[mt];
+		}
+	}
+	if (!any_zone || !nr_pb)
+		return 0;
+	if (managed)
+		pl_zone_set_managed(zone, min(managed, zone->spanned_pages));
+	if (wmark[WMARK_MIN])
+		pl_zone_set_watermarks(zone, wmark);
+	/* the snapshot's pageblock counts; the slack's pageblocks are Movable */
+	if (!snap_blocks) {
+		want_blocks[MIGRATE_MOVABLE] = nr_pb;
+	} else {
+		unsigned long sum = 0;
+
+		/* rounded, but a type the snapshot has keeps at least one pair */
+		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
+			unsigned long had = want_blocks[mt];
+
+			if (mt == MIGRATE_MOVABLE)
+				continue;
+			if (nr_pb < snap_blocks)
+				want_blocks[mt] = (had * nr_pb + snap_blocks / 2) / snap_blocks;
+			if (had && want_blocks[mt] < 2)
+				want_blocks[mt] = 2;
+			sum += want_blocks[mt];
+		}
+		want_blocks[MIGRATE_MOVABLE] = nr_pb > sum ? nr_pb - sum : 0;
+	}
+	types = calloc(nr_pb, 1);
+	if (!types)
+		return -ENOMEM;
+	if (pos)
+		vote_types(zone, pos, want_blocks, types);
+	else
+		assign_types(zone, want_blocks, types);
+
+	pl_zone_take_all_free(zone);
+	for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone); pfn++)
+		set_held(st, pfn, true);
+	st->nr_held += zone->spanned_pages;
+	for (unsigned long pb = 0; pb < nr_pb; pb++)
+		pl_zone_set_pageblock_type(zone, zone->zone_start_pfn + (pb << pageblock_order),
+					   types[pb]);
+	if (pos && place_sightings(st, zone, pos)) {
+		free(types);
+		return -ENOMEM;
+	}
+
+	/* each type's free blocks into its own pageblocks */
+	for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+		int into = mt < MIGRATE_PCPTYPES ? mt : MIGRATE_MOVABLE;
+
+		memset(f.need, 0, sizeof(f.need));
+		for (int i = 0; i < snap->nr_zones; i++) {
+			const struct pl_snap_zone *sz = &snap->zone[i];
+
+			if (pl_zone_of(sz->name) != (int)zone->zone_idx)
+				continue;
+			for (int o = 0; o < NR_PAGE_ORDERS; o++)
+				f.need[o] += sz->has_pagetypeinfo ? sz->free_mt[mt][o]
+								  : (mt == MIGRATE_MOVABLE ? sz->nr_free[o] : 0);
+		}
+		/* what the sightings placed already counts */
+		for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+			unsigned long have = list_length(&zone->free_area[o].free_list[mt]);
+
+			f.need[o] = f.need[o] > have ? f.need[o] - have : 0;
+		}
+		for (unsigned long pb = 0; pb < nr_pb; pb += 2) {
+			unsigned long pfn = zone->zone_start_pfn + (pb << pageblock_order);
+
+			/* an order-10 block needs both its pageblocks of one type */
+			if (pb + 1 < nr_pb && types[pb] == into && types[pb + 1] == into) {
+				fill_region(&f, pfn, MAX_PAGE_ORDER, true);
+				continue;
+			}
+			for (unsigned long i = pb; i < pb + 2 && i < nr_pb; i++)
+				if (types[i] == into)
+					fill_region(&f, zone->zone_start_pfn + (i << pageblock_order),
+						    pageblock_order, true);
+		}
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			st->unplaced += f.need[o];
+	}
+	free(types);
+	return 0;
+}
+
+/*
+ * CPU @cpu's PCP of @zone: high and batch as reported; the blocks the
+ * trace saw on it (positional), then held pages up to the reported count.
+ */
+static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int cpu, int high,
+		     int batch, int count, const struct pl_positional *pos)
+{
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+	if (batch > 0 && pl_pcp_set_high_batch(zone, cpu, min(high, pcp->high_max), batch))
+		return;
+	pl_enter(st->m, cpu);
+	for (size_t i = 0; pos && i < pos->nr; i++) {
+		const struct pl_sighting *r = &pos->rec[i];
+
+		if (r->kind != PL_SEEN_PCP || r->cpu != cpu || !zone_spans_pfn(zone, r->pfn) ||
+		    !zone_spans_pfn(zone, r->pfn + (1UL << r->order) - 1) ||
+		    !run_held(st, r->pfn, r->order))
+			continue;
+		if (r->order && pl_join_pages(pfn_to_page(r->pfn), r->order))
+			continue;
+		unhold(st, r->pfn, r->order);
+		__free_pages(pfn_to_page(r->pfn), r->order);
+		count -= 1 << r->order;
+	}
+	count = min(count, pcp->high - pcp->count);
+	for (unsigned long pfn = zone->zone_start_pfn; count > 0 && pfn < zone_end_pfn(zone); pfn++) {
+		if (!held(st, pfn))
+			continue;
+		set_held(st, pfn, false);
+		st->nr_held--;
+		__free_pages(pfn_to_page(pfn), 0);
+		count--;
+	}
+}
+
+static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapshot *snap,
+				    const struct pl_positional *pos)
+{
+	struct pl_loaded_state *st = calloc(1, sizeof(*st));
+	struct pl_this saved = pl_this;
+	struct zone *zone;
+
+	if (!st)
+		return NULL;
+	st->m = m;
+	st->rng = 0x2545f4914f6cdd1dull;
+	st->held = calloc((m->max_pfn + 63) / 64, sizeof(uint64_t));
+	if (!st->held) {
+		free(st);
+		return NULL;
+	}
+	pl_enter(m, 0);
+	drain_all_pages(NULL);
+	for_each_populated_zone(zone, m)
+		if (load_zone(st, zone, snap, pos)) {
+			pl_warn_ratelimited("load_state: no memory for zone %s", zone->name);
+			pl_this = saved;
+			pl_state_release(st);
+			return NULL;
+		}
+	for (int i = 0; i < snap->nr_zones; i++) {
+		const struct pl_snap_zone *sz = &snap->zone[i];
+		struct zone *z = &m->node_zones[pl_zone_of(sz->name)];
+
+		if (!populated_zone(z) || !sz->managed || sz->managed < 4096)
+			continue;	/* a small DMA zone's pagesets fold away */
+		for (unsigned int cpu = 0; cpu < sz->nr_pcp_cpus && cpu < m->nr_cpus; cpu++)
+			load_pcp(st, z, cpu, sz->pcp_high[cpu], sz->pcp_batch[cpu], sz->pcp_count[cpu],
+				 pos);
+	}
+	if (st->unplaced)
+		pl_warn_ratelimited("load_state: %lu free blocks found no room in their pageblocks",
+				    st->unplaced);
+	pl_this = saved;
+	return st;
+}
+
+struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct pl_snapshot *snap)
+{
+	return load(m, snap, NULL);
+}
+
+struct pl_loaded_state *pl_machine_load_positional(struct pl_machine *m,
+						   const struct pl_snapshot *snap,
+						   const struct pl_positional *pos)
+{
+	return load(m, snap, pos);
+}
+
+size_t pl_state_pretrace(const struct pl_loaded_state *st, const unsigned long **pfn,
+			 const unsigned char **order)
+{
+	*pfn = st->pre_pfn;
+	*order = st->pre_order;
+	return st->nr_pre;
+}
+
+void pl_snapshot_config_positional(const struct pl_snapshot *snap, const struct pl_positional *pos,
+				   struct pl_config *cfg)
+{
+	unsigned long dma32_end = 0, normal_end = 0;
+
+	for (int i = 0; i < snap->nr_zones; i++) {
+		const struct pl_snap_zone *sz = &snap->zone[i];
+
+		if (!sz->managed)
+			continue;
+		if (pl_zone_of(sz->name) == ZONE_DMA32)
+			dma32_end = max(dma32_end, sz->start_pfn + sz->spanned);
+		else	/* the managed pages from the zone's start, and slack */
+			normal_end = max(normal_end, sz->start_pfn + sz->managed +
+						     max(sz->managed / 50, 32 * MAX_ORDER_NR_PAGES));
+	}
+	dma32_end = (dma32_end + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
+	normal_end = max(normal_end, pos->max_pfn);
+	normal_end = (max(normal_end, dma32_end) + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
+	cfg->dma32_bytes = dma32_end << PAGE_SHIFT;
+	cfg->mem_bytes = normal_end << PAGE_SHIFT;
+	cfg->min_free_kbytes = snap->min_free_kbytes;
+}
+
+/* ---- giving pre-trace pages back ------------------------------------------------- */
+
+static struct page *take_run(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	struct page *page = pfn_to_page(pfn);
+
+	if (order && pl_join_pages(page, order))
+		return NULL;
+	for (unsigned long i = 0; i < (1UL << order); i++)
+		set_held(st, pfn + i, false);
+	st->nr_held -= 1UL << order;
+	return page;
+}
+
+struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int mt)
+{
+	unsigned long nr = 1UL << order, max = st->m->max_pfn;
+
+	(void)mt;
+	if (!st || order > MAX_PAGE_ORDER || st->nr_held < nr)
+		return NULL;
+	/* scattered, as the kernel's long-lived pages are: random probes first */
+	for (int i = 0; i < 32; i++) {
+		unsigned long pfn;
+
+		st->rng ^= st->rng << 13;
+		st->rng ^= st->rng >> 7;
+		st->rng ^= st->rng << 17;
+		pfn = (unsigned long)(st->rng % max) & ~(nr - 1);
+		if (run_held(st, pfn, order))
+			return take_run(st, pfn, order);
+	}
+	for (unsigned long n = 0; n < max; n += nr) {
+		unsigned long pfn = (st->cursor + n) % max & ~(nr - 1);
+
+		if (run_held(st, pfn, order)) {
+			st->cursor = pfn + nr;
+			return take_run(st, pfn, order);
+		}
+	}
+	return NULL;
+}
+
+void pl_state_release(struct pl_loaded_state *st)
+{
+	if (!st)
+		return;
+	free(st->pre_pfn);
+	free(st->pre_order);
+	free(st->held);
+	free(st);
+}
