@@ -115,14 +115,14 @@ struct pl_vt_cpu {
 	struct pl_vtime *vt;
 } __cacheline_aligned;
 
-/* A direct-mapped table of cache lines: tag, last writer, readers since. */
+/* A cache line: its address >> 6 (0: an empty slot), last writer, readers since. */
 struct pl_vt_line {
 	uintptr_t tag;
 	int writer;
 	uint64_t readers;	/* bit (vcpu % 64) for each reader since the write */
 };
 
-#define PL_VT_LINE_BITS 20
+#define PL_VT_LINE_BITS 16	/* initial table: 2^16 slots, doubled at half full */
 
 /**
  * struct pl_vtime - the virtual time of one machine.
@@ -130,7 +130,7 @@ struct pl_vt_line {
  * @cpu:     their clocks.
  * @p:       parameters.
  * @topo:    topology (cores_per_socket grown to fit nr_cpus).
- * @lines:   2^PL_VT_LINE_BITS line slots.
+ * @lines:   the line table, @nr_lines used of @nr_lines_cap (a power of 2).
  */
 struct pl_vtime {
 	unsigned int nr_cpus;
@@ -138,6 +138,7 @@ struct pl_vtime {
 	struct pl_vt_params p;
 	struct pl_topology topo;
 	struct pl_vt_line *lines;
+	size_t nr_lines, nr_lines_cap;
 };
 
 extern _Thread_local struct pl_vt_cpu *pl_vt_cur;

@@ -10,10 +10,10 @@
  * order, and execution order is earliest clock first, so a lock serves its
  * waiters about FIFO in virtual time.
  *
- * Cache lines: a direct-mapped table of 2^20 lines, each with its last
- * writer and the readers since. A line evicted by a colliding address is
- * forgotten (counted as cold: its cost is in the calibrated per-path
- * costs). Everything is integer arithmetic on the one thread running the
+ * Cache lines: a hash table of every line touched (open addressing, grown
+ * as needed, never evicting), each with its last writer and the readers
+ * since. A line's first touch is free (its cost is in the calibrated
+ * per-path costs). Everything is integer arithmetic on the one thread running the
  * vtime: the result is a pure function of the workload and the parameters.
  */
 #include <errno.h>
@@ -49,7 +49,8 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 	vt->topo = t;
 	vt->p = *p;
 	vt->cpu = aligned_alloc(64, sizeof(*vt->cpu) * nr_cpus);
-	vt->lines = calloc(1UL << PL_VT_LINE_BITS, sizeof(*vt->lines));
+	vt->nr_lines_cap = 1UL << PL_VT_LINE_BITS;
+	vt->lines = calloc(vt->nr_lines_cap, sizeof(*vt->lines));
 	if (!vt->cpu || !vt->lines) {
 		pl_vtime_destroy(vt);
 		return NULL;
@@ -61,8 +62,6 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 		vt->cpu[c].socket = vt->cpu[c].core / t.cores_per_socket;
 		vt->cpu[c].vt = vt;
 	}
-	for (size_t i = 0; i < (1UL << PL_VT_LINE_BITS); i++)
-		vt->lines[i].writer = -1;
 	return vt;
 }
 
@@ -108,20 +107,57 @@ static enum pl_vt_dist vt_dist(const struct pl_vtime *vt, unsigned int a, unsign
 	return VT_OTHER_SOCKET;
 }
 
+/*
+ * The line of @line in the table: open addressing, linear probing, grown at
+ * half full. Exact whatever the addresses (no eviction), so the result
+ * does not depend on where the host's allocator placed the structures.
+ */
+static struct pl_vt_line *vt_line(struct pl_vtime *vt, uintptr_t line)
+{
+	size_t mask = vt->nr_lines_cap - 1;
+	size_t i = (size_t)((line * 0x9e3779b97f4a7c15ULL) >> 20) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		struct pl_vt_line *l = &vt->lines[i];
+
+		if (l->tag == line)
+			return l;
+		if (!l->tag)
+			break;
+	}
+	if (2 * (vt->nr_lines + 1) > vt->nr_lines_cap) {
+		size_t cap = vt->nr_lines_cap * 2;
+		struct pl_vt_line *old = vt->lines, *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			abort();	/* out of host memory in the model: nothing sane to do */
+		for (size_t j = 0; j < vt->nr_lines_cap; j++) {
+			size_t k;
+
+			if (!old[j].tag)
+				continue;
+			k = (size_t)((old[j].tag * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+			while (n[k].tag)
+				k = (k + 1) & (cap - 1);
+			n[k] = old[j];
+		}
+		free(old);
+		vt->lines = n;
+		vt->nr_lines_cap = cap;
+		return vt_line(vt, line);
+	}
+	vt->nr_lines++;
+	vt->lines[i] = (struct pl_vt_line){ .tag = line, .writer = -1, .readers = 0 };
+	return &vt->lines[i];
+}
+
 void __pl_vt_touch(const void *addr, bool write)
 {
 	struct pl_vt_cpu *c = pl_vt_cur;
 	struct pl_vtime *vt = c->vt;
-	uintptr_t line = (uintptr_t)addr >> 6;
-	/* Fibonacci hashing: neighbouring lines land in different slots. */
-	struct pl_vt_line *l = &vt->lines[(line * 0x9e3779b97f4a7c15ULL) >> (64 - PL_VT_LINE_BITS)];
+	struct pl_vt_line *l = vt_line(vt, (uintptr_t)addr >> 6);
 	uint64_t bit = 1ULL << (c->id & 63);
 
-	if (l->tag != line) {
-		l->tag = line;
-		l->writer = -1;
-		l->readers = 0;
-	}
 	if (l->writer >= 0 && (unsigned int)l->writer != c->id && !(l->readers & bit)) {
 		uint64_t ps = vt->p.xfer_ps[vt_dist(vt, c->id, (unsigned int)l->writer)];
 
