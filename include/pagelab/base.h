@@ -191,7 +191,16 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(FALLBACK_FRAGMENTING, "fallbacks from below pageblock_order")        \
 	X(FALLBACK_CHANGE_OWNERSHIP, "fallbacks whose pageblock changed type") \
 	X(BUDDY_DIRECT_ALLOC, "allocations served by rmqueue_buddy (no PCP)")  \
-	X(BUDDY_DIRECT_FREE, "frees straight to the buddy by free_one_page")
+	X(BUDDY_DIRECT_FREE, "frees straight to the buddy by free_one_page") \
+	X(PCP_PREMERGE_TRY, "buddy lookups by a pcp_premerge drain")             \
+	X(PCP_PREMERGE_IN_USE, "pcp_premerge: buddy allocated or inside a block") \
+	X(PCP_PREMERGE_OTHER_PCP, "pcp_premerge: buddy on another CPU's PCP")   \
+	X(PCP_PREMERGE_IN_ZONE, "pcp_premerge: buddy free in the zone buddy")   \
+	X(PCP_PREMERGE_ORDER, "pcp_premerge: buddy on this PCP at another order") \
+	X(PCP_PREMERGE_OTHER, "pcp_premerge: buddy owned (pcp_owner) or outside the zone") \
+	X(TARGETED_DRAIN_CPUS, "CPUs drained by targeted_drain")                \
+	X(DRAIN_ALL_CPUS, "CPUs drained by drain_all_pages")                    \
+	X(ECONOMY_STEAL, "pageblocks stolen from another CPU (pcp_block_economy)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

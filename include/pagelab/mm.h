@@ -125,6 +125,15 @@ struct page {
 	int _refcount;
 	unsigned int page_type;
 	unsigned char alloc_order;
+	/*
+	 * pcp_premerge (pagelab's own): a block at the head of a PCP list has
+	 * pcp_cpu1 = its CPU + 1 (0: on no PCP list) and pcp_order = its order,
+	 * so a drain can tell that a buddy sits on the same PCP. They live in
+	 * what was padding: struct page stays 48 bytes. Protected by that
+	 * CPU's pcp->lock.
+	 */
+	unsigned char pcp_order;
+	unsigned short pcp_cpu1;
 };
 
 /*
@@ -382,6 +391,17 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @vmap_bump_wide_align: pagelab's own extension beyond seed 004 (not in
  *             the series): the bump chunks also serve alignments up to
  *             64 KiB (vmalloc'd stacks), not only page-aligned areas.
+ * @pcp_premerge: pagelab's own, from Zi Yan's review of seed 003: a PCP
+ *             drain merges blocks with buddies on the same PCP under
+ *             pcp->lock before it takes zone->lock (per-page CPU field).
+ * @pcp_block_economy: pagelab's own, from the seed 003 thread: the zone
+ *             buddy deals in whole pageblocks only; all splitting and
+ *             merging below a block happens under pcp->lock; a CPU with no
+ *             block steals one from another CPU. Implies pcp_owner.
+ * @targeted_drain: pagelab's own, from the seed 003 thread: when an
+ *             allocation fails, drain only the CPUs that hold pages of the
+ *             needed migratetype, most first, retrying after each, instead
+ *             of drain_all_pages().
  */
 enum vmap_index {
 	VMAP_INDEX_RBTREE,	/* the augmented rbtree of 6.18 */
@@ -399,6 +419,9 @@ struct pl_design {
 	bool vfree_batch;
 	enum vmap_index vmap_index;
 	bool vmap_pcpu_bump;
+	bool pcp_premerge;
+	bool targeted_drain;
+	bool pcp_block_economy;
 	bool vmap_bump_wide_align;	/* pagelab's own extension, see above */
 };
 

@@ -25,7 +25,8 @@
 
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk", NULL };
+					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
+					  "pcp-premerge", "targeted-drain", "block-economy", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -73,6 +74,19 @@ int pl_design_preset(const char *name, struct pl_design *out)
 		/* the maple index alone, to measure it against the rbtree */
 		out->name = "maple-index";
 		out->vmap_index = VMAP_INDEX_MAPLE;
+	} else if (!strcmp(name, "pcp-premerge")) {
+		/* pagelab's own (seed 003's review), not a patch */
+		out->name = "pcp-premerge";
+		out->pcp_premerge = true;
+	} else if (!strcmp(name, "block-economy")) {
+		/* pagelab's own (seed 003's review), not a patch */
+		out->name = "block-economy";
+		out->pcp_owner = true;
+		out->pcp_block_economy = true;
+	} else if (!strcmp(name, "targeted-drain")) {
+		/* pagelab's own (seed 003's review), not a patch */
+		out->name = "targeted-drain";
+		out->targeted_drain = true;
 	} else if (!strcmp(name, "all")) {
 		out->name = "all";
 		out->mt_counts = true;

@@ -19,6 +19,8 @@
  *  - pcp_owner: each owned chunk PagePCPBuddy with its list's order, in a
  *    block owned by that CPU; owned_count the sum; pageblock_owner[] and
  *    every pcp->owned[] agree; no PagePCPBuddy page outside an owned list;
+ *  - pcp_premerge: each PCP list head tagged with its CPU and order, and no
+ *    tagged page anywhere else;
  *  - every PageBuddy page of the zone is a listed head;
  *  - no two free buddies were left unmerged where the kernel would merge.
  */
@@ -208,6 +210,10 @@ static void check_pcp(struct checker *c, struct zone *zone, unsigned int cpu)
 			if (PageBuddy(page) || page_ref_count(page) != 0)
 				report(c, "cpu %u pcp pfn %#lx: PageBuddy=%d refcount=%d", cpu, pfn,
 				       PageBuddy(page), page_ref_count(page));
+			if (m->config.design.pcp_premerge &&
+			    (page->pcp_cpu1 != cpu + 1 || page->pcp_order != order))
+				report(c, "cpu %u pcp pfn %#lx order %u: pcp_premerge tag cpu+1=%u order %u",
+				       cpu, pfn, order, page->pcp_cpu1, page->pcp_order);
 			for (unsigned long i = 0; i < (1UL << order) && pfn + i < m->max_pfn; i++) {
 				if (test_and_set_seen(c, pfn + i)) {
 					report(c, "cpu %u pcp pfn %#lx is also on another list", cpu,
@@ -312,6 +318,9 @@ static void check_zone(struct checker *c, struct zone *zone)
 		}
 		if (PagePCPBuddy(page) && !(c->seen[pfn / 64] & (1UL << (pfn % 64))))
 			report(c, "PagePCPBuddy pfn %#lx is on no owned list", pfn);
+		if (page->pcp_cpu1 && (PageBuddy(page) || !(c->seen[pfn / 64] & (1UL << (pfn % 64)))))
+			report(c, "pfn %#lx carries pcp_premerge tag cpu+1=%u but is on no PCP list",
+			       pfn, page->pcp_cpu1);
 		if (zone->pageblock_owner && (pfn & (pageblock_nr_pages - 1)) == 0) {
 			int owner = zone->pageblock_owner[pfn_to_pageblock_idx(zone, pfn)];
 

@@ -200,6 +200,43 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 			  unsigned int order, int migratetype, fpi_t fpi_flags);
 unsigned int pindex_to_order(unsigned int pindex);
 
+/*
+ * pcp_next_list() - free_pcppages_bulk()'s round robin: the next non-empty
+ * list after *@pindex, narrowing [*@min_pindex, *@max_pindex] past empty
+ * ends. At least one list must be non-empty. Context: pcp->lock.
+ */
+static inline struct list_head *pcp_next_list(struct per_cpu_pages *pcp, int *pindex,
+					      int *min_pindex, int *max_pindex)
+{
+	for (;;) {
+		struct list_head *list;
+
+		if (++*pindex > *max_pindex)
+			*pindex = *min_pindex;
+		list = &pcp->lists[*pindex];
+		if (!list_empty(list))
+			return list;
+		if (*pindex == *max_pindex)
+			(*max_pindex)--;
+		if (*pindex == *min_pindex)
+			(*min_pindex)++;
+	}
+}
+
+static inline bool design_pcp_premerge(const struct zone *zone)
+{
+	return zone->machine->config.design.pcp_premerge;
+}
+
+/* mm/pcp_premerge.c (pagelab's own); under the pcp's lock */
+void pcp_premerge_tag(struct per_cpu_pages *pcp, struct zone *zone, struct page *page,
+		      unsigned int order);
+void pcp_premerge_free_bulk(struct zone *zone, int count, struct per_cpu_pages *pcp, int pindex);
+
+/* mm/targeted_drain.c (pagelab's own) */
+unsigned long targeted_drain(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned long *asked);
+
 /* mm/pcp_owner.c (seed 003); all under the pcp's lock */
 struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order,
 			       int mt, unsigned int alloc_flags);
@@ -211,10 +248,25 @@ int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count);
 void pcp_owner_setup_zone(struct zone *zone, unsigned int nr_cpus);
 void pcp_owner_free_zone(struct zone *zone, unsigned int nr_cpus);
 
+/* pcp_block_economy builds on seed 003's ownership: it implies pcp_owner. */
 static inline bool design_pcp_owner(const struct zone *zone)
 {
-	return zone->machine->config.design.pcp_owner;
+	return zone->machine->config.design.pcp_owner ||
+	       zone->machine->config.design.pcp_block_economy;
 }
+
+static inline bool design_block_economy(const struct zone *zone)
+{
+	return zone->machine->config.design.pcp_block_economy;
+}
+
+/* pcp_owner.c: the block economy (pagelab's own) */
+unsigned long economy_free_pages(struct zone *zone);
+void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, bool all);
+void economy_release_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn);
+/* pcp.c */
+struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned int alloc_flags);
 
 /* mm/mm_init.c: the page allocator's part of a machine, for src/machine */
 

@@ -20,6 +20,7 @@
  * for pcp_allowed_order() blocks, and __free_frozen_pages() hands such
  * blocks to them.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
@@ -377,7 +378,8 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
 	pl_trace(zone->machine, PL_TP_MM_PAGE_FREE,
 		 (struct pl_tp_event){ .pfn = pfn, .order = (int)order });
-	if (!pcp_use(zone, order)) {
+	if (!pcp_use(zone, order) &&
+	    !(design_block_economy(zone) && order < pageblock_order)) {
 		free_one_page(zone, page, pfn, order, fpi_flags);
 		return;
 	}
@@ -901,10 +903,16 @@ static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int 
 {
 	struct page *page = NULL;
 
-	if (likely(pcp_use(zone, order)))
-		page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
-	if (!page)
-		page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
+	/* pcp_block_economy: below a block, only the PCPs split (pcp_owner.c). */
+	if (design_block_economy(zone) && order < pageblock_order &&
+	    migratetype < MIGRATE_PCPTYPES) {
+		page = economy_rmqueue(zone, order, migratetype, alloc_flags);
+	} else {
+		if (likely(pcp_use(zone, order)))
+			page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
+		if (!page)
+			page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
+	}
 	/* A fallback claim boosted the watermark: wake kswapd (test, then clear). */
 	if ((alloc_flags & ALLOC_KSWAPD) &&
 	    unlikely(zone_test_flag(zone, ZONE_BOOSTED_WATERMARK))) {
@@ -959,6 +967,24 @@ static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsign
 	return false;
 }
 
+/*
+ * pcp_block_economy keeps most free pages on the PCPs, outside
+ * NR_FREE_PAGES: when the zone's own count fails, count them too (summed
+ * only then, so the common check stays one read). It takes every pcp->lock,
+ * so only the allocation path, which holds none, asks: zone_watermark_ok()
+ * is called under pcp->lock and keeps the zone's own count.
+ */
+static bool economy_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+				 int highest_zoneidx, unsigned int alloc_flags)
+{
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+
+	if (!design_block_economy(z))
+		return false;
+	free_pages += (long)economy_free_pages((struct zone *)z);
+	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages);
+}
+
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags)
 {
@@ -988,7 +1014,7 @@ static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsign
 		     (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN))
 		return __zone_watermark_ok(z, order, z->_watermark[WMARK_MIN], highest_zoneidx,
 					   alloc_flags, free_pages);
-	return false;
+	return economy_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags);
 }
 
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)

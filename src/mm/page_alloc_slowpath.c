@@ -46,6 +46,8 @@
  * Locking: the highatomic counts and watermark_boost change under
  * zone->lock and are read racily (READ_ONCE), as in the kernel.
  */
+#include <stdlib.h>
+#include <string.h>
 #include "internal.h"
 
 /* vm.watermark_boost_factor default, in 1/10000 of the high watermark */
@@ -279,6 +281,36 @@ void pl_kswapd_run(struct pl_machine *m)
 /* ---- the slow path -------------------------------------------------------- */
 
 /*
+ * targeted_drain (pagelab's own, targeted_drain.c): instead of
+ * drain_all_pages(), drain one CPU at a time, the one holding most of what
+ * is needed, and retry after each; each zone the zonelist allows, highest
+ * first. Return: the page, or NULL.
+ */
+static struct page *retry_after_targeted_drain(struct pl_machine *m, gfp_t gfp, unsigned int order,
+					       unsigned int alloc_flags, int highest_zoneidx,
+					       int migratetype)
+{
+	size_t longs = (m->nr_cpus + 8 * sizeof(long) - 1) / (8 * sizeof(long));
+	unsigned long *asked = malloc(longs * sizeof(long));
+	struct page *page = NULL;
+
+	if (!asked)
+		return NULL;
+	for (int zi = highest_zoneidx; zi >= 0 && !page; zi--) {
+		struct zone *zone = &m->node_zones[zi];
+
+		if (!populated_zone(zone))
+			continue;
+		memset(asked, 0, longs * sizeof(long));
+		while (!page && targeted_drain(zone, order, migratetype, asked))
+			page = get_page_from_freelist(m, gfp, order, alloc_flags, highest_zoneidx,
+						      migratetype);
+	}
+	free(asked);
+	return page;
+}
+
+/*
  * __alloc_pages_direct_reclaim() after a reclaim that freed nothing but is
  * taken as progress (file comment, 1): pages may be pinned on per-CPU lists
  * or in highatomic reserves; release them and try again.
@@ -291,9 +323,15 @@ static struct page *__alloc_pages_direct_reclaim(struct pl_machine *m, gfp_t gfp
 
 	/* The kernel's first get_page_from_freelist() here would see what the last one saw. */
 	unreserve_highatomic_pageblock(m, highest_zoneidx, migratetype, false);
-	drain_all_pages(NULL);
 	pl_count(PL_EV_DRAIN_RETRY, 1);
-	page = get_page_from_freelist(m, gfp, order, alloc_flags, highest_zoneidx, migratetype);
+	if (m->config.design.targeted_drain) {
+		page = retry_after_targeted_drain(m, gfp, order, alloc_flags, highest_zoneidx,
+						  migratetype);
+	} else {
+		drain_all_pages(NULL);
+		page = get_page_from_freelist(m, gfp, order, alloc_flags, highest_zoneidx,
+					      migratetype);
+	}
 	if (page)
 		pl_count(PL_EV_DRAIN_RETRY_OK, 1);
 	return page;

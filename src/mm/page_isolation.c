@@ -50,6 +50,10 @@ int start_isolate_page_range(struct zone *zone, unsigned long start_pfn, unsigne
 {
 	unsigned long pfn;
 
+	/* pcp_block_economy: most free pages are owned by PCPs; take them back. */
+	if (design_block_economy(zone))
+		economy_release_range(zone, start_pfn, end_pfn);
+
 	spin_lock(&zone->lock);
 	for (pfn = start_pfn; pfn < end_pfn; pfn += pageblock_nr_pages) {
 		if (pageblock_isolated(zone, pfn)) {

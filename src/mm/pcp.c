@@ -261,6 +261,15 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 			pl_count(PL_EV_PCP_MISS, 1);
 			if (unlikely(list_empty(list)))
 				return NULL;
+			if (design_pcp_premerge(zone)) {
+				/* rmqueue_bulk() appended the new blocks at the tail */
+				struct page *p = list_last_entry(list, struct page, pcp_list);
+
+				for (int i = 0; i < alloced; i++) {
+					pcp_premerge_tag(pcp, zone, p, order);
+					p = list_prev_entry(p, pcp_list);
+				}
+			}
 		} else {
 			pl_count(PL_EV_PCP_HIT, 1);
 		}
@@ -268,6 +277,8 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 		pl_vt_touch(list, true);	/* the PCP list head and the page */
 		pl_vt_touch(page, true);
 		list_del(&page->pcp_list);
+		if (design_pcp_premerge(zone))
+			page->pcp_cpu1 = 0;
 		pcp->count -= 1 << order;
 	} while (check_new_page(page));
 	return page;
@@ -290,6 +301,27 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
 	return page;
 }
 
+/**
+ * economy_rmqueue() - pcp_block_economy's allocation of @order below a
+ * pageblock: from this CPU's owned blocks, refilled with a whole block or
+ * stolen (pcp_owner.c). The lock is taken, not tried: there is no zone
+ * path to fall back to. Return: the page, or NULL.
+ */
+struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratetype,
+			     unsigned int alloc_flags)
+{
+	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
+	struct page *page;
+
+	spin_lock(&pcp->lock);
+	pcp->free_count >>= 1;
+	page = pcp_owner_rmqueue(zone, pcp, order, migratetype, alloc_flags);
+	if (page)
+		pcp->count -= 1 << order;
+	spin_unlock(&pcp->lock);
+	return page;
+}
+
 /* ---- freeing --------------------------------------------------------------- */
 
 /*
@@ -306,25 +338,21 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	count = min(pcp->count, count);
 	if (count <= 0)
 		return;
+	if (design_pcp_premerge(zone)) {
+		pcp_premerge_free_bulk(zone, count, pcp, pindex);
+		return;
+	}
+	if (design_block_economy(zone)) {
+		economy_free_bulk(zone, pcp, false);
+		return;
+	}
 	listed = pcp->count - pcp->owned_count;
 	pindex = pindex - 1;	/* the requested list is drained first */
 	spin_lock(&zone->lock);
 	while (count > 0 && listed > 0) {
-		struct list_head *list;
-		unsigned int order;
+		struct list_head *list = pcp_next_list(pcp, &pindex, &min_pindex, &max_pindex);
+		unsigned int order = pindex_to_order((unsigned int)pindex);
 
-		for (;;) {
-			if (++pindex > max_pindex)
-				pindex = min_pindex;
-			list = &pcp->lists[pindex];
-			if (!list_empty(list))
-				break;
-			if (pindex == max_pindex)
-				max_pindex--;
-			if (pindex == min_pindex)
-				min_pindex++;
-		}
-		order = pindex_to_order((unsigned int)pindex);
 		do {
 			struct page *page = list_last_entry(list, struct page, pcp_list);
 			unsigned long pfn = page_to_pfn(page);
@@ -414,6 +442,8 @@ static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 	else
 		list_add(&page->pcp_list, &pcp->lists[pindex]);
 	pl_vt_touch(&pcp->lists[pindex], true);
+	if (!owned && design_pcp_premerge(zone))
+		pcp_premerge_tag(pcp, zone, page, order);
 	pcp->count += 1 << order;
 	pl_count(PL_EV_PCP_FREE, 1);
 
@@ -468,6 +498,11 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 			}
 			spin_unlock(&opcp->lock);
 		}
+		/* The block economy: an unowned block's pages go to the zone. */
+		if (design_block_economy(zone)) {
+			free_one_page(zone, page, pfn, order, fpi_flags);
+			return;
+		}
 	}
 	if (!spin_trylock(&pcp->lock)) {
 		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
@@ -486,6 +521,13 @@ static void drain_pages_zone(unsigned int cpu, struct zone *zone)
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 	int count;
 
+	/* The block economy gives back whole blocks only; partial ones stay. */
+	if (design_block_economy(zone)) {
+		spin_lock(&pcp->lock);
+		economy_free_bulk(zone, pcp, true);
+		spin_unlock(&pcp->lock);
+		return;
+	}
 	do {
 		spin_lock(&pcp->lock);
 		count = pcp->count;
@@ -527,8 +569,10 @@ void drain_all_pages(struct zone *zone)
 		pl_warn_ratelimited("drain_all_pages: the calling thread has not entered a machine");
 		return;
 	}
-	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
+	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
+		pl_count(PL_EV_DRAIN_ALL_CPUS, 1);
 		drain_pages(m, cpu, zone);
+	}
 }
 
 /* Shrink an idle pcp's high by an eighth per tick and drain down to it. */

@@ -63,6 +63,8 @@
 /* A degraded refill takes at most this many chunks under one zone->lock hold. */
 #define MAX_DEGRADE_CHUNKS	256
 
+static bool economy_steal(struct zone *zone, struct per_cpu_pages *pcp, int mt);
+
 static unsigned long block_start_pfn(const struct zone *zone, unsigned int idx)
 {
 	return zone_pageblock_base(zone) + ((unsigned long)idx << pageblock_order);
@@ -186,7 +188,10 @@ static bool pcp_owner_refill(struct zone *zone, struct per_cpu_pages *pcp, int m
 	int got = 0, idx;
 	struct page *page;
 
-	if (mt >= MIGRATE_PCPTYPES || pcp->count + (int)pageblock_nr_pages > pcp->high)
+	if (mt >= MIGRATE_PCPTYPES)
+		return false;
+	/* The block economy has no degraded mode: it always deals in blocks. */
+	if (!design_block_economy(zone) && pcp->count + (int)pageblock_nr_pages > pcp->high)
 		return false;
 	spin_lock(&zone->lock);
 	while (!got && (idx = pop_fragment(zone, mt)) >= 0)
@@ -203,6 +208,8 @@ static bool pcp_owner_refill(struct zone *zone, struct per_cpu_pages *pcp, int m
 		}
 	}
 	spin_unlock(&zone->lock);
+	if (!got && design_block_economy(zone))
+		return economy_steal(zone, pcp, mt);
 	if (!got)
 		return false;
 	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)got);
@@ -365,8 +372,8 @@ int pcp_owner_release(struct zone *zone, struct per_cpu_pages *pcp, int count)
 		if (PagePCPBuddy(head) && head->private == pageblock_order)
 			released += release_block(zone, pcp, i);
 	}
-	/* Then the oldest partial blocks. */
-	while (released < count && pcp->nr_owned)
+	/* Then the oldest partial blocks; the block economy keeps them. */
+	while (released < count && pcp->nr_owned && !design_block_economy(zone))
 		released += release_block(zone, pcp, 0);
 	return released;
 }
@@ -382,7 +389,7 @@ void pcp_owner_setup_zone(struct zone *zone, unsigned int nr_cpus)
 			for (unsigned int o = 0; o <= pageblock_order; o++)
 				INIT_LIST_HEAD(&pcp->owned_free[mt][o]);
 	}
-	if (!zone->machine->config.design.pcp_owner || zone->pageblock_owner || !nr_blocks)
+	if (!design_pcp_owner(zone) || zone->pageblock_owner || !nr_blocks)
 		return;
 	zone->pageblock_owner = malloc(sizeof(int) * nr_blocks);
 	for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
@@ -403,5 +410,242 @@ void pcp_owner_free_zone(struct zone *zone, unsigned int nr_cpus)
 	for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
 		free(zone->fragment_stack[mt]);
 		zone->fragment_stack[mt] = NULL;
+	}
+}
+
+/* ---- pcp_block_economy (pagelab's own, from the seed 003 thread) ---------- */
+
+/*
+ * The zone buddy as "a pure block economy" (Zi Yan's idea, Johannes
+ * Weiner's conditions): a PCP refill always takes a whole pageblock (no
+ * degraded rmqueue_bulk), drains give back only whole free blocks, every
+ * order below pageblock_order is split and merged under pcp->lock
+ * (rmqueue()/__free_frozen_pages() route orders 4..8 here too), frees go
+ * to the block's nominal owner, free pages are counted per CPU and summed
+ * for the watermarks, and isolation takes owned blocks back first.
+ *
+ * When the zone has no free block left, a CPU steals one from another
+ * CPU. The stealing order:
+ *  1. only CPUs holding free pages of the migratetype: stealing anything
+ *     else would mix types inside a block;
+ *  2. the nearest CPU first (by CPU number: pagelab's vCPUs have no NUMA
+ *     distance, and neighbouring numbers share a core or an LLC on the
+ *     machine profiles' topologies), so the cache lines that move stay
+ *     close;
+ *  3. from that CPU, the owned block with the most free pages of the type,
+ *     so one steal lasts longest and the victim keeps its denser blocks.
+ * The victim's lock is only tried (the thief holds its own pcp->lock: two
+ * CPUs stealing from each other must not deadlock); a busy victim is
+ * skipped. The stolen block's free chunks move to the thief whole, and its
+ * allocated pages route to the thief when freed.
+ */
+
+/* Free pages of block @idx on @pcp's owned lists. Context: pcp->lock. */
+static unsigned long block_free_pages(struct zone *zone, unsigned int idx)
+{
+	unsigned long start = block_start_pfn(zone, idx), pfn, pages = 0;
+
+	for (pfn = start; pfn < start + pageblock_nr_pages;) {
+		struct page *page = pfn_to_page(pfn);
+
+		if (!PagePCPBuddy(page)) {
+			pfn++;
+			continue;
+		}
+		pages += 1UL << page->private;
+		pfn += 1UL << page->private;
+	}
+	return pages;
+}
+
+/* Move owned block @i of @from to @to with its free chunks. Context: both locks. */
+static int transfer_block(struct zone *zone, struct per_cpu_pages *from, int i,
+			  struct per_cpu_pages *to)
+{
+	struct pcp_owned_block rec = from->owned[i];
+	unsigned long start = block_start_pfn(zone, rec.idx), pfn;
+	int moved = 0;
+
+	from->owned[i] = from->owned[--from->nr_owned];
+	take_ownership(zone, to, rec.idx, rec.migratetype);
+	for (pfn = start; pfn < start + pageblock_nr_pages;) {
+		struct page *page = pfn_to_page(pfn);
+		unsigned int order;
+
+		if (!PagePCPBuddy(page)) {
+			pfn++;
+			continue;
+		}
+		order = (unsigned int)page->private;
+		del_chunk(page);
+		add_chunk(to, page, order, rec.migratetype);
+		moved += 1 << order;
+		pfn += 1UL << order;
+	}
+	from->owned_count -= moved;
+	from->count -= moved;
+	to->owned_count += moved;
+	to->count += moved;
+	return moved;
+}
+
+static unsigned long owned_pages_of_type(const struct per_cpu_pages *pcp, int mt)
+{
+	unsigned long pages = 0;
+
+	for (unsigned int o = 0; o <= pageblock_order; o++) {
+		const struct list_head *pos;
+
+		list_for_each(pos, &pcp->owned_free[mt][o])
+			pages += 1UL << o;
+	}
+	return pages;
+}
+
+/*
+ * Steal a block of type @mt for @pcp (see the stealing order above).
+ * Return: true if @pcp now has free pages of @mt. Context: pcp->lock.
+ */
+static bool economy_steal(struct zone *zone, struct per_cpu_pages *pcp, int mt)
+{
+	unsigned int self = (unsigned int)(pcp - zone->per_cpu_pageset);
+	unsigned int nr_cpus = zone->machine->nr_cpus;
+
+	for (unsigned int d = 1; d < nr_cpus; d++) {
+		unsigned int cand[2] = { (self + d) % nr_cpus, (self + nr_cpus - d) % nr_cpus };
+
+		for (int k = 0; k < (cand[0] == cand[1] ? 1 : 2); k++) {
+			struct per_cpu_pages *victim = &zone->per_cpu_pageset[cand[k]];
+			unsigned long best_pages = 0;
+			int best = -1;
+
+			if (!spin_trylock(&victim->lock))
+				continue;
+			if (!owned_pages_of_type(victim, mt)) {
+				spin_unlock(&victim->lock);
+				continue;
+			}
+			for (int i = 0; i < victim->nr_owned; i++) {
+				unsigned long pages;
+
+				if (victim->owned[i].migratetype != mt ||
+				    zone->pageblock_owner[victim->owned[i].idx] != (int)cand[k])
+					continue;
+				pages = block_free_pages(zone, victim->owned[i].idx);
+				if (pages > best_pages) {
+					best_pages = pages;
+					best = i;
+				}
+			}
+			if (best >= 0) {
+				transfer_block(zone, victim, best, pcp);
+				pl_count(PL_EV_ECONOMY_STEAL, 1);
+			}
+			spin_unlock(&victim->lock);
+			if (best >= 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Does @pcp own a block of owned[@i]'s migratetype besides owned[@i]? */
+static bool owns_another_of_type(const struct per_cpu_pages *pcp, int i)
+{
+	for (int j = 0; j < pcp->nr_owned; j++)
+		if (j != i && pcp->owned[j].migratetype == pcp->owned[i].migratetype)
+			return true;
+	return false;
+}
+
+/**
+ * economy_free_bulk() - the block economy's drain: give back whole free
+ * blocks while the PCP stays at pcp->high without them, and keeps one block
+ * of each migratetype it uses (every whole block if @all: drain_all_pages());
+ * partial blocks stay. A block is 512 pages, more than pcp->high on most
+ * machines: releasing the last block of a type as soon as the PCP is over
+ * high hands it back to take it again on the next refill (measured: kbuild
+ * at 128 vCPUs locked the zone 35k times per Mop that way).
+ * zone->lock is taken only when a block goes. Context: pcp->lock.
+ */
+void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, bool all)
+{
+	int released = 0;
+
+	for (int i = pcp->nr_owned - 1; i >= 0; i--) {
+		struct page *head = pfn_to_page(block_start_pfn(zone, pcp->owned[i].idx));
+
+		if (!all && pcp->count - released - (int)pageblock_nr_pages < pcp->high)
+			break;
+		if (!PagePCPBuddy(head) || head->private != pageblock_order)
+			continue;
+		if (!all && !owns_another_of_type(pcp, i))
+			continue;
+		if (!released)
+			spin_lock(&zone->lock);
+		released += release_block(zone, pcp, i);
+	}
+	if (!released)
+		return;
+	spin_unlock(&zone->lock);
+	pcp->count -= released;
+	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)released);
+	pl_count(PL_EV_PCP_DRAIN_PAGES, (unsigned long)released);
+}
+
+/**
+ * economy_free_pages() - the free pages held by @zone's PCPs, summed for
+ * the watermarks (the block economy's per-CPU free accounting). Takes each
+ * pcp->lock in turn; called only when the zone's own count fails a check.
+ */
+unsigned long economy_free_pages(struct zone *zone)
+{
+	unsigned long pages = 0;
+
+	for (unsigned int cpu = 0; cpu < zone->machine->nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+		spin_lock(&pcp->lock);
+		pages += (unsigned long)pcp->owned_count;
+		spin_unlock(&pcp->lock);
+	}
+	return pages;
+}
+
+/**
+ * economy_release_range() - before isolating [@start_pfn, @end_pfn), take
+ * back every owned block that overlaps it: its free chunks go to the zone
+ * lists and it has no owner, so later frees of its pages go to the zone.
+ * Context: no locks held; takes each owner's pcp->lock, then zone->lock.
+ */
+void economy_release_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn)
+{
+	unsigned long pfn = start_pfn & ~(pageblock_nr_pages - 1);
+
+	for (; pfn < end_pfn; pfn += pageblock_nr_pages) {
+		struct per_cpu_pages *pcp;
+		unsigned int idx;
+		int owner;
+
+		if (!zone_spans_pfn(zone, pfn))
+			continue;
+		idx = (unsigned int)pfn_to_pageblock_idx(zone, pfn);
+		owner = READ_ONCE(zone->pageblock_owner[idx]);
+		if (owner < 0)
+			continue;
+		pcp = &zone->per_cpu_pageset[owner];
+		spin_lock(&pcp->lock);
+		for (int i = 0; i < pcp->nr_owned; i++) {
+			if (pcp->owned[i].idx != idx)
+				continue;
+			spin_lock(&zone->lock);
+			pcp->count -= release_block(zone, pcp, i);
+			spin_unlock(&zone->lock);
+			break;
+		}
+		/* A partial block is not a fragment to recover: it is being isolated. */
+		if (zone->pageblock_owner[idx] == PB_OWNER_FRAGMENT)
+			WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_NONE);
+		spin_unlock(&pcp->lock);
 	}
 }

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_pcp_designs.c - the designs seed 003's reviewers asked about
+ * (pagelab's own switches): pcp_premerge merges buddies on one PCP under
+ * pcp->lock before a drain takes zone->lock, and says why a lookup failed;
+ * targeted_drain lets an allocation succeed by draining only the CPU that
+ * holds what it needs; pcp_block_economy moves only whole pageblocks under
+ * zone->lock, steals a block from another CPU when the zone has none, counts
+ * PCP-held pages for the watermarks, and gives owned blocks back to
+ * isolation so alloc_contig_range() still succeeds.
+ */
+#include "helpers.h"
+#include "mm/internal.h"
+
+static unsigned long event(struct pl_machine *m, enum pl_vm_event e)
+{
+	unsigned long ev[NR_PL_VM_EVENTS];
+
+	pl_events_sum(m, ev);
+	return ev[e];
+}
+
+static struct pl_machine *cpus_machine(const char *design, unsigned int nr_cpus)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.nr_cpus = nr_cpus;
+	cfg.debug = 1;
+	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	assert_int_equal(pl_enter(m, 0), 0);
+	return m;
+}
+
+struct merges {
+	unsigned long pcp, zone, zone_lock_pages;
+};
+
+/* Allocate @n pages on CPU 0, free them there, drain: count the merges. */
+static struct merges alloc_free_drain(const char *design, unsigned int n)
+{
+	struct pl_machine *m = cpus_machine(design, 1);
+	struct page *pages[256];
+	struct merges r;
+
+	assert_true(n <= 256);
+	for (unsigned int i = 0; i < n; i++)
+		assert_non_null(pages[i] = alloc_pages(GFP_HIGHUSER_MOVABLE, 0));
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(__free_pages(pages[i], 0), 0);
+	assert_int_equal(pl_check_machine(m), 0);	/* the tags agree with the lists */
+	drain_all_pages(NULL);
+	r.pcp = event(m, PL_EV_PCP_MERGE);
+	r.zone = event(m, PL_EV_BUDDY_MERGE);
+	r.zone_lock_pages = event(m, PL_EV_ZONE_LOCK_PAGES);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+	return r;
+}
+
+static void test_premerge_moves_merges_out_of_zone_lock(void **state)
+{
+	struct merges base = alloc_free_drain("v6.18", 200);
+	struct merges pre = alloc_free_drain("pcp-premerge", 200);
+
+	(void)state;
+	assert_int_equal(base.pcp, 0);
+	assert_true(pre.pcp > 0);
+	/* The same blocks end up coalesced: the merges only change lock. */
+	assert_int_equal(pre.pcp + pre.zone, base.zone);
+	assert_true(pre.zone < base.zone);
+	/* A drain moves as many pages as the baseline's, in larger blocks. */
+	assert_int_equal(pre.zone_lock_pages, base.zone_lock_pages);
+}
+
+/* A buddy freed through another CPU cannot merge: the reason is counted. */
+static void test_premerge_counts_buddy_on_other_pcp(void **state)
+{
+	struct pl_machine *m = cpus_machine("pcp-premerge", 2);
+	struct page *pages[8], *a = NULL;
+	unsigned long tries, reasons;
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		assert_non_null(pages[i] = alloc_pages(GFP_HIGHUSER_MOVABLE, 0));
+	for (int i = 0; i < 8 && !a; i++)
+		for (int j = 0; j < 8; j++)
+			if (page_to_pfn(pages[j]) == (page_to_pfn(pages[i]) ^ 1) &&
+			    !(page_to_pfn(pages[i]) & 1))
+				a = pages[i];
+	assert_non_null(a);
+	assert_int_equal(__free_pages(a, 0), 0);	/* to CPU 0's PCP */
+	assert_int_equal(pl_enter(m, 1), 0);
+	assert_int_equal(__free_pages(pfn_to_page(page_to_pfn(a) + 1), 0), 0);
+	assert_int_equal(pl_enter(m, 0), 0);
+	drain_local_pages(NULL);
+	assert_true(event(m, PL_EV_PCP_PREMERGE_OTHER_PCP) >= 1);
+	tries = event(m, PL_EV_PCP_PREMERGE_TRY);
+	reasons = event(m, PL_EV_PCP_MERGE) + event(m, PL_EV_PCP_PREMERGE_IN_USE) +
+		  event(m, PL_EV_PCP_PREMERGE_OTHER_PCP) + event(m, PL_EV_PCP_PREMERGE_IN_ZONE) +
+		  event(m, PL_EV_PCP_PREMERGE_ORDER) + event(m, PL_EV_PCP_PREMERGE_OTHER);
+	assert_int_equal(tries, reasons);	/* every lookup has an outcome */
+	assert_int_equal(pl_check_machine(m), 0);
+	for (int i = 0; i < 8; i++)
+		if (pages[i] != a && page_to_pfn(pages[i]) != page_to_pfn(a) + 1)
+			assert_int_equal(__free_pages(pages[i], 0), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
+/*
+ * Exhaust the machine on CPU 0, free @nr1 pages on CPU 1 and @nr2 on CPU 2
+ * (they stay on those PCPs), then allocate @want pages back on CPU 0.
+ * Return: how many came back; @pcp2 is what CPU 2's PCP holds at the end.
+ */
+static unsigned long stranded_pages(const char *design, struct pl_machine **out,
+				    unsigned int nr1, unsigned int nr2, unsigned int want, int *pcp2)
+{
+	static struct page *pages[16384];
+	struct pl_machine *m = cpus_machine(design, 3);
+	struct zone *normal = &m->node_zones[ZONE_NORMAL];
+	unsigned long n = exhaust(GFP_HIGHUSER_MOVABLE, 0, pages, 16384), got = 0;
+
+	assert_true(n > nr1 + nr2);
+	assert_int_equal(pl_enter(m, 1), 0);
+	for (unsigned int i = 0; i < nr1; i++)
+		assert_int_equal(__free_pages(pages[--n], 0), 0);
+	assert_int_equal(pl_enter(m, 2), 0);
+	for (unsigned int i = 0; i < nr2; i++)
+		assert_int_equal(__free_pages(pages[--n], 0), 0);
+	assert_int_equal(pl_enter(m, 0), 0);
+	while (got < want) {
+		struct page *p = alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN, 0);
+
+		if (!p)
+			break;
+		pages[n++] = p;
+		got++;
+	}
+	*pcp2 = normal->per_cpu_pageset[2].count + m->node_zones[ZONE_DMA32].per_cpu_pageset[2].count;
+	assert_int_equal(pl_check_machine(m), 0);
+	while (n)
+		assert_int_equal(__free_pages(pages[--n], 0), 0);
+	*out = m;
+	return got;
+}
+
+static void test_targeted_drain_asks_only_the_cpu_that_has_pages(void **state)
+{
+	struct pl_machine *m;
+	int pcp2;
+	unsigned long got;
+
+	(void)state;
+	/* Every stranded page comes back, and no CPU is drained wholesale. */
+	got = stranded_pages("targeted-drain", &m, 20, 4, 24, &pcp2);
+	assert_int_equal(got, 24);
+	assert_int_equal(pcp2, 0);
+	assert_true(event(m, PL_EV_TARGETED_DRAIN_CPUS) >= 2);
+	assert_int_equal(event(m, PL_EV_DRAIN_ALL_CPUS), 0);
+	test_machine_done(m);
+
+	/* CPU 1 holds 20 pages, CPU 2 holds 4: CPU 1 alone covers 8 allocations. */
+	got = stranded_pages("targeted-drain", &m, 20, 4, 8, &pcp2);
+	assert_int_equal(got, 8);
+	assert_int_equal(pcp2, 4);
+	test_machine_done(m);
+}
+
+/* Below a pageblock, the zone only ever hands out or takes back whole blocks. */
+static void test_economy_moves_whole_blocks_only(void **state)
+{
+	struct pl_machine *m = cpus_machine("block-economy", 2);
+	struct page *pages[64];
+	unsigned int n = 0;
+
+	(void)state;
+	for (unsigned int order = 0; order < pageblock_order; order++) {
+		assert_non_null(pages[n] = alloc_pages(GFP_HIGHUSER_MOVABLE, order));
+		n++;
+		assert_non_null(pages[n] = alloc_pages(GFP_KERNEL, order));
+		n++;
+	}
+	assert_int_equal(event(m, PL_EV_ZONE_LOCK_PAGES) % pageblock_nr_pages, 0);
+	assert_int_equal(pl_check_machine(m), 0);
+	/* Freed through CPU 1, every page goes back to its owner, CPU 0. */
+	assert_int_equal(pl_enter(m, 1), 0);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(__free_pages(pages[i], i / 2), 0);
+	assert_int_equal(event(m, PL_EV_PCP_REMOTE_FREE), n);
+	assert_int_equal(m->node_zones[ZONE_NORMAL].per_cpu_pageset[1].count, 0);
+	assert_int_equal(event(m, PL_EV_ZONE_LOCK_PAGES) % pageblock_nr_pages, 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
+/*
+ * CPU 0 takes every block and frees its pages again (kept as owned free
+ * pages, outside NR_FREE_PAGES): CPU 1 must steal a block, and the
+ * watermark must count what the PCPs hold.
+ */
+static void test_economy_steals_when_the_zone_has_no_block(void **state)
+{
+	static struct page *pages[16384];
+	struct pl_machine *m = cpus_machine("block-economy", 2);
+	unsigned long n = exhaust(GFP_HIGHUSER_MOVABLE, 0, pages, 16384);
+	struct page *p;
+
+	(void)state;
+	unsigned long kept = 0;
+
+	assert_true(n > 1000);
+	/* Keep the first page of each block: no block can come back whole. */
+	for (unsigned long i = 0; i < n; i++) {
+		if (page_to_pfn(pages[i]) % pageblock_nr_pages)
+			assert_int_equal(__free_pages(pages[i], 0), 0);
+		else
+			pages[kept++] = pages[i];
+	}
+	n = kept;
+	assert_int_equal(pl_enter(m, 1), 0);
+	p = alloc_pages(GFP_HIGHUSER_MOVABLE, 0);
+	assert_non_null(p);
+	assert_true(event(m, PL_EV_ECONOMY_STEAL) >= 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_int_equal(__free_pages(p, 0), 0);
+	while (n)
+		assert_int_equal(__free_pages(pages[--n], 0), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
+/* Isolation takes owned blocks back: alloc_contig_range() still works. */
+static void test_economy_contig_range_reaches_owned_blocks(void **state)
+{
+	struct pl_machine *m = cpus_machine("block-economy", 2);
+	struct zone *zone = &m->node_zones[ZONE_NORMAL];
+	struct page *a = alloc_pages(GFP_HIGHUSER_MOVABLE, 0);
+	unsigned long start;
+
+	(void)state;
+	assert_non_null(a);
+	/* a's block is owned by CPU 0 and its 511 other pages sit on CPU 0's PCP. */
+	start = page_to_pfn(a) & ~(pageblock_nr_pages - 1);
+	assert_int_equal(zone->pageblock_owner[pfn_to_pageblock_idx(zone, start)], 0);
+	assert_int_equal(__free_pages(a, 0), 0);
+	assert_int_equal(alloc_contig_range(start, start + pageblock_nr_pages, GFP_KERNEL), 0);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_true(free_contig_range(start, pageblock_nr_pages) >= 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_premerge_moves_merges_out_of_zone_lock),
+		cmocka_unit_test(test_premerge_counts_buddy_on_other_pcp),
+		cmocka_unit_test(test_targeted_drain_asks_only_the_cpu_that_has_pages),
+		cmocka_unit_test(test_economy_moves_whole_blocks_only),
+		cmocka_unit_test(test_economy_steals_when_the_zone_has_no_block),
+		cmocka_unit_test(test_economy_contig_range_reaches_owned_blocks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
