@@ -326,7 +326,7 @@ void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct p
 		del_chunk(buddy);
 		pl_count(PL_EV_PCP_MERGE, 1);
 		combined = pfn & buddy_pfn;
-		page += combined - pfn;
+		page -= pfn - combined;	/* combined <= pfn: no unsigned wrap */
 		pfn = combined;
 		order++;
 	}
