@@ -48,8 +48,16 @@ struct bench_suite {
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def);
-/* Unsigned number; accepts K/M/G suffixes (powers of 1024). Exits on junk. */
+/* Unsigned number (mem=/dma32=: K/M/G/T suffixes, powers of 1024). Exits 2 on junk. */
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
+
+/* keys.c: @key's default and meaning in @suite. Return: 0, or -1 if undocumented. */
+int bench_key_doc(const char *suite, const char *key, const char **def, const char **meaning);
+/* params.c: the validation layer. Return 0, or 2 after a one-line message. */
+int bench_check_params(const struct bench *b);
+int bench_check_host_fit(unsigned long mem_bytes);
+/* `--keys`: one line per key of @suite: suite, key, kind, range or names. */
+void bench_list_keys(FILE *f, const char *suite, const char *const *keys);
 
 /*
  * A machine for suite runs: the profile of machine= (else the default
@@ -58,7 +66,10 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
  */
 struct pl_machine *bench_machine(const struct bench *b, const char *design);
 
-/* Parse "design=a,b,c" into up to @max preset names. Return: how many. */
+/* A design from a spec (pl_design_parse()); one line on stderr and exit 2 if bad. */
+void bench_design(const char *spec, struct pl_design *out);
+
+/* Parse "design=a,b,c" (each a preset plus switches) into up to @max names. Return: how many. */
 int bench_designs(const struct bench *b, const char *def, const char **names, int max);
 
 /* harness.c: measured regions, fault counts, pinning, callgrind (see there). */
@@ -74,6 +85,28 @@ bool bench_harness_key(const char *key);
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
 		double value, const char *unit, struct pl_machine *m);
 
+/*
+ * vtime=1 (every suite): the machine keeps virtual time (include/pagelab/
+ * vtime.h) and every record carries "vtime": {"value": the record's value
+ * computed from virtual time, deterministic, in the record's unit;
+ * "ns_per_op", "ops_per_s", "lock_wait_share", "contention_rate",
+ * "transfers_per_op" of the measured region}.
+ *
+ * A suite brackets its measured region with bench_vt_begin()/_end() (on
+ * the machine it measures), and before emitting a time-valued record
+ * passes that record's value computed from bench_vt_ns() to bench_vt_set().
+ * Records of counts need nothing: their vtime value is their value.
+ */
+bool bench_vt_on(const struct bench *b);
+void bench_vt_begin(struct pl_machine *m);
+/* @ops: operations in the region (for ns/op, ops/s, transfers/op). */
+void bench_vt_end(struct pl_machine *m, double ops);
+/* Makespan of the last region in ns (0 without vtime). */
+double bench_vt_ns(void);
+/* Virtual ns of vCPU @cpu over the last region. */
+double bench_vt_cpu_ns(unsigned int cpu);
+void bench_vt_set(double value);
+
 extern const struct bench_suite suite_pagetypeinfo;
 extern const struct bench_suite suite_buddy_alloc_free;
 extern const struct bench_suite suite_alloc_many_free_few;
@@ -88,52 +121,18 @@ extern const struct bench_suite suite_page_alloc_high_order;
 extern const struct bench_suite suite_machines;
 extern const struct bench_suite suite_replay;
 extern const struct bench_suite suite_trace_throughput;
+extern const struct bench_suite suite_llfree_anchors;
 
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);
 
-/* workloads.c */
-struct churn_result {
-	unsigned long live_blocks;
-	unsigned long free_blocks;
-	unsigned long allocs, frees;
-};
-/*
- * Kernel-build-like churn: fill memory with mixed order-0..3 blocks of all
- * three PCP migratetypes down near the low watermark, free a random half,
- * then replace random blocks for @rounds steps. Leaves the survivors
- * allocated. Context: the calling thread has entered @m.
- */
-struct churn_state;
-struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
-			      struct churn_result *res);
-void churn_release(struct churn_state *st);
+/* The kernel-build-like churn is the library's: pl_churn_run() (machine.h). */
 
-/*
- * Simulated time for the vmstat tick: a vCPU's second is BENCH_TICK_OPS of
- * its page operations (pages allocated + freed), the kernel's once-a-second
- * refresh_cpu_vm_stats() at 100,000 of them per CPU-second, the order of a
- * parallel kernel build's rate. See the README, "The slow path before
- * failing".
- */
-#define BENCH_TICK_OPS 100000UL
-
-/*
- * bench_vmstat_tick() - run the current vCPU's pl_vmstat_tick() when its
- * page operations have passed *@next (0: not started, start counting now),
- * and move *@next on by BENCH_TICK_OPS.
- */
+/* The vmstat tick once per simulated second: the library's (machine.h). */
+#define BENCH_TICK_OPS PL_TICK_OPS
 static inline void bench_vmstat_tick(unsigned long *next)
 {
-	const struct pl_cpu_events *e = &pl_this.cpu->events;
-	unsigned long ops = READ_ONCE(e->ev[PL_EV_PGALLOC_PAGES]) +
-			    READ_ONCE(e->ev[PL_EV_PGFREE_PAGES]);
-
-	if (*next && ops < *next)
-		return;
-	if (*next)
-		pl_vmstat_tick();
-	*next = ops + BENCH_TICK_OPS;
+	pl_vmstat_tick_due(next);
 }
 
 #endif /* PAGELAB_BENCH_H */

@@ -2,13 +2,19 @@
 /*
  * main.c - pagelab-bench: `pagelab-bench SUITE [key=value ...] [--json]`.
  * Parameters take the kernel benchmarks' own names; an unknown suite or
- * parameter is a one-line error and exit status 2.
+ * parameter is a one-line error and exit status 2. `--list` prints the
+ * suites with every key's default and meaning, the presets and the switches
+ * (`--list --json` the same as one JSON object); `--version` the commit.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
 #include "pagelab/trace.h"
+
+#define PL_MAX_VT_REPORT 1024
 
 static const struct bench_suite *const suites[] = {
 	&suite_pagetypeinfo,
@@ -25,6 +31,7 @@ static const struct bench_suite *const suites[] = {
 	&suite_machines,
 	&suite_replay,
 	&suite_trace_throughput,
+	&suite_llfree_anchors,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)
@@ -35,27 +42,15 @@ const char *param_str(const struct bench *b, const char *key, const char *def)
 	return def;
 }
 
-unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def)
+void bench_design(const char *spec, struct pl_design *out)
 {
-	const char *v = param_str(b, key, NULL);
-	unsigned long long n;
-	char *end;
+	char err[160];
 
-	if (!v)
-		return def;
-	errno = 0;
-	n = strtoull(v, &end, 0);
-	switch (*end) {
-	case 'K': case 'k': n <<= 10; end++; break;
-	case 'M': case 'm': n <<= 20; end++; break;
-	case 'G': case 'g': n <<= 30; end++; break;
-	default: break;
-	}
-	if (errno || *end || end == v) {
-		fprintf(stderr, "pagelab-bench: %s=%s is not a number\n", key, v);
+	if (pl_design_parse(spec, out, err, sizeof(err))) {
+		fprintf(stderr, "pagelab-bench: unknown design '%s': %s (see pagelab-bench --list)\n", spec,
+			err);
 		exit(2);
 	}
-	return (unsigned long)n;
 }
 
 struct pl_machine *bench_machine(const struct bench *b, const char *design)
@@ -84,10 +79,20 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
-	if (pl_design_preset(design, &cfg.design)) {
-		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
-		exit(2);
+	cfg.vtime = bench_vt_on(b);
+	/* pagelab's own switch (not a kernel option): fixed pcp->high, as Linux 6.0 */
+	cfg.pcp_no_autotune = param_ulong(b, "pcp_autotune", 1) == 0;
+	{
+		const char *t = param_str(b, "topology", NULL);	/* SOCKETSxCORESxTHREADS */
+
+		if (t && sscanf(t, "%ux%ux%u", &cfg.topology.nr_sockets,
+				&cfg.topology.cores_per_socket,
+				&cfg.topology.threads_per_core) != 3) {
+			fprintf(stderr, "pagelab-bench: topology=%s: want SOCKETSxCORESxTHREADS\n", t);
+			exit(2);
+		}
 	}
+	bench_design(design, &cfg.design);
 	if (snapdir) {
 		if (pl_snapshot_read(snapdir, &snap)) {
 			fprintf(stderr, "pagelab-bench: snapshot=%s: not a readable snapshot\n", snapdir);
@@ -97,10 +102,18 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 		if (!param_str(b, "vcpus", NULL) && snap.zone[0].nr_pcp_cpus)
 			cfg.nr_cpus = snap.zone[0].nr_pcp_cpus;
 	}
+	if (bench_check_host_fit(cfg.mem_bytes))
+		exit(2);
+	/* The library's own warning becomes this one line. */
+	pl_warn_set_quiet(true);
 	m = pl_machine_create(&cfg);
+	pl_warn_set_quiet(false);
 	if (!m) {
-		fprintf(stderr, "pagelab-bench: cannot create the machine\n");
-		exit(1);
+		char why[256];
+
+		pl_warn_last(why, sizeof(why));
+		fprintf(stderr, "pagelab-bench: cannot create the machine: %s\n", why);
+		exit(2);
 	}
 	if (snapdir && state == PL_STATE_COUNTS) {
 		struct pl_loaded_state *st = pl_machine_load_state(m, &snap);
@@ -121,13 +134,14 @@ int bench_designs(const struct bench *b, const char *def, const char **names, in
 	int n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", list);
+	if (!*buf) {
+		fprintf(stderr, "pagelab-bench: design= names no design\n");
+		exit(2);
+	}
 	for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
 		struct pl_design d;
 
-		if (pl_design_preset(tok, &d)) {
-			fprintf(stderr, "pagelab-bench: unknown design '%s'\n", tok);
-			exit(2);
-		}
+		bench_design(tok, &d);
 		names[n++] = tok;
 	}
 	return n;
@@ -158,6 +172,104 @@ void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out)
 		out->wait_ns += z.wait_ns;
 		out->hold_ns += z.hold_ns;
 	}
+}
+
+/* ---- vtime=1 ------------------------------------------------------------- */
+
+static struct {
+	struct pl_vt_snap start;
+	unsigned int nr_cpus, active;	/* vCPUs, and those whose clock moved */
+	double ns, ops, wait_share, contention_rate, transfers;
+	double cpu_ns[PL_MAX_VT_REPORT];
+	double value;
+	bool has_value;
+} vtr;
+
+bool bench_vt_on(const struct bench *b)
+{
+	return param_ulong(b, "vtime", 0) != 0;
+}
+
+void bench_vt_begin(struct pl_machine *m)
+{
+	if (!m || !m->vt)
+		return;
+	pl_vt_snapshot(m->vt, &vtr.start);
+	vtr.nr_cpus = min(m->vt->nr_cpus, (unsigned int)PL_MAX_VT_REPORT);
+	for (unsigned int c = 0; c < vtr.nr_cpus; c++)
+		vtr.cpu_ns[c] = (double)m->vt->cpu[c].now;
+}
+
+void bench_vt_end(struct pl_machine *m, double ops)
+{
+	struct pl_vt_snap e;
+	uint64_t start_min = UINT64_MAX;
+
+	if (!m || !m->vt)
+		return;
+	pl_vt_snapshot(m->vt, &e);
+	vtr.active = 0;
+	for (unsigned int c = 0; c < vtr.nr_cpus; c++) {
+		start_min = min(start_min, (uint64_t)vtr.cpu_ns[c]);
+		vtr.cpu_ns[c] = ((double)m->vt->cpu[c].now - vtr.cpu_ns[c]) / 1000.0;
+		vtr.active += vtr.cpu_ns[c] > 0;
+	}
+	if (start_min == UINT64_MAX)
+		start_min = 0;
+	/* The makespan: from the earliest clock at the start to the latest at the end. */
+	vtr.ns = (double)(e.now_max - start_min) / 1000.0;
+	vtr.ops = ops;
+	vtr.wait_share = e.busy > vtr.start.busy ?
+		(double)(e.wait_ps - vtr.start.wait_ps) / (double)(e.busy - vtr.start.busy) : 0;
+	vtr.contention_rate = e.acquisitions > vtr.start.acquisitions ?
+		(double)(e.contentions - vtr.start.contentions) /
+		(double)(e.acquisitions - vtr.start.acquisitions) : 0;
+	vtr.transfers = (double)(e.transfers - vtr.start.transfers);
+}
+
+double bench_vt_ns(void)
+{
+	return vtr.ns;
+}
+
+double bench_vt_cpu_ns(unsigned int cpu)
+{
+	return cpu < vtr.nr_cpus ? vtr.cpu_ns[cpu] : 0;
+}
+
+void bench_vt_set(double value)
+{
+	vtr.value = value;
+	vtr.has_value = true;
+}
+
+/* Units of time-valued records: these need a value from virtual time. */
+static bool unit_is_time(const char *unit)
+{
+	static const char *const t[] = { "ns", "us", "usec", "ms", "s", "ns/pair", "Mops/s",
+					 "events/s" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(unit, t[i]))
+			return true;
+	return false;
+}
+
+static void emit_vtime(double value, const char *unit)
+{
+	double ops = vtr.ops > 0 ? vtr.ops : 1;
+
+	/* A time the suite could not model (no machine, an external peer): null. */
+	if (!vtr.has_value && unit_is_time(unit))
+		printf(", \"vtime\": {\"value\": null");
+	else
+		printf(", \"vtime\": {\"value\": %.6g", vtr.has_value ? vtr.value : value);
+	printf(", \"ns_per_op\": %.6g, \"ops_per_s\": %.6g, "
+	       "\"lock_wait_share\": %.6g, \"contention_rate\": %.6g, \"transfers_per_op\": %.6g}",
+	       vtr.ns * (vtr.active ? vtr.active : 1) / ops,
+	       vtr.ns > 0 ? ops * 1e9 / vtr.ns : 0, vtr.wait_share, vtr.contention_rate,
+	       vtr.transfers / ops);
+	vtr.has_value = false;
 }
 
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
@@ -203,13 +315,134 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 	}
 	printf("}, ");
 	bench_harness_json(b);
+	if (bench_vt_on(b))
+		emit_vtime(value, unit);
 	printf("}\n");
 	fflush(stdout);
 }
 
+/* --list: suites and every key with its default and meaning, presets, switches. */
+static int list(bool json)
+{
+	const char *def, *meaning;
+	char sw[256];
+
+	if (json)
+		printf("{\"suites\": [");
+	else
+		printf("suites (pagelab-bench SUITE key=value ...):\n");
+	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+		if (json) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			json_str(suites[i]->name);
+			printf(", \"summary\": ");
+			json_str(suites[i]->summary);
+			printf(", \"keys\": [");
+		} else {
+			printf("  %s: %s\n", suites[i]->name, suites[i]->summary);
+		}
+		for (const char *const *k = suites[i]->keys; *k; k++) {
+			if (bench_key_doc(suites[i]->name, *k, &def, &meaning)) {
+				def = "?";
+				meaning = "(undocumented)";
+			}
+			if (json) {
+				printf("%s{\"key\": ", k == suites[i]->keys ? "" : ", ");
+				json_str(*k);
+				printf(", \"default\": ");
+				json_str(def);
+				printf(", \"meaning\": ");
+				json_str(meaning);
+				printf("}");
+			} else {
+				printf("      %-22s %-16s %s\n", *k, def, meaning);
+			}
+		}
+		if (json)
+			printf("]}");
+	}
+	/* the keys every suite takes: the harness's and the machine profile */
+	printf(json ? "], \"common_keys\": [" : "  every suite:\n");
+	for (int i = 0; i < 3; i++) {
+		const char *key = i == 2 ? "vtime" : i ? "machine" : "pin";
+
+		bench_key_doc("", key, &def, &meaning);
+		if (json) {
+			printf("%s{\"key\": ", i ? ", " : "");
+			json_str(key);
+			printf(", \"default\": ");
+			json_str(def);
+			printf(", \"meaning\": ");
+			json_str(meaning);
+			printf("}");
+		} else {
+			printf("      %-22s %-16s %s\n", key, def, meaning);
+		}
+	}
+	printf(json ? "], \"presets\": [" : "\npresets (design=PRESET[+SWITCH...]):\n");
+	for (const struct pl_design_preset_def *p = pl_design_preset_table; p->name; p++) {
+		struct pl_design d;
+
+		pl_design_preset(p->name, &d);
+		pl_design_format(&d, sw, sizeof(sw));
+		if (json) {
+			printf("%s{\"name\": ", p == pl_design_preset_table ? "" : ", ");
+			json_str(p->name);
+			printf(", \"switches\": ");
+			json_str(sw);
+			printf(", \"meaning\": ");
+			json_str(p->meaning);
+			printf("}");
+		} else {
+			printf("  %-18s %s\n  %-18s   switches: %s\n", p->name, p->meaning, "",
+			       *sw ? sw : "(none)");
+		}
+	}
+	printf(json ? "], \"switches\": [" : "\nswitches (NAME, NAME=0, or NAME=VALUE):\n");
+	for (const struct pl_design_switch *s = pl_design_switches; s->name; s++) {
+		size_t n = (size_t)snprintf(sw, sizeof(sw), "%s", s->name);
+
+		for (int v = 0; s->values && s->values[v]; v++)
+			n += (size_t)snprintf(sw + n, sizeof(sw) - n, "%s%s", v ? "|" : "=",
+					      s->values[v]);
+		if (json) {
+			printf("%s{\"name\": ", s == pl_design_switches ? "" : ", ");
+			json_str(s->name);
+			printf(", \"syntax\": ");
+			json_str(sw);
+			printf(", \"origin\": ");
+			json_str(s->origin);
+			printf(", \"meaning\": ");
+			json_str(s->meaning);
+			printf("}");
+		} else {
+			printf("  %-28s [%s] %s\n", sw, s->origin, s->meaning);
+		}
+	}
+	printf(json ? "], \"machines\": [" : "\nmachine profiles (machine=NAME):\n");
+	for (const struct pl_machine_profile *p = pl_machine_profiles; p->name; p++) {
+		if (json) {
+			printf("%s{\"name\": ", p == pl_machine_profiles ? "" : ", ");
+			json_str(p->name);
+			printf(", \"meaning\": ");
+			json_str(p->summary);
+			printf(", \"hardware\": ");
+			json_str(p->hardware);
+			printf(", \"seeds\": ");
+			json_str(p->seeds);
+			printf("}");
+		} else {
+			printf("  %-18s %s [seeds %s]\n", p->name, p->summary, p->seeds);
+		}
+	}
+	printf(json ? "]}\n" : "");
+	return 0;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\n"
+	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n"
+		"       pagelab-bench --list [--json] | --version\n\n"
 		"every suite also takes machine=NAME, a machine profile (pagelab-bench machines),\n"
 		"and pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
 		"suites:\n");
@@ -227,8 +460,21 @@ static void usage(FILE *f)
 			continue;
 		/* a switch beyond every seed's patch is labelled wherever it is shown */
 		fprintf(f, "  %s%s\n", *name,
-			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback
+			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback ||
+			d.pcp_premerge || d.targeted_drain || d.pcp_block_economy
 				? "  (with pagelab's own extension, not in any seed)" : "");
+	}
+}
+
+/*
+ * Output that could not be written is an error, not a result: at exit,
+ * stdout must flush. One line, exit status 2 (issue 18).
+ */
+static void check_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pagelab-bench: write error on stdout: %s\n", strerror(errno));
+		_exit(2);
 	}
 }
 
@@ -237,9 +483,36 @@ int main(int argc, char **argv)
 	const struct bench_suite *suite = NULL;
 	struct bench b = { .out = stdout };
 
+	atexit(check_stdout);
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf("pagelab-bench %s (git %s)\n", pl_version(), pl_git_commit());
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--list")) {
+		if (argc > 3 || (argc == 3 && strcmp(argv[2], "--json"))) {
+			fprintf(stderr, "pagelab-bench: usage: pagelab-bench --list [--json]\n");
+			return 2;
+		}
+		return list(argc == 3);
+	}
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		if (argc < 2) {
+			fprintf(stderr, "pagelab-bench: no suite given (try --help)\n");
+			return 2;
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--keys")) {
+		/* harness.c's, and bench_machine()'s for every suite */
+		static const char *const harness_keys[] = { "pin", "machine", "snapshot", "state",
+							    NULL };
+
+		for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+			bench_list_keys(stdout, suites[i]->name, suites[i]->keys);
+			bench_list_keys(stdout, suites[i]->name, harness_keys);
+		}
+		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
 		if (!strcmp(argv[1], suites[i]->name))
@@ -270,6 +543,7 @@ int main(int argc, char **argv)
 				"lists them)\n", eq + 1);
 			return 2;
 		}
+		known |= !strcmp(argv[i], "vtime");	/* common to every suite */
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
 		/* common to every suite that builds its machines with bench_machine() */
@@ -283,6 +557,8 @@ int main(int argc, char **argv)
 		b.keys[b.nr_params] = argv[i];
 		b.vals[b.nr_params++] = eq + 1;
 	}
+	if (bench_check_params(&b))
+		return 2;
 	bench_harness_init(&b);
 	return suite->run(&b);
 }

@@ -34,6 +34,7 @@ static const char *const keys[] = { "mem", "dma32", "design", "order", "test_loo
 
 struct run {
 	double ns;			/* whole loop */
+	double vt_ns;			/* the same in virtual time (vtime=1) */
 	unsigned long ev[NR_PL_VM_EVENTS];
 	unsigned long zone_lock;	/* zone->lock acquisitions */
 };
@@ -62,6 +63,7 @@ static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned in
 	struct pl_lock_stat ls;
 
 	pl_enter(m, 0);
+	bench_vt_begin(m);
 	bench_slot_clear(b, slot);
 	bench_region_begin(b, slot);
 	for (unsigned long i = 0; i < loops; i++) {
@@ -77,6 +79,8 @@ static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned in
 	}
 	r->ns = (double)bench_region_end(b, slot);
 	bench_use_slot(b, slot);
+	bench_vt_end(m, (double)loops);
+	r->vt_ns = bench_vt_ns();
 	pl_events_sum(m, r->ev);
 	bench_zone_lock_stat(m, &ls);
 	r->zone_lock = ls.acquisitions;
@@ -134,6 +138,16 @@ static int run(struct bench *b)
 		return 2;
 	}
 	for (int o = 0; o < nr_orders; o++) {
+		unsigned long mem = param_ulong(b, "mem", 16UL << 30);
+
+		/* bad input, not an allocation failure: the block and its floor must fit */
+		if ((PAGE_SIZE << orders[o]) * 4 > mem) {
+			fprintf(stderr, "pagelab-bench: page_alloc_high_order: order=%u needs mem >= "
+				"%lu KiB\n", orders[o], (PAGE_SIZE << orders[o]) * 4 >> 10);
+			return 2;
+		}
+	}
+	for (int o = 0; o < nr_orders; o++) {
 		floor_ns[o] = 1e300;
 		for (int d = 0; d < n; d++)
 			best[o][d].ns = 1e300;
@@ -148,9 +162,11 @@ static int run(struct bench *b)
 
 				one_run(b, (o * n + d) % BENCH_MAX_SLOTS, m, orders[o], loops, &r);
 				snprintf(test, sizeof(test), "odr%u-per-iteration", orders[o]);
+				bench_vt_set(r.vt_ns / (double)loops / 1e3);
 				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / 1e3,
 					   "us", m);
 				snprintf(test, sizeof(test), "odr%u-per-page", orders[o]);
+				bench_vt_set(r.vt_ns / (double)loops / nr);
 				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / nr,
 					   "ns", m);
 				if (r.ns < best[o][d].ns)

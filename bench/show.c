@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * show.c - the kernel's /proc reports of a machine after a chosen workload:
- * `pagelab-bench show what=buddyinfo,pagetypeinfo,zoneinfo workload=fresh|churn`.
+ * `pagelab-bench show what=buddyinfo,pagetypeinfo,zoneinfo,events workload=fresh|churn`
+ * (events: pagelab's counters, /proc/vmstat-style, not a kernel report).
  *
  * fresh: the machine just after boot. churn: after the kernel-build-like
  * churn of workloads.c (seed=, rounds= as in the pagetypeinfo suite), with
@@ -10,6 +11,7 @@
  * more than one is asked for); with --json they go to stderr and stdout gets
  * one record with the machine's counters and free pages.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,40 @@ struct report {
 	long (*show)(struct pl_machine *m, char *buf, size_t size);
 };
 
+/*
+ * pagelab's event counters (slow path included: drain-retries, highatomic
+ * reserves, watermark boosts, kswapd runs), summed over the vCPUs, one
+ * "name value" line each as /proc/vmstat lays its counters out; the names
+ * are pagelab's, lower-cased.
+ */
+static long show_events(struct pl_machine *m, char *buf, size_t size)
+{
+	unsigned long ev[NR_PL_VM_EVENTS];
+	size_t len = 0;
+
+	pl_events_sum(m, ev);
+	for (int i = 0; i < NR_PL_VM_EVENTS; i++) {
+		char name[64];
+		size_t j;
+		int n;
+
+		for (j = 0; pl_vm_event_names[i][j] && j < sizeof(name) - 1; j++)
+			name[j] = (char)tolower((unsigned char)pl_vm_event_names[i][j]);
+		name[j] = '\0';
+		n = snprintf(buf + len, size - len, "%s %lu\n", name, ev[i]);
+		if (n < 0 || (size_t)n >= size - len)
+			return -ENOSPC;
+		len += (size_t)n;
+	}
+	return (long)len;
+}
+
 static const struct report reports[] = {
 	{ "buddyinfo", pl_show_buddyinfo },
 	{ "pagetypeinfo", pl_show_pagetypeinfo },
 	{ "zoneinfo", pl_show_zoneinfo },
+	{ "vmallocinfo", pl_show_vmallocinfo },
+	{ "events", show_events },
 };
 
 static const struct report *find_report(const char *name)
@@ -68,8 +100,8 @@ static int run(struct bench *b)
 	const char *design = param_str(b, "design", "v6.18");
 	char list[128];
 	int nr = 0, ret = 0;
-	struct churn_state *st = NULL;
-	struct churn_result res;
+	struct pl_churn *st = NULL;
+	struct pl_churn_result res;
 	struct pl_machine *m;
 
 	snprintf(list, sizeof(list), "%s", param_str(b, "what", "buddyinfo"));
@@ -78,7 +110,7 @@ static int run(struct bench *b)
 
 		if (!r) {
 			fprintf(stderr, "pagelab-bench: show: unknown report '%s' "
-				"(buddyinfo, pagetypeinfo, zoneinfo)\n", tok);
+				"(buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, events)\n", tok);
 			return 2;
 		}
 		if (nr < (int)ARRAY_SIZE(want))
@@ -101,7 +133,7 @@ static int run(struct bench *b)
 	m = bench_machine(b, design);
 	if (!strcmp(workload, "churn")) {
 		pl_enter(m, 0);
-		st = churn_run(m, param_ulong(b, "seed", 1),
+		st = pl_churn_run(m, param_ulong(b, "seed", 1),
 			       param_ulong(b, "rounds", m->max_pfn / 8), &res);
 		pl_leave();
 	}
@@ -116,7 +148,7 @@ static int run(struct bench *b)
 	bench_emit(b, workload, design, 0, (double)pl_nr_free_pages(m), "pages", m);
 	if (st) {
 		pl_enter(m, 0);
-		churn_release(st);
+		pl_churn_release(st);
 		pl_leave();
 	}
 	pl_machine_destroy(m);

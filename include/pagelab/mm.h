@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "base.h"
 #include "fault_inject.h"
 #include "gfp_types.h"
@@ -68,10 +69,13 @@ enum zone_stat_item { NR_FREE_PAGES, NR_FREE_PAGES_BLOCKS, NR_VM_ZONE_STAT_ITEMS
 
 /* ---- gfp ------------------------------------------------------------------ */
 
+/*
+ * As the kernel's: both bits at once is a caller's bug (its VM_WARN_ON) and
+ * yields MIGRATE_HIGHATOMIC, which no allocation may ask for; every entry
+ * point refuses such a mask (src/mm/validate.h: pl_gfp_bad()).
+ */
 static inline int gfp_migratetype(gfp_t gfp)
 {
-	if (unlikely((gfp & GFP_MOVABLE_MASK) == GFP_MOVABLE_MASK))
-		return MIGRATE_MOVABLE;
 	return (int)((gfp & GFP_MOVABLE_MASK) >> GFP_MOVABLE_SHIFT);
 }
 
@@ -490,6 +494,13 @@ struct pl_cpu_topology {
  *                   to the buddy under zone->lock (to measure the buddy alone).
  * @tlb_flush_ns_per_cpu: what one kernel TLB flush costs per vCPU, spent
  *                   in a calibrated busy loop (default 1000; 0: free).
+ * @vtime:           keep virtual time (issue 15, include/pagelab/vtime.h):
+ *                   per-vCPU clocks, locks and cache lines in virtual time;
+ *                   @topology prices its cache line transfers (all zero:
+ *                   pl_topology_default(), 2 sockets x 26 cores, no SMT).
+ * @pcp_no_autotune: pagelab's own switch, not a kernel option: pcp->high
+ *                   stays fixed at high_min and refills take a plain batch, as Linux 6.0's PCP had no
+ *                   auto-tuning (to compare with the 6.0 scaling anchors).
  */
 struct pl_config {
 	unsigned long mem_bytes;
@@ -510,6 +521,8 @@ struct pl_config {
 	unsigned long min_free_kbytes;
 	bool pcp_disabled;
 	unsigned long tlb_flush_ns_per_cpu;
+	bool vtime;
+	bool pcp_no_autotune;
 };
 
 /* ---- tracepoints ---------------------------------------------------------- */
@@ -566,6 +579,7 @@ void pl_set_tracepoint_sink(struct pl_machine *m,
 struct pl_cpu {
 	struct pl_cpu_events events;
 	unsigned int id;
+	void *owner;	/* the thread using this vCPU (src/mm/validate.c); atomic */
 };
 
 /**
@@ -577,6 +591,7 @@ struct pl_cpu {
  * @fail_page_alloc: the page allocator's fault site (fault_inject.h).
  * @fault_sites: every layer's fault sites, registered by pl_machine_create().
  * @checkers: every layer's checker, run in order by pl_check_machine().
+ * @vt:       virtual time (config.vtime), NULL otherwise.
  */
 /* What the boot keeps out of the buddy allocator (pl_config.boot_reserve). */
 enum pl_boot_reserve {
@@ -635,6 +650,7 @@ struct pl_machine {
 	/* tracepoint sink (pl_set_tracepoint_sink()), NULL when off */
 	void (*tp_fn)(void *ctx, const struct pl_tp_event *ev);
 	void *tp_ctx;
+	struct pl_vtime *vt;		/* virtual time, NULL unless config.vtime */
 };
 
 #define for_each_zone(z, m) \
@@ -837,7 +853,10 @@ void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS
 
 /* ---- reports (mm/vmstat.c) ------------------------------------------------ */
 
-/** struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled. */
+/**
+ * struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled.
+ * With @buf NULL it only counts (to learn the size a report needs).
+ */
 struct pl_seq {
 	char *buf;
 	size_t size;
@@ -845,18 +864,50 @@ struct pl_seq {
 	bool overflow;
 };
 
-/** pl_show_buddyinfo() - /proc/buddyinfo. Return: bytes written or -ENOSPC. */
+/**
+ * pl_seq_finish() - end a report: NUL-terminate the buffer (when there is
+ * one of size > 0). Return: the length (without the NUL), -ENOSPC if it
+ * did not fit (the buffer then holds a terminated prefix); with no buffer,
+ * the length the report needs.
+ */
+long pl_seq_finish(struct pl_seq *s);
+
+/*
+ * The pl_show_*() reports share one contract: the text goes into @buf and is
+ * always NUL-terminated (size > 0); the return is its length without the
+ * NUL, or -ENOSPC if @size was too small (a terminated prefix is left).
+ * pl_show_X(m, NULL, 0) returns the length needed, so a buffer of that
+ * plus one fits (unless the machine changes in between). The _file
+ * variants do that and write the report to @f: they return its length,
+ * -ENOMEM or -EIO.
+ */
+
+/** pl_show_buddyinfo() - /proc/buddyinfo. Return: length or -ENOSPC (see above). */
 long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
 /**
  * pl_show_pagetypeinfo() - /proc/pagetypeinfo: the baseline walks the free
  * lists under zone->lock (capped at 100000 per list); mt_counts reads counts
  * for that section. "Number of blocks type" walks the pageblocks under
  * zone->lock unless mt_counts_blocks (pagelab's extension).
- * Return: bytes written or -ENOSPC.
+ * Return: length or -ENOSPC.
  */
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);
-/** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. */
+/** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. Return: length or -ENOSPC. */
 long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size);
+
+/** pl_show_buddyinfo_file() - /proc/buddyinfo to @f. Return: length, -ENOMEM or -EIO. */
+long pl_show_buddyinfo_file(struct pl_machine *m, FILE *f);
+/** pl_show_pagetypeinfo_file() - /proc/pagetypeinfo to @f. */
+long pl_show_pagetypeinfo_file(struct pl_machine *m, FILE *f);
+/** pl_show_zoneinfo_file() - /proc/zoneinfo (page-allocator part) to @f. */
+long pl_show_zoneinfo_file(struct pl_machine *m, FILE *f);
+
+/**
+ * pl_show_to_file() - run report @show into a buffer of the size it needs
+ * and write it to @f. Return: the length written, -ENOMEM or -EIO.
+ */
+long pl_show_to_file(struct pl_machine *m, long (*show)(struct pl_machine *, char *, size_t),
+		     FILE *f);
 
 /**
  * pl_unusable_free_index() - the kernel's unusable free space index of

@@ -1,14 +1,21 @@
 """The `pagelab` command: the lab bench around libpagelab.
 
   pagelab bench SUITE [key=value ...] --design A --design B --reps N
+  pagelab bench ... [--label NAME]
   pagelab compare RESULTS... [--baseline DESIGN]
+  pagelab ab REV_A REV_B SUITE [key=value ...] [--design D] [--reps N]
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
+  pagelab agree RUN1_DIR RUN2_DIR
   pagelab report [RESULTS...] [-o out/report.html]
-  pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
+  pagelab show buddyinfo|pagetypeinfo|zoneinfo|events [--workload fresh|churn] [key=value ...]
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
                  [--emit-trace DIR] [--label L]
   pagelab replay-table RESULTS...
+  pagelab list [suites|presets|switches|machines] [--json]
+  pagelab --version
+
+A design is a preset plus switches: --design v6.18+pcp_owner+mt_counts.
 
 Errors (unknown suite, design, parameter, seed, report) are one line on
 stderr and exit status 2.
@@ -17,12 +24,19 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import json
+import os
 import sys
 from pathlib import Path
 
-from . import compare, replay, report, reproduce, show, trace_record
-from .runner import MODES, BenchError, load_results, run_interleaved, save_results
+from . import (ab, agree, compare, listing, replay, report, reproduce, runs, show, trace_record,
+               validate)
+from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
+                     suite_keys)
 from .trace_artifact import TraceError
+from .validate import ValidationError
+
+MAX_REPS = 1000
 
 OUT = Path("out")
 
@@ -38,29 +52,46 @@ def _params(pairs: list[str]) -> dict[str, str]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    designs = args.design or ["v6.18"]
+    validate.count("--reps", args.reps, 1, MAX_REPS)
     params = _params(args.params)
     if "design" in params:
         raise BenchError("give designs with --design, not design=")
-    results = run_interleaved(args.suite, params, designs, args.reps, together=args.together,
-                              mode=args.mode)
+    keys = suite_keys()
+    if args.suite not in keys:
+        raise BenchError(f"unknown suite '{args.suite}' (try pagelab-bench --help)")
+    if "design" in keys[args.suite]:
+        designs = args.design or ["v6.18"]
+    elif args.design or args.together:
+        raise BenchError(f"{args.suite} takes no design (it compares its own backends)")
+    else:
+        designs = [None]          # the suite runs as it is, no design= added
     if args.output:
         path = Path(args.output)
     else:
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = OUT / f"bench-{args.suite}-{stamp}.json"
-    save_results(path, results, command=args.argv)
+    validate.writable(path)       # before the run, not after it
+    results = run_interleaved(args.suite, params, designs, args.reps, together=args.together,
+                              mode=args.mode)
+    save_results(path, results, command=args.argv,
+                 extra={"label": args.label} if args.label else None)
     print(compare.compare_text(results), end="")
     print(f"saved {path}", file=sys.stderr)
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    ms = []
-    for p in args.results:
-        ms += load_results(p)["measurements"]
+    docs = [load_results(p) for p in args.results]
+    ms, notes = runs.group_runs(docs)
+    for n in notes:
+        print(n)
+    baseline = args.baseline
+    if baseline and ms and baseline not in {m.design for m in ms}:
+        # "--baseline v6.18" with runs apart: the baseline design of the first run
+        first = next((m.design for m in ms if m.design.split("@")[0] == baseline), None)
+        baseline = first or baseline
     try:
-        print(compare.compare_text(ms, args.baseline), end="")
+        print(compare.compare_text(ms, baseline), end="")
     except ValueError as e:
         raise BenchError(str(e)) from None
     return 0
@@ -82,6 +113,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if bad:
         raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (machine=, mem=, dma32=)")
     out_dir = Path(args.out)
+    validate.writable(out_dir / "report.html")
     second = "auto" if args.second is None else (None if args.second == "none" else args.second)
     saved = reproduce.reproduce(seeds, mode, machine, out_dir, measure=args.mode, second=second)
     if saved and not args.no_report:
@@ -90,8 +122,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_agree(args: argparse.Namespace) -> int:
+    if args.cells:
+        print(agree.cells_text(Path(args.run1), Path(args.run2)))
+    else:
+        print(agree.agreement_text(Path(args.run1), Path(args.run2)))
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     inputs = [Path(p) for p in args.results] or report.default_inputs(OUT)
+    validate.writable(Path(args.output))
     path = report.write_report(inputs, Path(args.output))
     print(f"report: {path}")
     return 0
@@ -103,6 +144,41 @@ def cmd_show(args: argparse.Namespace) -> int:
         params["design"] = args.design
     sys.stdout.write(show.show_text(args.report, args.workload, params))
     return 0
+
+
+def cmd_ab(args: argparse.Namespace) -> int:
+    params = _params(args.params)
+    if "design" in params:
+        raise BenchError("give the design with --design, not design=")
+    if args.reps < 1:
+        raise BenchError(f"--reps {args.reps}: at least 1")
+    docs = ab.run_ab(args.rev_a, args.rev_b, args.suite, params, args.design, args.reps,
+                     Path(args.out))
+    ms, notes = runs.group_runs(docs)
+    for n in notes:
+        print(n)
+    print(compare.compare_text(ms), end="")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    info = listing.bench_list()
+    if args.json:
+        print(json.dumps(info, indent=1))
+    else:
+        sys.stdout.write(listing.list_text(info, args.what))
+    return 0
+
+
+class VersionAction(argparse.Action):
+    """--version: the package, its commit, and pagelab-bench's (found lazily)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(listing.version_text())
+        parser.exit(0)
 
 
 def cmd_trace_record(args: argparse.Namespace) -> int:
@@ -134,26 +210,30 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="pagelab", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action=VersionAction, help="versions and git commits")
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     b = sub.add_parser("bench", help="run a suite for one or more designs, interleaved A B A B")
     b.add_argument("suite")
     b.add_argument("params", nargs="*", help="key=value parameters of the suite")
     b.add_argument("--design", action="append",
-                   help="design preset (repeatable; first is the baseline; `pagelab-bench` "
-                        "alone lists them, marking pagelab's own extensions)")
-    b.add_argument("--reps", type=int, default=1, help="repetitions per design (default 1)")
+                   help="design: PRESET[+SWITCH...] (repeatable; first is the baseline; "
+                        "pagelab list shows them, marking pagelab's own switches)")
+    b.add_argument("--reps", type=int, default=1,
+                   help=f"repetitions per design, 1..{MAX_REPS} (default 1)")
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")
     b.add_argument("-o", "--output", help="results file (default out/bench-SUITE-TIME.json)")
     b.add_argument("--mode", choices=MODES, default="wall",
                    help="wall time, instr (callgrind instructions of the measured region), "
                         "vtime (the virtual-time model)")
+    b.add_argument("--label", help="name this run in its results (pagelab compare groups by label)")
     b.set_defaults(func=cmd_bench, argv=None)
 
     c = sub.add_parser("compare", help="mmtests and Fastpath comparison tables of saved results")
     c.add_argument("results", nargs="+", help="results files (pagelab bench / reproduce)")
-    c.add_argument("--baseline", help="baseline design (default: the first seen)")
+    c.add_argument("--baseline", help="baseline design (default: the first seen); runs that "
+                   "differ in label, commit or machine are never pooled")
     c.set_defaults(func=cmd_compare)
 
     r = sub.add_parser("reproduce", help="a seed's experiment beside its published numbers")
@@ -167,8 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--mode", choices=MODES, default=None,
                    help=f"the mode the marks judge by (default {reproduce.DEFAULT_MEASURE})")
     r.add_argument("--second", choices=MODES + ("none",), default=None,
-                   help="the second opinion's mode (default: wall when --mode is not wall)")
+                   help="a second opinion in another mode, e.g. wall beside instr (default none)")
     r.set_defaults(func=cmd_reproduce)
+
+    a = sub.add_parser("agree", help="do two reproduce runs give the same verdict marks?")
+    a.add_argument("run1", help="a reproduce --out directory")
+    a.add_argument("run2", help="another")
+    a.add_argument("--cells", action="store_true",
+                   help="every cell of both runs side by side (markdown), e.g. instr against wall")
+    a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")
     p.add_argument("results", nargs="*", help="results files (default out/*.json)")
@@ -176,11 +263,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     s = sub.add_parser("show", help="a /proc report after a workload")
-    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo (vmallocinfo, lockstat: later)")
+    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, events (pagelab's "
+                   "counters; lockstat: later)")
     s.add_argument("params", nargs="*", help="machine parameters: mem= dma32= seed= rounds= vcpus=")
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
-    s.add_argument("--design", help="design preset (default v6.18)")
+    s.add_argument("--design", help="design: PRESET[+SWITCH...] (default v6.18)")
     s.set_defaults(func=cmd_show)
+
+    a = sub.add_parser("ab", help="build two git revisions in worktrees and run a suite on both, "
+                       "interleaved (does my patch help?)")
+    a.add_argument("rev_a", metavar="REV_A", help="the baseline revision (e.g. HEAD~1)")
+    a.add_argument("rev_b", metavar="REV_B", help="the revision to judge (e.g. HEAD)")
+    a.add_argument("suite")
+    a.add_argument("params", nargs="*", help="key=value parameters of the suite")
+    a.add_argument("--design", default="v6.18", help="the design both revisions run (default v6.18)")
+    a.add_argument("--reps", type=int, default=3, help="runs per revision (default 3)")
+    a.add_argument("--out", default=str(OUT), help="results directory (default out)")
+    a.set_defaults(func=cmd_ab)
+
+    lp = sub.add_parser("list", help="suites and their keys, design presets, switches, machine profiles")
+    lp.add_argument("what", nargs="?", default="all",
+                    choices=["all", "suites", "presets", "switches", "machines"])
+    lp.add_argument("--json", action="store_true", help="the whole listing as JSON")
+    lp.set_defaults(func=cmd_list)
 
     t = sub.add_parser("trace", help="record a real kernel's page-allocator trace (root)")
     tsub = t.add_subparsers(dest="trace_cmd", required=True, metavar="ACTION")
@@ -241,13 +346,34 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd in ("bench", "replay"):
         args.argv = ["pagelab"] + argv
     try:
-        return args.func(args)
-    except (BenchError, TraceError) as e:
-        print(f"pagelab: {e}", file=sys.stderr)
-        return 2
+        rc = args.func(args)
+        sys.stdout.flush()        # a full or closed stdout is an error here, not at exit
+        return rc
+    except (BenchError, ValidationError, TraceError) as e:
+        return _fail(str(e))
     except KeyboardInterrupt:
         print("pagelab: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:          # an output that cannot be written, stdout on /dev/full
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        return _fail(f"cannot write{where}: {e.strerror or e}")
+    except RecursionError:
+        return _fail("input nested too deeply")
+    except Exception as e:  # noqa: BLE001 - the contract: one line, never a traceback
+        return _fail(f"internal error: {type(e).__name__}: {e}")
+
+
+def _fail(msg: str) -> int:
+    """One line on stderr; stdout is dropped so that exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    first = msg.strip().splitlines()[0] if msg.strip() else "error"
+    print(f"pagelab: {first}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from . import validate
+
 FORMAT = "pagelab-results/1"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,13 +48,16 @@ class BenchError(RuntimeError):
 
 
 def bench_binary() -> str:
-    """Locate pagelab-bench: $PAGELAB_BENCH, ./build, or $PATH."""
+    """Locate pagelab-bench: $PAGELAB_BENCH, ./build, inside the package (pip install .), or $PATH."""
     env = os.environ.get("PAGELAB_BENCH")
     if env:
         return env
     here = REPO / "build" / "pagelab-bench"
     if here.exists():
         return str(here)
+    packaged = Path(__file__).resolve().parent / "_lib" / "pagelab-bench"
+    if packaged.exists():
+        return str(packaged)
     found = shutil.which("pagelab-bench")
     if found:
         return found
@@ -84,15 +89,39 @@ class Measurement:
 
 
 def _one_line_error(stderr: str, default: str) -> str:
-    lines = [x for x in stderr.strip().splitlines() if x.strip()]
+    # valgrind's own lines ("==PID== ...") are not the bench's message
+    lines = [x for x in stderr.strip().splitlines() if x.strip() and not re.match(r"==\d+==", x)]
     msg = lines[-1] if lines else default
     return msg.removeprefix("pagelab-bench: ")
 
 
 def list_suites() -> list[str]:
     """The suites this pagelab-bench knows (from its --help)."""
-    proc = subprocess.run([bench_binary(), "--help"], capture_output=True, text=True)
+    try:
+        proc = subprocess.run([bench_binary(), "--help"], capture_output=True, text=True,
+                              errors="replace", timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise BenchError(f"cannot run pagelab-bench ({bench_binary()}): {e}") from None
     return re.findall(r"^  (\S+) ", proc.stdout, flags=re.M)
+
+
+def suite_keys() -> dict[str, list[str]]:
+    """Every suite's keys, from pagelab-bench --keys (one 'suite key kind ...' per line)."""
+    try:
+        proc = subprocess.run([bench_binary(), "--keys"], capture_output=True, text=True,
+                              errors="replace", timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise BenchError(f"cannot run pagelab-bench ({bench_binary()}): {e}") from None
+    if proc.returncode != 0:
+        raise BenchError(f"{bench_binary()} --keys failed (exit {proc.returncode})")
+    keys: dict[str, list[str]] = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 3:
+            keys.setdefault(parts[0], []).append(parts[1])
+    if not keys:
+        raise BenchError(f"{bench_binary()} is not pagelab-bench (--keys lists no suites)")
+    return keys
 
 
 MODES = ("wall", "instr", "vtime")
@@ -105,7 +134,8 @@ THREADED = ("test_vmalloc", "alloc_many_free_few", "exit_avalanche", "kbuild")
 
 
 def is_timed(unit: str) -> bool:
-    return unit in TIMED_UNITS or unit.endswith(("/s", "/sec"))
+    """A time ("usec", "ns/pair": time per unit of work) or a rate ("Mops/s")."""
+    return unit.split("/")[0] in TIMED_UNITS or unit.endswith(("/s", "/sec"))
 
 
 def _bench_args(suite: str, params: dict[str, str], json_out: bool) -> list[str]:
@@ -115,9 +145,9 @@ def _bench_args(suite: str, params: dict[str, str], json_out: bool) -> list[str]
 
 def _run(args: list[str], suite: str) -> str:
     try:
-        proc = subprocess.run(args, capture_output=True, text=True)
+        proc = subprocess.run(args, capture_output=True, text=True, errors="replace")
     except OSError as e:
-        raise BenchError(f"cannot run {args[0]}: {e.strerror}") from None
+        raise BenchError(f"cannot run pagelab-bench ({args[0]}): {e.strerror or e}") from None
     if proc.returncode == 2:
         raise BenchError(_one_line_error(proc.stderr, "bad request"))
     if proc.returncode != 0:
@@ -193,13 +223,22 @@ def run_once(suite: str, params: dict[str, str], design: str | None = None,
     if design is not None:
         p["design"] = design
     if mode == "wall":
-        recs = [json.loads(x) for x in run_raw(suite, p).splitlines() if x.strip()]
+        recs = []
+        for line in run_raw(suite, p).splitlines():
+            if line.strip():
+                try:
+                    recs.append(validate.loads(line, suite))
+                except ValueError:
+                    raise BenchError(f"{bench_binary()} {suite}: output is not pagelab-bench's "
+                                     "JSON lines") from None
     elif mode == "instr":
         recs = _run_instr(suite, p)
     elif mode == "vtime":
         recs = _run_vtime(suite, p)
     else:
         raise BenchError(f"unknown mode '{mode}' ({', '.join(MODES)})")
+    for r in recs:
+        validate.measurement(r, f"{bench_binary()} {suite}")
     return [Measurement.from_dict(r) for r in recs]
 
 
@@ -247,6 +286,35 @@ def _one_round(suite, params, designs, rep, together, mode) -> list[Measurement]
     return out
 
 
+def parallel_jobs() -> int:
+    """Processes a deterministic mode runs at once: $PAGELAB_JOBS, else the host's CPUs."""
+    try:
+        return max(1, int(os.environ.get("PAGELAB_JOBS", "0"))) if os.environ.get(
+            "PAGELAB_JOBS") else max(1, os.cpu_count() or 1)
+    except ValueError:
+        raise BenchError("PAGELAB_JOBS must be a number") from None
+
+
+def _parallel_rounds(suite, params, designs, rounds, together, mode) -> list[Measurement]:
+    """@rounds rounds at once (deterministic modes only: nothing here is timed)."""
+    from concurrent.futures import ThreadPoolExecutor
+    jobs = []
+    for rep in range(rounds):
+        if together:
+            order = designs if rep % 2 == 0 else designs[::-1]
+            jobs += [(rep, ",".join(order))]
+        else:
+            jobs += [(rep, d) for d in designs]
+    with ThreadPoolExecutor(parallel_jobs()) as pool:
+        outs = list(pool.map(lambda j: run_once(suite, params, j[1], mode), jobs))
+    results = []
+    for (rep, _), got in zip(jobs, outs):
+        for m in got:
+            m.rep = rep
+            results.append(m)
+    return results
+
+
 def run_interleaved(suite: str, params: dict[str, str], designs: list[str], reps: int,
                     together: bool = False, label: str | None = None,
                     mode: str = "wall") -> list[Measurement]:
@@ -285,6 +353,12 @@ def run_adaptive(suite: str, params: dict[str, str], designs: list[str], policy,
     results: list[Measurement] = []
     bar = Progress(policy.max_runs, label or suite)
     why, rep = None, 0
+    if policy.deterministic:
+        # No timing to disturb: the first min_runs rounds run side by side.
+        results += _parallel_rounds(suite, params, designs, policy.min_runs, together,
+                                    policy.mode)
+        rep = policy.min_runs
+        why = stop_reason(cells(results), policy, rep)
     while why is None:
         results += _one_round(suite, params, designs, rep, together, policy.mode)
         rep += 1
@@ -367,23 +441,20 @@ def save_results(path: str | Path, measurements: Iterable[Measurement], command:
 def load_results(path: str | Path) -> dict:
     """Read a results document (or a JSON-lines file); measurements as objects."""
     path = Path(path)
+    text = validate.read_text(path)
+    if not text.strip():
+        raise BenchError(f"{path}: empty, not a pagelab results file")
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise BenchError(f"cannot read {path}: {e.strerror}") from None
-    try:
-        doc = json.loads(text)
+        doc = validate.loads(text, str(path))
         if not isinstance(doc, dict) or "measurements" not in doc:
             raise ValueError
     except ValueError:
         try:
-            recs = [json.loads(x) for x in text.splitlines() if x.strip()]
+            recs = [validate.loads(x, str(path)) for x in text.splitlines() if x.strip()]
         except ValueError:
             raise BenchError(f"{path}: not a pagelab results file") from None
         doc = {"format": "jsonl", "machine": {}, "measurements": recs}
-    try:
-        doc["measurements"] = [Measurement.from_dict(m) for m in doc["measurements"]]
-    except (TypeError, KeyError):
-        raise BenchError(f"{path}: not a pagelab results file") from None
+    validate.results_doc(doc, str(path))
+    doc["measurements"] = [Measurement.from_dict(m) for m in doc["measurements"]]
     doc["path"] = str(path)
     return doc

@@ -10,7 +10,8 @@
  *
  * and then registers each layer's checker (run by pl_check_machine()) and
  * fault sites (set by pl_fault_set(), fault_sites.c). Destruction undoes it
- * in reverse. Also the design presets and the default configuration.
+ * in reverse. Also the default configuration (the design presets and
+ * switches are in design.c).
  *
  * Invariants: the registries are filled before pl_machine_create() returns
  * and not changed afterwards, so they are read without a lock.
@@ -21,86 +22,8 @@
 #include "pagelab/pagelab.h"
 #include "pagelab/maple_tree.h"
 #include "mm/internal.h"
+#include "mm/validate.h"
 #include "vmalloc/vmap_area.h"
-
-const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
-					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
-					  "pcp-premerge", "targeted-drain", "block-economy", NULL };
-
-int pl_design_preset(const char *name, struct pl_design *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!strcmp(name, "v6.18")) {
-		out->name = "v6.18";
-	} else if (!strcmp(name, "mt-counts")) {
-		out->name = "mt-counts";
-		out->mt_counts = true;
-	} else if (!strcmp(name, "mt-counts+blocks")) {
-		/* seed 002 plus pagelab's own O(1) "Number of blocks type" */
-		out->name = "mt-counts+blocks";
-		out->mt_counts = true;
-		out->mt_counts_blocks = true;
-	} else if (!strcmp(name, "pcp-owner")) {
-		out->name = "pcp-owner";
-		out->pcp_owner = true;
-	} else if (!strcmp(name, "pcp-owner+bulk")) {
-		/* seed 003, degrading to rmqueue_bulk() as before: pagelab's own option */
-		out->name = "pcp-owner+bulk";
-		out->pcp_owner = true;
-		out->pcp_owner_bulk_fallback = true;
-	} else if (!strcmp(name, "contig-batch")) {
-		out->name = "contig-batch";
-		out->free_contig_batch = true;
-	} else if (!strcmp(name, "v6.19-rc1")) {
-		out->name = "v6.19-rc1";
-		out->vmalloc_high_order = true;
-	} else if (!strcmp(name, "v6.19-rc1+contig")) {
-		out->name = "v6.19-rc1+contig";
-		out->vmalloc_high_order = true;
-		out->free_contig_batch = true;
-		out->vfree_batch = true;
-	} else if (!strcmp(name, "maple")) {
-		out->name = "maple";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-	} else if (!strcmp(name, "maple+wide-align")) {
-		/* seed 004 plus pagelab's own: bump chunks serve up to 64 KiB alignment */
-		out->name = "maple+wide-align";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-		out->vmap_bump_wide_align = true;
-	} else if (!strcmp(name, "maple-index")) {
-		/* the maple index alone, to measure it against the rbtree */
-		out->name = "maple-index";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-	} else if (!strcmp(name, "pcp-premerge")) {
-		/* pagelab's own (seed 003's review), not a patch */
-		out->name = "pcp-premerge";
-		out->pcp_premerge = true;
-	} else if (!strcmp(name, "block-economy")) {
-		/* pagelab's own (seed 003's review), not a patch */
-		out->name = "block-economy";
-		out->pcp_owner = true;
-		out->pcp_block_economy = true;
-	} else if (!strcmp(name, "targeted-drain")) {
-		/* pagelab's own (seed 003's review), not a patch */
-		out->name = "targeted-drain";
-		out->targeted_drain = true;
-	} else if (!strcmp(name, "all")) {
-		out->name = "all";
-		out->mt_counts = true;
-		out->pcp_owner = true;
-		out->free_contig_batch = true;
-		out->vmalloc_high_order = true;
-		out->vfree_batch = true;
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-	} else {
-		return -EINVAL;
-	}
-	return 0;
-}
 
 void pl_config_default(struct pl_config *cfg)
 {
@@ -150,11 +73,42 @@ static int register_layers(struct pl_machine *m)
 	return err ? -EINVAL : 0;
 }
 
+/*
+ * Virtual time (issue 15) starts after boot, clocks at 0 when the workload
+ * begins; the machine's topology (a profile's, else the 2 x 26 anchor
+ * machine's) prices cache line transfers.
+ */
+static int create_vtime(struct pl_machine *m)
+{
+	const struct pl_cpu_topology *ct = &m->config.topology;
+	struct pl_topology t;
+	struct pl_vt_params p;
+
+	pl_topology_default(&t);
+	if (ct->nr_sockets && ct->cores_per_socket && ct->threads_per_core)
+		t = (struct pl_topology){ ct->nr_sockets, ct->cores_per_socket,
+					  ct->threads_per_core };
+	pl_vt_params_default(&p);
+	/* One kernel TLB flush: the configured cost for each vCPU it reaches. */
+	p.event_ps[PL_EV_TLB_FLUSH] = m->config.tlb_flush_ns_per_cpu * m->nr_cpus * 1000;
+	/* The free-space search under free_vmap_area_lock: per index design. */
+	p.hold_ps[VT_LOCK_VMAP_FREE] +=
+		p.vmalloc_ps[m->config.design.vmap_index == VMAP_INDEX_MAPLE];
+	m->vt = pl_vtime_create(m->nr_cpus, &t, &p);
+	if (!m->vt) {
+		pl_warn_ratelimited("pl_machine_create: no memory for virtual time");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 {
 	struct pl_machine *m;
 
-	if (!cfg || pl_mm_check_config(cfg) || !cfg->nr_cpus || cfg->debug < 0 || cfg->debug > 3) {
+	if (pl_check_config(cfg))	/* mm/validate.c: one warning naming the problem */
+		return NULL;
+	if (pl_mm_check_config(cfg)) {
 		pl_warn_ratelimited("machine: bad config (memory %lu bytes, DMA32 end %lu, %u cpus): "
 				    "sizes must be non-zero multiples of 2 MiB, holes page-aligned, "
 				    "disjoint and inside memory",
@@ -178,17 +132,25 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 	for (unsigned int c = 0; c < m->nr_cpus; c++)
 		m->cpus[c].id = c;
 
-	/* Boot runs on CPU 0 of this machine, then restores the caller's context. */
+	/*
+	 * Boot runs on CPU 0 of this machine, then restores the caller's
+	 * context; no other thread can see the machine yet, so CPU 0 is not
+	 * claimed (pl_vcpu_claim()).
+	 */
 	struct pl_this saved = pl_this;
+	struct pl_vt_cpu *saved_vt = pl_vt_cur;
 
-	pl_enter(m, 0);
+	pl_this.machine = m;
+	pl_this.cpu = &m->cpus[0];
 	pl_mm_free_all_bootmem(m);
 	m->vmap = vmap_space_create(m);	/* vmalloc_init() */
 	pl_this = saved;
-	if (!m->vmap || register_layers(m)) {
+	pl_vt_cur = saved_vt;
+	if (!m->vmap || register_layers(m) || (m->config.vtime && create_vtime(m))) {
 		pl_machine_destroy(m);
 		return NULL;
 	}
+	pl_machine_register(m);
 	return m;
 }
 
@@ -200,6 +162,8 @@ void pl_machine_destroy(struct pl_machine *m)
 		pl_debug_check(m, 1, "machine teardown");
 	if (pl_this.machine == m)
 		pl_leave();
+	pl_machine_unregister(m);
+	pl_vtime_destroy(m->vt);
 	vmap_space_destroy(m->vmap);
 	pl_mm_exit(m);
 	free(m->cpus);
@@ -215,6 +179,9 @@ void pl_machine_destroy(struct pl_machine *m)
 int pl_check_machine(struct pl_machine *m)
 {
 	int errors = 0;
+
+	if (pl_check_ptr(__func__, m, "machine"))
+		return -EINVAL;
 
 	for (unsigned int i = 0; i < m->nr_checkers; i++)
 		errors += m->checkers[i].check(m);

@@ -14,19 +14,37 @@
  * nr_pageblocks_mt[] without the lock. All print the same text while every
  * count is below the cap.
  *
+ * Every report NUL-terminates the caller's buffer (one byte is kept for it),
+ * returns -ENOSPC with a terminated prefix when it does not fit, and with
+ * buf NULL and size 0 returns the length it needs; the _file variants
+ * measure, allocate and write.
+ *
  * Numbers are formatted by hand (seq_put_num) rather than with printf: the
  * mt_counts read is a few hundred numbers and printf would dominate it.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "validate.h"
 
 #define PAGETYPEINFO_CAP 100000UL
 
+/*
+ * One byte of the caller's buffer is kept for the NUL that pl_seq_finish()
+ * writes; with no buffer (measuring) only the count grows.
+ */
 static void seq_write(struct pl_seq *s, const char *p, size_t n)
 {
-	if (s->count + n > s->size) {
+	size_t room;
+
+	if (!s->buf) {
+		s->count += n;
+		return;
+	}
+	room = s->size ? s->size - 1 - s->count : 0;
+	if (n > room) {
 		s->overflow = true;
-		n = s->size - s->count;
+		n = room;
 	}
 	memcpy(s->buf + s->count, p, n);
 	s->count += n;
@@ -76,15 +94,63 @@ static void seq_put_num(struct pl_seq *s, const char *prefix, unsigned long v, i
 	seq_write(s, tmp + sizeof(tmp) - n, (size_t)n);
 }
 
-static long seq_result(const struct pl_seq *s)
+long pl_seq_finish(struct pl_seq *s)
 {
-	return s->overflow ? -ENOSPC : (long)s->count;
+	if (!s->buf)
+		return (long)s->count;
+	if (s->size)
+		s->buf[s->count] = '\0';
+	return s->overflow || !s->size ? -ENOSPC : (long)s->count;
+}
+
+long pl_show_to_file(struct pl_machine *m, long (*show)(struct pl_machine *, char *, size_t),
+		     FILE *f)
+{
+	long need = show(m, NULL, 0), n = -ENOSPC;
+	char *buf = NULL;
+
+	/* The report may grow between the measure and the write: retry larger. */
+	for (int tries = 0; n == -ENOSPC && need >= 0 && tries < 8; tries++) {
+		size_t size = (size_t)need + 1 + ((size_t)need >> 3) + 256;
+		char *nbuf = realloc(buf, size);
+
+		if (!nbuf) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nbuf;
+		n = show(m, buf, size);
+		need = (long)size * 2;
+	}
+	if (n >= 0 && fwrite(buf, 1, (size_t)n, f) != (size_t)n)
+		n = -EIO;
+	free(buf);
+	return n;
+}
+
+long pl_show_buddyinfo_file(struct pl_machine *m, FILE *f)
+{
+	return pl_show_to_file(m, pl_show_buddyinfo, f);
+}
+
+long pl_show_pagetypeinfo_file(struct pl_machine *m, FILE *f)
+{
+	return pl_show_to_file(m, pl_show_pagetypeinfo, f);
+}
+
+long pl_show_zoneinfo_file(struct pl_machine *m, FILE *f)
+{
+	return pl_show_to_file(m, pl_show_zoneinfo, f);
 }
 
 long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size)
 {
 	struct pl_seq s = { .buf = buf, .size = size };
 	struct zone *zone;
+
+	if (pl_check_ptr(__func__, m, "machine") ||
+	    (size && pl_check_ptr(__func__, buf, "buf")))
+		return -EINVAL;
 
 	for_each_populated_zone(zone, m) {
 		spin_lock(&zone->lock);
@@ -98,7 +164,7 @@ long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size)
 		seq_putc(&s, '\n');
 		spin_unlock(&zone->lock);
 	}
-	return seq_result(&s);
+	return pl_seq_finish(&s);
 }
 
 /* The kernel's loop: count up to the cap, under zone->lock. */
@@ -120,6 +186,7 @@ static unsigned long walk_free_list(struct list_head *head, bool *overflow)
 static void pagetypeinfo_showfree_print(struct pl_seq *s, struct zone *zone, bool mt_counts)
 {
 	for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+		pl_vt_path(VT_P_SEQ_LINE);
 		seq_puts(s, "Node    0, zone ");
 		seq_put_str(s, zone->name, 8);
 		seq_puts(s, ", type ");
@@ -137,6 +204,7 @@ static void pagetypeinfo_showfree_print(struct pl_seq *s, struct zone *zone, boo
 					freecount = PAGETYPEINFO_CAP;
 			} else {
 				freecount = walk_free_list(&area->free_list[mt], &overflow);
+				pl_vt_paths(VT_P_LIST_ENTRY, freecount);
 				/* The kernel drops the lock and reschedules between orders. */
 				spin_unlock(&zone->lock);
 				spin_lock(&zone->lock);
@@ -161,6 +229,7 @@ static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zon
 		     pfn += pageblock_nr_pages)
 			if (pl_pfn_section_online(zone->machine, pfn))	/* pfn_to_online_page() */
 				count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
+		pl_vt_paths(VT_P_PAGEBLOCK, zone->spanned_pages >> pageblock_order);
 	}
 	seq_puts(s, "Node 0, zone ");
 	seq_put_str(s, zone->name, 8);
@@ -175,10 +244,15 @@ static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zon
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size)
 {
 	struct pl_seq s = { .buf = buf, .size = size };
-	bool mt_counts = m->config.design.mt_counts;
-	bool o1_blocks = m->config.design.mt_counts_blocks;
+	bool mt_counts, o1_blocks;
 	struct pl_this saved = pl_this;
 	struct zone *zone;
+
+	if (pl_check_ptr(__func__, m, "machine") ||
+	    (size && pl_check_ptr(__func__, buf, "buf")))
+		return -EINVAL;
+	mt_counts = m->config.design.mt_counts;
+	o1_blocks = m->config.design.mt_counts_blocks;
 
 	pl_this.machine = m; /* pfn_to_page() below is relative to this machine */
 	seq_puts(&s, "Page block order: ");
@@ -219,13 +293,19 @@ long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size)
 			spin_unlock(&zone->lock);
 	}
 	pl_this = saved;
-	return seq_result(&s);
+	return pl_seq_finish(&s);
 }
 
 unsigned int pl_unusable_free_index(struct zone *zone, unsigned int order)
 {
 	unsigned long free_pages = 0, suitable = 0;
 
+	if (pl_check_ptr(__func__, zone, "zone"))
+		return 0;
+	if (order > MAX_PAGE_ORDER) {
+		pl_bad_arg(__func__, "order %u above MAX_PAGE_ORDER", order);
+		return 0;
+	}
 	spin_lock(&zone->lock);
 	for (unsigned int o = 0; o < NR_PAGE_ORDERS; o++) {
 		unsigned long nr = zone->free_area[o].nr_free;
@@ -244,6 +324,8 @@ unsigned long pl_free_pageblocks(struct zone *zone)
 {
 	unsigned long blocks = 0;
 
+	if (pl_check_ptr(__func__, zone, "zone"))
+		return 0;
 	spin_lock(&zone->lock);
 	for (unsigned int o = pageblock_order; o < NR_PAGE_ORDERS; o++)
 		blocks += zone->free_area[o].nr_free << (o - pageblock_order);
@@ -266,6 +348,9 @@ long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size)
 	struct pl_seq s = { .buf = buf, .size = size };
 	struct zone *zone;
 
+	if (pl_check_ptr(__func__, m, "machine") ||
+	    (size && pl_check_ptr(__func__, buf, "buf")))
+		return -EINVAL;
 	for_each_zone(zone, m) {
 		seq_puts(&s, "Node 0, zone ");
 		seq_put_str(&s, zone->name, 8);
@@ -309,5 +394,5 @@ long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size)
 		zoneinfo_line(&s, "  node_unreclaimable:  ", 0);
 		zoneinfo_line(&s, "  start_pfn:           ", zone->zone_start_pfn);
 	}
-	return seq_result(&s);
+	return pl_seq_finish(&s);
 }

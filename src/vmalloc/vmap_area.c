@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vmap_area.h"
+#include "mm/validate.h"
 
 /* ---- vmap_area objects --------------------------------------------------- */
 
@@ -235,6 +236,7 @@ retry:
 	}
 	preload_this_cpu(vs);
 	spin_lock(&vs->free.lock);
+	pl_vt_touch(&vs->free.head, true);	/* the free-space tree's top */
 	ret = __alloc_vmap_area(vs, size, align, vstart, vend, &addr);
 	spin_unlock(&vs->free.lock);
 	if (unlikely(ret)) {
@@ -286,6 +288,7 @@ static void reclaim_list_global(struct vmap_space *vs, struct list_head *head)
 	if (list_empty(head))
 		return;
 	spin_lock(&vs->free.lock);
+	pl_vt_touch(&vs->free.head, true);
 	if (vs->ops->merge_list) {
 		vs->ops->merge_list(vs, &vs->free, head);
 		spin_unlock(&vs->free.lock);
@@ -526,7 +529,7 @@ void purge_vmap_area_lazy(struct vmap_space *vs)
 
 void pl_vmalloc_purge(struct pl_machine *m)
 {
-	if (!m->vmap)
+	if (pl_check_this_machine(__func__, m) || !m->vmap)
 		return;
 	pl_vmalloc_flush_deferred(m);
 	reclaim_and_purge_vmap_areas(m->vmap);
@@ -539,6 +542,7 @@ static int rb_list_init(struct vmap_space *vs, struct rb_list *rl, enum vmap_set
 {
 	INIT_LIST_HEAD(&rl->head);
 	pl_spin_init(&rl->lock, timed);
+	pl_spin_set_class(&rl->lock, kind == VMAP_SET_FREE ? VT_LOCK_VMAP_FREE : VT_LOCK_VMAP_NODE);
 	return vs->ops->init(rl, kind);
 }
 
@@ -593,6 +597,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 		for (int p = 0; p < MAX_VA_SIZE_PAGES; p++)
 			INIT_LIST_HEAD(&vn->pool[p].head);
 		pl_spin_init(&vn->pool_lock, timed);
+		pl_spin_set_class(&vn->pool_lock, VT_LOCK_VMAP_NODE);
 		if (rb_list_init(vs, &vn->busy, VMAP_SET_BUSY, timed) ||
 		    rb_list_init(vs, &vn->lazy, VMAP_SET_LAZY, timed))
 			goto fail;
@@ -624,10 +629,42 @@ fail:
 	return NULL;
 }
 
+/* A live area's host-side page array, left by a caller that never freed it. */
+static void free_live_pages_array(void *ctx, struct vmap_area *va)
+{
+	(void)ctx;
+	if (va->vm && va->vm->pages) {
+		free(va->vm->pages);
+		va->vm->pages = NULL;
+	}
+}
+
+/*
+ * The machine goes with areas still live (never vfree'd, or waiting in a
+ * kvfree_rcu or vfree_atomic queue): their page frames are the machine's
+ * memory, but each page array is a host allocation.
+ */
+static void free_live_pages_arrays(struct vmap_space *vs)
+{
+	for (unsigned int i = 0; vs->vmap_nodes && i < vs->nr_vmap_nodes; i++) {
+		struct list_head *pos;
+
+		list_for_each(pos, &vs->vmap_nodes[i].busy.head) {
+			struct vmap_area *va = list_entry(pos, struct vmap_area, list);
+
+			if (va->flags & VMAP_BUMP_CHUNK)
+				vmap_bump_for_each(vs, va, free_live_pages_array, NULL);
+			else
+				free_live_pages_array(NULL, va);
+		}
+	}
+}
+
 void vmap_space_destroy(struct vmap_space *vs)
 {
 	if (!vs)
 		return;
+	free_live_pages_arrays(vs);
 	kvfree_rcu_destroy(vs);
 	percpu_destroy(vs);
 	vmap_blocks_destroy(vs);
