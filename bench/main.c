@@ -16,6 +16,8 @@ static const struct bench_suite *const suites[] = {
 	&suite_alloc_many_free_few,
 	&suite_exit_avalanche,
 	&suite_kbuild,
+	&suite_alloc_one_free_many,
+	&suite_hugetlb_1g,
 	&suite_pagealloc_micro,
 	&suite_show,
 	&suite_range_workload,
@@ -227,7 +229,8 @@ static void usage(FILE *f)
 			continue;
 		/* a switch beyond every seed's patch is labelled wherever it is shown */
 		fprintf(f, "  %s%s\n", *name,
-			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback
+			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback ||
+			d.pcp_premerge || d.targeted_drain || d.pcp_block_economy
 				? "  (with pagelab's own extension, not in any seed)" : "");
 	}
 }

@@ -26,7 +26,8 @@
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
 					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
-					  "pcp-premerge", "targeted-drain", "block-economy", NULL };
+					  "pcp-premerge", "targeted-drain", "block-economy",
+					  "pcp-owner+targeted-drain", NULL };
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
@@ -86,6 +87,11 @@ int pl_design_preset(const char *name, struct pl_design *out)
 	} else if (!strcmp(name, "targeted-drain")) {
 		/* pagelab's own (seed 003's review), not a patch */
 		out->name = "targeted-drain";
+		out->targeted_drain = true;
+	} else if (!strcmp(name, "pcp-owner+targeted-drain")) {
+		/* seed 003 with pagelab's own targeted_drain in its slow path */
+		out->name = "pcp-owner+targeted-drain";
+		out->pcp_owner = true;
 		out->targeted_drain = true;
 	} else if (!strcmp(name, "all")) {
 		out->name = "all";
