@@ -548,6 +548,8 @@ static void test_interleaved_64_vcpus(void **state)
 	(void)state;
 	run("v6.18", false, NR_VCPUS_INTERLEAVED, 2, 0);
 	run("pcp-owner", false, NR_VCPUS_INTERLEAVED, 2, 5);
+	/* many owners: the block economy steals between vCPUs on two threads */
+	run("block-economy", false, NR_VCPUS_INTERLEAVED, 2, 0);
 }
 
 int main(void)
