@@ -35,7 +35,8 @@
  * what 1 GiB alloc_contig_range() gets (every aligned range tried once;
  * hugetlb_1g reports its own attempts during the churn instead): ranges
  * won, wall time per attempt, zone->lock acquisitions and pages moved under
- * zone->lock per attempt.
+ * zone->lock per attempt. gig_probe=N tries only the first N ranges after
+ * the run (0: none; hugetlb_1g ignores it).
  *
  * Simulated time: each vCPU runs its vmstat tick (pl_vmstat_tick():
  * decay_pcp_high(), and kswapd's run if it was woken) every `tick_ops`
@@ -366,6 +367,7 @@ struct wl_result {
 	double mops, zlock_per_mop, pages_per_zlock, hold_ns_per_op, pcp_hit_pct;
 	unsigned long cross_frees, merge_zone, merge_pcp, free_blocks, remote_frees;
 	unsigned long zlock, zlock_pages, order9_ok;
+	unsigned long premerge[6];	/* pcp_premerge's lookups and why they failed */
 	unsigned int unusable9;
 	struct contig_stats contig;
 };
@@ -482,6 +484,8 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 	res->merge_zone = ev[PL_EV_BUDDY_MERGE];
 	res->merge_pcp = ev[PL_EV_PCP_MERGE];
 	res->zlock = ls.acquisitions;
+	for (int i = 0; i < 6; i++)
+		res->premerge[i] = ev[PL_EV_PCP_PREMERGE_TRY + i];
 	res->zlock_pages = ev[PL_EV_ZONE_LOCK_PAGES];
 
 	/* Fragmentation with the live set still allocated. */
@@ -494,11 +498,11 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 	res->order9_ok = probe_order9(m);
 	/* 1 GiB ranges: hugetlb_1g has tried them under churn; the others now. */
 	if (kind != WL_HUGETLB) {
-		unsigned long pfn;
+		unsigned long pfn, left = param_ulong(b, "gig_probe", ~0UL);
 
 		w.contig_zone = ZONE_NORMAL;
 		w.contig_pfn = 0;
-		while (next_gig(&w, &pfn))
+		while (left-- && next_gig(&w, &pfn))
 			if (try_gig(m, pfn, &w.contig))
 				w.gigs[w.contig.won - 1] = pfn;
 	}
@@ -519,6 +523,7 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 			"Mops/s", "count", "pages", "pageblocks", "index", "count", "pages", "count",
 			"count", "count", "count", "count", "us", "count", "pages" };
 		const struct contig_stats *cs = &res->contig;
+		bool design_premerge = m->config.design.pcp_premerge;
 		double vals[] = { res->mops, res->zlock_per_mop, res->pages_per_zlock,
 				  (double)res->free_blocks, res->unusable9 / 1000.0,
 				  (double)res->zlock, (double)res->zlock_pages,
@@ -533,6 +538,14 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 			snprintf(test, sizeof(test), "%s-v%u", names[i], nr_vcpus);
 			bench_use_slot(&vb, i == 0 ? 0 : -1);	/* only throughput is timed */
 			bench_emit(&vb, test, design, 0, vals[i], units[i], m);
+		}
+		/* pcp_premerge's buddy lookups during the run and why they failed */
+		for (int i = 0; design_premerge && i < 6; i++) {
+			static const char *const why[] = { "try", "in-use", "other-pcp", "in-zone",
+							   "order", "other" };
+
+			snprintf(test, sizeof(test), "premerge-%s-v%u", why[i], nr_vcpus);
+			bench_emit(&vb, test, design, 0, (double)res->premerge[i], "count", m);
 		}
 	}
 
@@ -618,7 +631,8 @@ static int run_a1fm(struct bench *b) { return run_kind(b, WL_A1FM); }
 static int run_hugetlb(struct bench *b) { return run_kind(b, WL_HUGETLB); }
 
 static const char *const keys[] = { "mem", "dma32", "design", "vcpus", "ops", "threads", "slice",
-				    "seed", "exit_pages", "lock_stat", "debug", "tick_ops", NULL };
+				    "seed", "exit_pages", "lock_stat", "debug", "tick_ops", "gig_probe",
+				    NULL };
 
 const struct bench_suite suite_alloc_many_free_few = {
 	.name = "alloc_many_free_few",
