@@ -10,8 +10,8 @@ FUZZ_ARGS  ?=
 VENV       ?= .venv
 GEN        := -G Ninja
 
-.PHONY: all deps build build-asan build-tsan build-fuzz test test-c test-asan test-tsan test-fuzz \
-	test-py fuzz fuzz-corpus run clean
+.PHONY: all deps build build-bench build-asan build-tsan build-fuzz test test-c test-asan test-tsan test-fuzz \
+	test-py test-install test-pip fuzz fuzz-corpus run clean
 
 all: build
 
@@ -21,6 +21,11 @@ deps:
 build: deps
 	@cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD)
+
+# What `make run` needs and no more: pagelab-bench (not the tests, not the .so).
+build-bench: deps
+	@cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) --target pagelab-bench
 
 build-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=Debug \
@@ -38,12 +43,15 @@ build-fuzz: deps
 		-DPAGELAB_SANITIZE=address,undefined -DPAGELAB_FUZZ=ON >/dev/null
 	@cmake --build $(FUZZ_BUILD) --target fuzz_ops
 
+# CTest in parallel, one job per host CPU (the tests assert behaviour, not timings).
+NPROC      ?= $(shell nproc 2>/dev/null || echo 2)
+
 test-c: build
-	ctest --test-dir $(BUILD) --output-on-failure
+	ctest --test-dir $(BUILD) --output-on-failure -j $(NPROC)
 
 test-asan: build-asan
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		ctest --test-dir $(ASAN_BUILD) --output-on-failure
+		ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(NPROC)
 
 test-py: build
 	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pytest -q python/tests
@@ -75,11 +83,25 @@ fuzz: test-fuzz
 fuzz-corpus: build
 	$(BUILD)/fuzz_replay --asm tests/fuzz/seeds.txt tests/fuzz/corpus
 
-test: test-c test-asan test-tsan test-fuzz test-py
+# Install into a temporary prefix and build an outside program against it:
+# with pkg-config, with find_package(pagelab), and through add_subdirectory.
+test-install: build
+	tests/install/run.sh $(BUILD)
+
+# `pip install .` into a fresh venv (build/pip-venv, rebuilt every time), then
+# the ten-line example from another directory: the packaged library and bench.
+test-pip: deps
+	rm -rf $(BUILD)/pip-venv
+	python3 -m venv $(BUILD)/pip-venv
+	$(BUILD)/pip-venv/bin/pip install -q .
+	cd $(BUILD) && env -u PAGELAB_BENCH -u PAGELAB_LIB pip-venv/bin/python $(abspath docs/examples/quickstart.py)
+	cd $(BUILD) && env -u PAGELAB_BENCH pip-venv/bin/pagelab --version
+
+test: test-c test-asan test-tsan test-fuzz test-py test-install test-pip
 
 # The main job: every available seed's table on the default machine, quick,
 # and the HTML report in out/report.html.
-run: build
+run: build-bench
 	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pagelab reproduce all --quick
 
 clean:

@@ -51,6 +51,9 @@ const char *param_str(const struct bench *b, const char *key, const char *def);
 /* Unsigned number; accepts K/M/G suffixes (powers of 1024). Exits on junk. */
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
 
+/* keys.c: @key's default and meaning in @suite. Return: 0, or -1 if undocumented. */
+int bench_key_doc(const char *suite, const char *key, const char **def, const char **meaning);
+
 /*
  * A machine for suite runs: the profile of machine= (else the default
  * config), then mem=, dma32=, vcpus= (default: the profile's CPUs, else 1),
@@ -58,7 +61,10 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
  */
 struct pl_machine *bench_machine(const struct bench *b, const char *design);
 
-/* Parse "design=a,b,c" into up to @max preset names. Return: how many. */
+/* A design from a spec (pl_design_parse()); one line on stderr and exit 2 if bad. */
+void bench_design(const char *spec, struct pl_design *out);
+
+/* Parse "design=a,b,c" (each a preset plus switches) into up to @max names. Return: how many. */
 int bench_designs(const struct bench *b, const char *def, const char **names, int max);
 
 /* harness.c: measured regions, fault counts, pinning, callgrind (see there). */
@@ -94,48 +100,13 @@ extern const struct bench_suite suite_trace_throughput;
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);
 
-/* workloads.c */
-struct churn_result {
-	unsigned long live_blocks;
-	unsigned long free_blocks;
-	unsigned long allocs, frees;
-};
-/*
- * Kernel-build-like churn: fill memory with mixed order-0..3 blocks of all
- * three PCP migratetypes down near the low watermark, free a random half,
- * then replace random blocks for @rounds steps. Leaves the survivors
- * allocated. Context: the calling thread has entered @m.
- */
-struct churn_state;
-struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
-			      struct churn_result *res);
-void churn_release(struct churn_state *st);
+/* The kernel-build-like churn is the library's: pl_churn_run() (machine.h). */
 
-/*
- * Simulated time for the vmstat tick: a vCPU's second is BENCH_TICK_OPS of
- * its page operations (pages allocated + freed), the kernel's once-a-second
- * refresh_cpu_vm_stats() at 100,000 of them per CPU-second, the order of a
- * parallel kernel build's rate. See the README, "The slow path before
- * failing".
- */
-#define BENCH_TICK_OPS 100000UL
-
-/*
- * bench_vmstat_tick() - run the current vCPU's pl_vmstat_tick() when its
- * page operations have passed *@next (0: not started, start counting now),
- * and move *@next on by BENCH_TICK_OPS.
- */
+/* The vmstat tick once per simulated second: the library's (machine.h). */
+#define BENCH_TICK_OPS PL_TICK_OPS
 static inline void bench_vmstat_tick(unsigned long *next)
 {
-	const struct pl_cpu_events *e = &pl_this.cpu->events;
-	unsigned long ops = READ_ONCE(e->ev[PL_EV_PGALLOC_PAGES]) +
-			    READ_ONCE(e->ev[PL_EV_PGFREE_PAGES]);
-
-	if (*next && ops < *next)
-		return;
-	if (*next)
-		pl_vmstat_tick();
-	*next = ops + BENCH_TICK_OPS;
+	pl_vmstat_tick_due(next);
 }
 
 #endif /* PAGELAB_BENCH_H */

@@ -2,7 +2,9 @@
 /*
  * main.c - pagelab-bench: `pagelab-bench SUITE [key=value ...] [--json]`.
  * Parameters take the kernel benchmarks' own names; an unknown suite or
- * parameter is a one-line error and exit status 2.
+ * parameter is a one-line error and exit status 2. `--list` prints the
+ * suites with every key's default and meaning, the presets and the switches
+ * (`--list --json` the same as one JSON object); `--version` the commit.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -60,6 +62,17 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 	return (unsigned long)n;
 }
 
+void bench_design(const char *spec, struct pl_design *out)
+{
+	char err[160];
+
+	if (pl_design_parse(spec, out, err, sizeof(err))) {
+		fprintf(stderr, "pagelab-bench: unknown design '%s': %s (see pagelab-bench --list)\n", spec,
+			err);
+		exit(2);
+	}
+}
+
 struct pl_machine *bench_machine(const struct bench *b, const char *design)
 {
 	const char *snapdir = param_str(b, "snapshot", NULL);
@@ -86,10 +99,7 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
-	if (pl_design_preset(design, &cfg.design)) {
-		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
-		exit(2);
-	}
+	bench_design(design, &cfg.design);
 	if (snapdir) {
 		if (pl_snapshot_read(snapdir, &snap)) {
 			fprintf(stderr, "pagelab-bench: snapshot=%s: not a readable snapshot\n", snapdir);
@@ -126,10 +136,7 @@ int bench_designs(const struct bench *b, const char *def, const char **names, in
 	for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
 		struct pl_design d;
 
-		if (pl_design_preset(tok, &d)) {
-			fprintf(stderr, "pagelab-bench: unknown design '%s'\n", tok);
-			exit(2);
-		}
+		bench_design(tok, &d);
 		names[n++] = tok;
 	}
 	return n;
@@ -209,9 +216,128 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 	fflush(stdout);
 }
 
+/* --list: suites and every key with its default and meaning, presets, switches. */
+static int list(bool json)
+{
+	const char *def, *meaning;
+	char sw[256];
+
+	if (json)
+		printf("{\"suites\": [");
+	else
+		printf("suites (pagelab-bench SUITE key=value ...):\n");
+	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+		if (json) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			json_str(suites[i]->name);
+			printf(", \"summary\": ");
+			json_str(suites[i]->summary);
+			printf(", \"keys\": [");
+		} else {
+			printf("  %s: %s\n", suites[i]->name, suites[i]->summary);
+		}
+		for (const char *const *k = suites[i]->keys; *k; k++) {
+			if (bench_key_doc(suites[i]->name, *k, &def, &meaning)) {
+				def = "?";
+				meaning = "(undocumented)";
+			}
+			if (json) {
+				printf("%s{\"key\": ", k == suites[i]->keys ? "" : ", ");
+				json_str(*k);
+				printf(", \"default\": ");
+				json_str(def);
+				printf(", \"meaning\": ");
+				json_str(meaning);
+				printf("}");
+			} else {
+				printf("      %-22s %-16s %s\n", *k, def, meaning);
+			}
+		}
+		if (json)
+			printf("]}");
+	}
+	/* the keys every suite takes: the harness's and the machine profile */
+	printf(json ? "], \"common_keys\": [" : "  every suite:\n");
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "machine" : "pin";
+
+		bench_key_doc("", key, &def, &meaning);
+		if (json) {
+			printf("%s{\"key\": ", i ? ", " : "");
+			json_str(key);
+			printf(", \"default\": ");
+			json_str(def);
+			printf(", \"meaning\": ");
+			json_str(meaning);
+			printf("}");
+		} else {
+			printf("      %-22s %-16s %s\n", key, def, meaning);
+		}
+	}
+	printf(json ? "], \"presets\": [" : "\npresets (design=PRESET[+SWITCH...]):\n");
+	for (const struct pl_design_preset_def *p = pl_design_preset_table; p->name; p++) {
+		struct pl_design d;
+
+		pl_design_preset(p->name, &d);
+		pl_design_format(&d, sw, sizeof(sw));
+		if (json) {
+			printf("%s{\"name\": ", p == pl_design_preset_table ? "" : ", ");
+			json_str(p->name);
+			printf(", \"switches\": ");
+			json_str(sw);
+			printf(", \"meaning\": ");
+			json_str(p->meaning);
+			printf("}");
+		} else {
+			printf("  %-18s %s\n  %-18s   switches: %s\n", p->name, p->meaning, "",
+			       *sw ? sw : "(none)");
+		}
+	}
+	printf(json ? "], \"switches\": [" : "\nswitches (NAME, NAME=0, or NAME=VALUE):\n");
+	for (const struct pl_design_switch *s = pl_design_switches; s->name; s++) {
+		size_t n = (size_t)snprintf(sw, sizeof(sw), "%s", s->name);
+
+		for (int v = 0; s->values && s->values[v]; v++)
+			n += (size_t)snprintf(sw + n, sizeof(sw) - n, "%s%s", v ? "|" : "=",
+					      s->values[v]);
+		if (json) {
+			printf("%s{\"name\": ", s == pl_design_switches ? "" : ", ");
+			json_str(s->name);
+			printf(", \"syntax\": ");
+			json_str(sw);
+			printf(", \"origin\": ");
+			json_str(s->origin);
+			printf(", \"meaning\": ");
+			json_str(s->meaning);
+			printf("}");
+		} else {
+			printf("  %-28s [%s] %s\n", sw, s->origin, s->meaning);
+		}
+	}
+	printf(json ? "], \"machines\": [" : "\nmachine profiles (machine=NAME):\n");
+	for (const struct pl_machine_profile *p = pl_machine_profiles; p->name; p++) {
+		if (json) {
+			printf("%s{\"name\": ", p == pl_machine_profiles ? "" : ", ");
+			json_str(p->name);
+			printf(", \"meaning\": ");
+			json_str(p->summary);
+			printf(", \"hardware\": ");
+			json_str(p->hardware);
+			printf(", \"seeds\": ");
+			json_str(p->seeds);
+			printf("}");
+		} else {
+			printf("  %-18s %s [seeds %s]\n", p->name, p->summary, p->seeds);
+		}
+	}
+	printf(json ? "]}\n" : "");
+	return 0;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n\n"
+	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n"
+		"       pagelab-bench --list [--json] | --version\n\n"
 		"every suite also takes machine=NAME, a machine profile (pagelab-bench machines),\n"
 		"and pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
 		"suites:\n");
@@ -240,6 +366,17 @@ int main(int argc, char **argv)
 	const struct bench_suite *suite = NULL;
 	struct bench b = { .out = stdout };
 
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf("pagelab-bench %s (git %s)\n", pl_version(), pl_git_commit());
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--list")) {
+		if (argc > 3 || (argc == 3 && strcmp(argv[2], "--json"))) {
+			fprintf(stderr, "pagelab-bench: usage: pagelab-bench --list [--json]\n");
+			return 2;
+		}
+		return list(argc == 3);
+	}
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

@@ -29,7 +29,7 @@ struct config {
 	char label[48];
 	const char *design;
 	struct pl_machine *m;
-	struct churn_state *churn;
+	struct pl_churn *churn;
 	bool monitor;
 	pthread_t reader;
 };
@@ -114,10 +114,10 @@ static int run(struct bench *b)
 			snprintf(c->label, sizeof(c->label), "%s%s", designs[d], mon ? "+monitor" : "");
 			c->m = bench_machine(b, designs[d]);
 			if (param_ulong(b, "churn", 0)) {
-				struct churn_result res;
+				struct pl_churn_result res;
 
 				pl_enter(c->m, 0);
-				c->churn = churn_run(c->m, param_ulong(b, "seed", 1), c->m->max_pfn / 8, &res);
+				c->churn = pl_churn_run(c->m, param_ulong(b, "seed", 1), c->m->max_pfn / 8, &res);
 				pl_leave();
 			}
 		}
@@ -157,7 +157,7 @@ static int run(struct bench *b)
 			pthread_join(cfgs[i].reader, NULL);
 		if (cfgs[i].churn) {
 			pl_enter(cfgs[i].m, 0);
-			churn_release(cfgs[i].churn);
+			pl_churn_release(cfgs[i].churn);
 			pl_leave();
 		}
 		pl_machine_destroy(cfgs[i].m);

@@ -84,8 +84,8 @@ static int run(struct bench *b)
 	unsigned long reads = param_ulong(b, "reads", 10000);
 	uint64_t seed = param_ulong(b, "seed", 1);
 	struct pl_machine *m[MAX_DESIGNS] = { NULL };
-	struct churn_state *st[MAX_DESIGNS];
-	struct churn_result res[MAX_DESIGNS];
+	struct pl_churn *st[MAX_DESIGNS];
+	struct pl_churn_result res[MAX_DESIGNS];
 	double fresh[MAX_DESIGNS], frag[MAX_DESIGNS];
 	/* zone->lock acquisitions around each read phase: what the reads cost the lock */
 	struct pl_lock_stat lk[4][MAX_DESIGNS];
@@ -108,7 +108,7 @@ static int run(struct bench *b)
 	for (int i = 0; i < n; i++) {
 		bench_zone_lock_stat(m[i], &lk[1][i]);
 		pl_enter(m[i], 0);
-		st[i] = churn_run(m[i], seed, param_ulong(b, "rounds", m[i]->max_pfn / 8), &res[i]);
+		st[i] = pl_churn_run(m[i], seed, param_ulong(b, "rounds", m[i]->max_pfn / 8), &res[i]);
 		pl_leave();
 	}
 	for (int i = 0; i < n; i++)
@@ -160,7 +160,7 @@ static int run(struct bench *b)
 		bench_emit(b, "free-blocks-after-churn", names[i], 0, (double)res[i].free_blocks,
 			   "blocks", m[i]);
 		pl_enter(m[i], 0);
-		churn_release(st[i]);
+		pl_churn_release(st[i]);
 		pl_leave();
 		pl_machine_destroy(m[i]);
 		free(bufs[i]);

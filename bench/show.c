@@ -27,6 +27,7 @@ static const struct report reports[] = {
 	{ "buddyinfo", pl_show_buddyinfo },
 	{ "pagetypeinfo", pl_show_pagetypeinfo },
 	{ "zoneinfo", pl_show_zoneinfo },
+	{ "vmallocinfo", pl_show_vmallocinfo },
 };
 
 static const struct report *find_report(const char *name)
@@ -68,8 +69,8 @@ static int run(struct bench *b)
 	const char *design = param_str(b, "design", "v6.18");
 	char list[128];
 	int nr = 0, ret = 0;
-	struct churn_state *st = NULL;
-	struct churn_result res;
+	struct pl_churn *st = NULL;
+	struct pl_churn_result res;
 	struct pl_machine *m;
 
 	snprintf(list, sizeof(list), "%s", param_str(b, "what", "buddyinfo"));
@@ -78,7 +79,7 @@ static int run(struct bench *b)
 
 		if (!r) {
 			fprintf(stderr, "pagelab-bench: show: unknown report '%s' "
-				"(buddyinfo, pagetypeinfo, zoneinfo)\n", tok);
+				"(buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo)\n", tok);
 			return 2;
 		}
 		if (nr < (int)ARRAY_SIZE(want))
@@ -101,7 +102,7 @@ static int run(struct bench *b)
 	m = bench_machine(b, design);
 	if (!strcmp(workload, "churn")) {
 		pl_enter(m, 0);
-		st = churn_run(m, param_ulong(b, "seed", 1),
+		st = pl_churn_run(m, param_ulong(b, "seed", 1),
 			       param_ulong(b, "rounds", m->max_pfn / 8), &res);
 		pl_leave();
 	}
@@ -116,7 +117,7 @@ static int run(struct bench *b)
 	bench_emit(b, workload, design, 0, (double)pl_nr_free_pages(m), "pages", m);
 	if (st) {
 		pl_enter(m, 0);
-		churn_release(st);
+		pl_churn_release(st);
 		pl_leave();
 	}
 	pl_machine_destroy(m);

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "base.h"
 #include "fault_inject.h"
 #include "gfp_types.h"
@@ -837,7 +838,10 @@ void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS
 
 /* ---- reports (mm/vmstat.c) ------------------------------------------------ */
 
-/** struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled. */
+/**
+ * struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled.
+ * With @buf NULL it only counts (to learn the size a report needs).
+ */
 struct pl_seq {
 	char *buf;
 	size_t size;
@@ -845,18 +849,50 @@ struct pl_seq {
 	bool overflow;
 };
 
-/** pl_show_buddyinfo() - /proc/buddyinfo. Return: bytes written or -ENOSPC. */
+/**
+ * pl_seq_finish() - end a report: NUL-terminate the buffer (when there is
+ * one of size > 0). Return: the length (without the NUL), -ENOSPC if it
+ * did not fit (the buffer then holds a terminated prefix); with no buffer,
+ * the length the report needs.
+ */
+long pl_seq_finish(struct pl_seq *s);
+
+/*
+ * The pl_show_*() reports share one contract: the text goes into @buf and is
+ * always NUL-terminated (size > 0); the return is its length without the
+ * NUL, or -ENOSPC if @size was too small (a terminated prefix is left).
+ * pl_show_X(m, NULL, 0) returns the length needed, so a buffer of that
+ * plus one fits (unless the machine changes in between). The _file
+ * variants do that and write the report to @f: they return its length,
+ * -ENOMEM or -EIO.
+ */
+
+/** pl_show_buddyinfo() - /proc/buddyinfo. Return: length or -ENOSPC (see above). */
 long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
 /**
  * pl_show_pagetypeinfo() - /proc/pagetypeinfo: the baseline walks the free
  * lists under zone->lock (capped at 100000 per list); mt_counts reads counts
  * for that section. "Number of blocks type" walks the pageblocks under
  * zone->lock unless mt_counts_blocks (pagelab's extension).
- * Return: bytes written or -ENOSPC.
+ * Return: length or -ENOSPC.
  */
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);
-/** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. */
+/** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. Return: length or -ENOSPC. */
 long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size);
+
+/** pl_show_buddyinfo_file() - /proc/buddyinfo to @f. Return: length, -ENOMEM or -EIO. */
+long pl_show_buddyinfo_file(struct pl_machine *m, FILE *f);
+/** pl_show_pagetypeinfo_file() - /proc/pagetypeinfo to @f. */
+long pl_show_pagetypeinfo_file(struct pl_machine *m, FILE *f);
+/** pl_show_zoneinfo_file() - /proc/zoneinfo (page-allocator part) to @f. */
+long pl_show_zoneinfo_file(struct pl_machine *m, FILE *f);
+
+/**
+ * pl_show_to_file() - run report @show into a buffer of the size it needs
+ * and write it to @f. Return: the length written, -ENOMEM or -EIO.
+ */
+long pl_show_to_file(struct pl_machine *m, long (*show)(struct pl_machine *, char *, size_t),
+		     FILE *f);
 
 /**
  * pl_unusable_free_index() - the kernel's unusable free space index of

@@ -203,10 +203,15 @@ void vm_unmap_aliases(void);
 /* ---- reports, knobs and checks ------------------------------------------- */
 
 /**
- * pl_show_vmallocinfo() - /proc/vmallocinfo in the kernel's format.
- * Return: bytes written, or -ENOSPC.
+ * pl_show_vmallocinfo() - /proc/vmallocinfo in the kernel's format; NUL-
+ * terminated, pl_show_vmallocinfo(m, NULL, 0) gives the length needed (the
+ * pl_show_*() contract in mm.h).
+ * Return: length, or -ENOSPC.
  */
 long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size);
+
+/** pl_show_vmallocinfo_file() - /proc/vmallocinfo to @f. Return: length, -ENOMEM or -EIO. */
+long pl_show_vmallocinfo_file(struct pl_machine *m, FILE *f);
 
 /**
  * pl_check_vmalloc() - the vmalloc checker: the partition of the space, the

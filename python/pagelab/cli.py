@@ -1,7 +1,9 @@
 """The `pagelab` command: the lab bench around libpagelab.
 
   pagelab bench SUITE [key=value ...] --design A --design B --reps N
+  pagelab bench ... [--label NAME]
   pagelab compare RESULTS... [--baseline DESIGN]
+  pagelab ab REV_A REV_B SUITE [key=value ...] [--design D] [--reps N]
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab report [RESULTS...] [-o out/report.html]
   pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
@@ -9,6 +11,10 @@
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
                  [--emit-trace DIR] [--label L]
   pagelab replay-table RESULTS...
+  pagelab list [suites|presets|switches|machines] [--json]
+  pagelab --version
+
+A design is a preset plus switches: --design v6.18+pcp_owner+mt_counts.
 
 Errors (unknown suite, design, parameter, seed, report) are one line on
 stderr and exit status 2.
@@ -17,10 +23,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import json
 import sys
 from pathlib import Path
 
-from . import compare, replay, report, reproduce, show, trace_record
+from . import ab, compare, listing, replay, report, reproduce, runs, show, trace_record
 from .runner import MODES, BenchError, load_results, run_interleaved, save_results
 from .trace_artifact import TraceError
 
@@ -49,18 +56,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = OUT / f"bench-{args.suite}-{stamp}.json"
-    save_results(path, results, command=args.argv)
+    save_results(path, results, command=args.argv,
+                 extra={"label": args.label} if args.label else None)
     print(compare.compare_text(results), end="")
     print(f"saved {path}", file=sys.stderr)
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    ms = []
-    for p in args.results:
-        ms += load_results(p)["measurements"]
+    docs = [load_results(p) for p in args.results]
+    ms, notes = runs.group_runs(docs)
+    for n in notes:
+        print(n)
+    baseline = args.baseline
+    if baseline and ms and baseline not in {m.design for m in ms}:
+        # "--baseline v6.18" with runs apart: the baseline design of the first run
+        first = next((m.design for m in ms if m.design.split("@")[0] == baseline), None)
+        baseline = first or baseline
     try:
-        print(compare.compare_text(ms, args.baseline), end="")
+        print(compare.compare_text(ms, baseline), end="")
     except ValueError as e:
         raise BenchError(str(e)) from None
     return 0
@@ -105,6 +119,41 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ab(args: argparse.Namespace) -> int:
+    params = _params(args.params)
+    if "design" in params:
+        raise BenchError("give the design with --design, not design=")
+    if args.reps < 1:
+        raise BenchError(f"--reps {args.reps}: at least 1")
+    docs = ab.run_ab(args.rev_a, args.rev_b, args.suite, params, args.design, args.reps,
+                     Path(args.out))
+    ms, notes = runs.group_runs(docs)
+    for n in notes:
+        print(n)
+    print(compare.compare_text(ms), end="")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    info = listing.bench_list()
+    if args.json:
+        print(json.dumps(info, indent=1))
+    else:
+        sys.stdout.write(listing.list_text(info, args.what))
+    return 0
+
+
+class VersionAction(argparse.Action):
+    """--version: the package, its commit, and pagelab-bench's (found lazily)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(listing.version_text())
+        parser.exit(0)
+
+
 def cmd_trace_record(args: argparse.Namespace) -> int:
     path, manifest = trace_record.record(args.output, args.seconds, args.command or None,
                                          args.buffer_kb)
@@ -134,14 +183,15 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="pagelab", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action=VersionAction, help="versions and git commits")
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     b = sub.add_parser("bench", help="run a suite for one or more designs, interleaved A B A B")
     b.add_argument("suite")
     b.add_argument("params", nargs="*", help="key=value parameters of the suite")
     b.add_argument("--design", action="append",
-                   help="design preset (repeatable; first is the baseline; `pagelab-bench` "
-                        "alone lists them, marking pagelab's own extensions)")
+                   help="design: PRESET[+SWITCH...] (repeatable; first is the baseline; "
+                        "pagelab list shows them, marking pagelab's own switches)")
     b.add_argument("--reps", type=int, default=1, help="repetitions per design (default 1)")
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")
@@ -149,11 +199,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--mode", choices=MODES, default="wall",
                    help="wall time, instr (callgrind instructions of the measured region), "
                         "vtime (the virtual-time model)")
+    b.add_argument("--label", help="name this run in its results (pagelab compare groups by label)")
     b.set_defaults(func=cmd_bench, argv=None)
 
     c = sub.add_parser("compare", help="mmtests and Fastpath comparison tables of saved results")
     c.add_argument("results", nargs="+", help="results files (pagelab bench / reproduce)")
-    c.add_argument("--baseline", help="baseline design (default: the first seen)")
+    c.add_argument("--baseline", help="baseline design (default: the first seen); runs that "
+                   "differ in label, commit or machine are never pooled")
     c.set_defaults(func=cmd_compare)
 
     r = sub.add_parser("reproduce", help="a seed's experiment beside its published numbers")
@@ -176,11 +228,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     s = sub.add_parser("show", help="a /proc report after a workload")
-    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo (vmallocinfo, lockstat: later)")
+    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo (lockstat: later)")
     s.add_argument("params", nargs="*", help="machine parameters: mem= dma32= seed= rounds= vcpus=")
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
-    s.add_argument("--design", help="design preset (default v6.18)")
+    s.add_argument("--design", help="design: PRESET[+SWITCH...] (default v6.18)")
     s.set_defaults(func=cmd_show)
+
+    a = sub.add_parser("ab", help="build two git revisions in worktrees and run a suite on both, "
+                       "interleaved (does my patch help?)")
+    a.add_argument("rev_a", metavar="REV_A", help="the baseline revision (e.g. HEAD~1)")
+    a.add_argument("rev_b", metavar="REV_B", help="the revision to judge (e.g. HEAD)")
+    a.add_argument("suite")
+    a.add_argument("params", nargs="*", help="key=value parameters of the suite")
+    a.add_argument("--design", default="v6.18", help="the design both revisions run (default v6.18)")
+    a.add_argument("--reps", type=int, default=3, help="runs per revision (default 3)")
+    a.add_argument("--out", default=str(OUT), help="results directory (default out)")
+    a.set_defaults(func=cmd_ab)
+
+    lp = sub.add_parser("list", help="suites and their keys, design presets, switches, machine profiles")
+    lp.add_argument("what", nargs="?", default="all",
+                    choices=["all", "suites", "presets", "switches", "machines"])
+    lp.add_argument("--json", action="store_true", help="the whole listing as JSON")
+    lp.set_defaults(func=cmd_list)
 
     t = sub.add_parser("trace", help="record a real kernel's page-allocator trace (root)")
     tsub = t.add_subparsers(dest="trace_cmd", required=True, metavar="ACTION")

@@ -112,7 +112,7 @@ def fastpath_rows(groups: Sequence[TestGroup], designs: Sequence[str]) -> list[l
                 continue
             mark = stats.verdict(base, new, g.better)
             pct = stats.fastpath_change(stats.summarize(base).amean, stats.summarize(new).amean, g.better)
-            cells.append(f"{mark} {pct:.2f}%".strip())
+            cells.append(f"{mark} {stats.fmt_change(pct)}".strip())
         rows.append(cells)
     return rows
 

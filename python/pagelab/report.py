@@ -6,8 +6,8 @@ Plots (matplotlib, Agg, PNGs embedded so the one file opens anywhere):
   results file (seed runs and `pagelab bench` runs);
 * read latency against fragmentation (free blocks after the churn) from seed
   002's machine-size sweep;
-* zone->lock acquisitions against vCPUs, from any results whose params vary
-  `vcpus` (none of today's suites do; the page says so);
+* zone->lock acquisitions per million page operations against vCPUs, from
+  seed 003's sweep (its tests are named ...-vN; default and full modes);
 * /proc/buddyinfo over the churn as a heatmap (seed 002's timeline);
 * for `pagelab replay` results, the fidelity table against the kernel and the
   kernel-vs-pagelab plots of report_replay.py.
@@ -20,6 +20,7 @@ import base64
 import html
 import io
 import math
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -53,6 +54,19 @@ def _plain_log_ticks(axis) -> None:
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
+def _compact(v: float, _pos=None) -> str:
+    """Tick labels without matplotlib's offset text (a "1e7" above the axes
+    lands on the panel's title): 250k, 1.5M."""
+    a = abs(v)
+    if a >= 1e9:
+        return f"{v / 1e9:g}G"
+    if a >= 1e6:
+        return f"{v / 1e6:g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
 def bars_figure(measurements: list[Measurement], title: str):
     """One panel per test: a bar per design, whiskers = 95% CI half-width."""
     groups = compare.group(measurements)
@@ -61,16 +75,36 @@ def bars_figure(measurements: list[Measurement], title: str):
     ncol = min(3, len(groups))
     nrow = math.ceil(len(groups) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.2 * nrow), squeeze=False)
+    several_suites = len({g.suite for g in groups}) > 1
     for ax, g in zip(axes.flat, groups):
         designs = list(g.samples)
-        means = [stats.summarize(v).amean for v in g.samples.values()]
-        errs = [0.0 if len(v) < 2 else stats.ci_half_width(v) for v in g.samples.values()]
-        ax.bar(designs, means, yerr=errs, capsize=6, color=[f"C{i}" for i in range(len(designs))])
+        samples = list(g.samples.values())
+        means = [stats.summarize(v).amean for v in samples]
+        # 95% CI whiskers, cut at zero (no measured quantity here is negative);
+        # a single run has no interval: no whisker, and the bar says n=1.
+        half = [stats.ci_half_width(v) if len(v) >= 2 else 0.0 for v in samples]
+        half = [h if math.isfinite(h) else 0.0 for h in half]
+        lower = [min(h, mu) if mu > 0 else 0.0 for h, mu in zip(half, means)]
+        bars = ax.bar(designs, means, color=[f"C{i}" for i in range(len(designs))])
+        with_ci = [i for i, v in enumerate(samples) if len(v) >= 2]
+        if with_ci:
+            ax.errorbar([designs[i] for i in with_ci], [means[i] for i in with_ci],
+                        yerr=[[lower[i] for i in with_ci], [half[i] for i in with_ci]],
+                        fmt="none", ecolor="black", capsize=6)
+        for bar, v in zip(bars, samples):
+            if len(v) < 2:
+                ax.annotate("n=1", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                            ha="center", va="bottom", fontsize=7, color="#555")
         positive = [m for m in means if m > 0]
         if len(positive) == len(means) and positive and max(positive) / min(positive) > 100:
             ax.set_yscale("log")
             _plain_log_ticks(ax.yaxis)
-        ax.set_title(g.test, fontsize=9)
+        else:
+            # counts and times are never negative: an all-zero panel starts at 0
+            ax.set_ylim(bottom=0, top=None if max(means + [0]) > 0 else 1)
+            ax.yaxis.set_major_formatter(ticker.FuncFormatter(_compact))
+        # a test name alone ("throughput-v32") does not say which workload
+        ax.set_title(f"{g.suite}: {g.test}" if several_suites else g.test, fontsize=9)
         ax.set_ylabel(g.unit)
         ax.tick_params(axis="x", labelsize=8)
     for ax in list(axes.flat)[len(groups):]:
@@ -108,25 +142,42 @@ def fragmentation_figure(points: list[Measurement]):
     return fig
 
 
+# Seed 003's vCPU sweep: its suites name the vCPU count in the test
+# ("zone-lock-per-Mop-v32"); other suites' vcpus= (seed 004's test_vmalloc
+# workers) are not a sweep of zone->lock and stay out of this plot.
+_VCPU_TEST = re.compile(r"^zone-lock-per-Mop-v(\d+)$")
+
+
 def vcpu_figure(measurements: list[Measurement]):
-    """zone->lock acquisitions against vCPUs, per (test, design); None if no variation."""
-    series = defaultdict(list)
+    """zone->lock acquisitions per million page operations against vCPUs: one
+    panel per seed 003 workload, one line per design; None without a sweep."""
+    series: dict = defaultdict(lambda: defaultdict(list))   # suite -> design -> [(vcpus, v)]
     for m in measurements:
-        v = m.params.get("vcpus")
-        if v is not None and "zone_lock_acquisitions" in m.counters:
-            series[(m.suite, m.test, m.design)].append((int(v), m.counters["zone_lock_acquisitions"]))
-    series = {k: sorted(v) for k, v in series.items() if len({x for x, _ in v}) >= 2}
-    if not series:
+        hit = _VCPU_TEST.match(m.test)
+        if hit:
+            series[m.suite][m.design].append((int(hit.group(1)), float(m.value)))
+    panels = {s: d for s, d in series.items()
+              if any(len({x for x, _ in xy}) >= 2 for xy in d.values())}
+    if not panels:
         return None
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for (suite, test, design), xy in series.items():
-        xs = sorted({x for x, _ in xy})
-        ys = [np.mean([y for x2, y in xy if x2 == x]) for x in xs]
-        ax.plot(xs, ys, "o-", label=f"{test} {design}")
-    ax.set_xlabel("vCPUs")
-    ax.set_ylabel("zone->lock acquisitions")
-    ax.set_title("zone->lock acquisitions against vCPUs", fontsize=10)
-    ax.legend(fontsize=8)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.6), squeeze=False)
+    for ax, (suite, designs) in zip(axes.flat, panels.items()):
+        xs_all = set()
+        for i, (design, xy) in enumerate(designs.items()):
+            xs = sorted({x for x, _ in xy})
+            xs_all.update(xs)
+            ys = [float(np.mean([y for x2, y in xy if x2 == x])) for x in xs]
+            ax.plot(xs, ys, "o-", label=design, color=f"C{i}")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(xs_all))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_ylim(bottom=0)
+        ax.set_title(suite, fontsize=9)
+        ax.set_xlabel("vCPUs")
+        ax.set_ylabel("zone->lock per million page ops")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
     return fig
 
 
@@ -156,13 +207,14 @@ def buddyinfo_figure(timeline: dict):
 def _machine_table(info: dict) -> str:
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
                    for k, v in info.items())
-    return f"<table>{rows}</table>"
+    return f"<div class='scroll'><table>{rows}</table></div>"
 
 
-CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}
+CSS = """body{font-family:sans-serif;max-width:min(1500px,96vw);margin:2em auto;color:#222}
 pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}
 table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:2px 8px;text-align:left}
-img{max-width:100%;margin:.5em 0}.note{color:#777;font-style:italic}"""
+img{max-width:100%;margin:.5em 0}.note{color:#777;font-style:italic}
+.scroll{overflow-x:auto;max-width:100%}pre{max-width:100%;box-sizing:border-box}"""
 
 
 def build_html(docs: list[dict]) -> str:
@@ -203,8 +255,8 @@ def build_html(docs: list[dict]) -> str:
     parts.append("<h2>zone->lock acquisitions against vCPUs</h2>")
     fig = vcpu_figure(all_ms)
     parts.append(_img(_png(fig), "zone lock vs vcpus") if fig else
-                 "<p class='note'>needs results whose vcpus= varies; no suite takes vcpus yet "
-                 "(the multi-CPU workloads of issue 3)</p>")
+                 "<p class='note'>needs seed 003 at more than one vCPU count "
+                 "(pagelab reproduce 003: the default mode sweeps 8, 32, 128)</p>")
     parts.append("<h2>/proc/buddyinfo over time</h2>")
     fig = buddyinfo_figure(timeline or {})
     parts.append(_img(_png(fig), "buddyinfo heatmap") if fig else

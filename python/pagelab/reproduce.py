@@ -183,7 +183,7 @@ def fmt_fig(v: float, doc: dict) -> str:
 
 
 def fmt_change(pct: float, mark: str = "") -> str:
-    return f"{mark} {pct:.2f}%".strip()
+    return f"{mark} {stats.fmt_change(pct)}".strip()
 
 
 def _values(ms, test, design) -> list[float]:

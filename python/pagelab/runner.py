@@ -46,13 +46,16 @@ class BenchError(RuntimeError):
 
 
 def bench_binary() -> str:
-    """Locate pagelab-bench: $PAGELAB_BENCH, ./build, or $PATH."""
+    """Locate pagelab-bench: $PAGELAB_BENCH, ./build, inside the package (pip install .), or $PATH."""
     env = os.environ.get("PAGELAB_BENCH")
     if env:
         return env
     here = REPO / "build" / "pagelab-bench"
     if here.exists():
         return str(here)
+    packaged = Path(__file__).resolve().parent / "_lib" / "pagelab-bench"
+    if packaged.exists():
+        return str(packaged)
     found = shutil.which("pagelab-bench")
     if found:
         return found

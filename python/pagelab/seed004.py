@@ -199,7 +199,8 @@ def render(doc: dict) -> str:
                 ours = judge_cell(doc, f"{test} {where}", new, b, n, stats.LOWER, seed,
                                   "{:+.1f}%")
             else:   # one run: a figure, never judged
-                ours = f"{stats.fastpath_change(bm, stats.summarize(n).amean):+.1f}%"
+                ours = stats.fmt_change(stats.fastpath_change(bm, stats.summarize(n).amean),
+                                        "{:+.1f}%")
             usec = f"{bm:,.0f}"
         else:
             ours, usec = "n/a", "n/a"

@@ -2,8 +2,8 @@
 
 Runs the C `show` suite (bench/show.c), which prints the kernel's report
 text byte for byte, and parses /proc/buddyinfo for the plots.  Reports that
-need later issues (vmallocinfo: vmalloc, lockstat) are named here so that
-asking for them says what is missing rather than "unknown".
+are not there yet (lockstat) are named here so that asking for them says
+what is missing rather than "unknown".
 """
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ import re
 
 from .runner import BenchError, run_raw
 
-REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo")
+REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmallocinfo")
 LATER = {
-    "vmallocinfo": "not yet available: needs issue 5 (vmalloc)",
     "lockstat": "not yet available: needs a lock_stat report from the C side",
 }
 WORKLOADS = ("fresh", "churn")

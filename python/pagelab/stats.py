@@ -149,6 +149,22 @@ def fastpath_change(base_mean: float, new_mean: float, better: str = LOWER) -> f
     return (new_mean / base_mean - 1.0) * 100.0 if base_mean else math.inf
 
 
+# Above this a percentage stops reading well ("3140009.08%"): say "x times".
+RATIO_ABOVE_PCT = 1000.0
+
+
+def fmt_change(change: float, fmt: str = "{:.2f}%") -> str:
+    """A fastpath_change() for people: "12.34%" (@fmt), a ratio "43.3x" once
+    the new is more than 11 times better, "n/a" when undefined (never nan%
+    or inf%)."""
+    if not math.isfinite(change):
+        return "n/a"
+    if change > RATIO_ABOVE_PCT:
+        ratio = 1.0 + change / 100.0
+        return f"{ratio:.0f}x" if ratio >= 100 else f"{ratio:.1f}x"
+    return fmt.format(change)
+
+
 def verdict(base: Sequence[float], new: Sequence[float], better: str = LOWER,
             confidence: float = CONFIDENCE) -> str:
     """'(R)', '(I)' or '' for @new against @base (Fastpath's rule).
@@ -300,7 +316,10 @@ class Cell:
     why: str = ""        # "", "few", "noisy", "smoke", "small"
 
     def text(self, fmt: str = "{:.2f}%") -> str:
-        body = fmt.format(self.change) if math.isfinite(self.change) else "n/a"
+        if fmt.endswith("%"):
+            body = fmt_change(self.change, fmt)
+        else:
+            body = fmt.format(self.change) if math.isfinite(self.change) else "n/a"
         if self.mark:
             return f"{self.mark} {body}"
         if self.noisy:

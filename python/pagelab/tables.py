@@ -69,7 +69,8 @@ def mm_header_split(name: str) -> tuple[str, str]:
 
 
 def _mm_pct(p: float, significant: bool) -> str:
-    body = f"{p:{MM_COMPARE}.2f}%" if not math.isnan(p) else f"{'nan':>{MM_COMPARE}}%"
+    # mmtests prints nan%; an undefined change (a zero baseline) reads "n/a"
+    body = f"{p:{MM_COMPARE}.2f}%" if math.isfinite(p) else f"{'n/a':>{MM_COMPARE + 1}}"
     return f" *{body}*" if significant else f" ({body})"
 
 

@@ -10,7 +10,8 @@
  *
  * and then registers each layer's checker (run by pl_check_machine()) and
  * fault sites (set by pl_fault_set(), fault_sites.c). Destruction undoes it
- * in reverse. Also the design presets and the default configuration.
+ * in reverse. Also the default configuration (the design presets and
+ * switches are in design.c).
  *
  * Invariants: the registries are filled before pl_machine_create() returns
  * and not changed afterwards, so they are read without a lock.
@@ -22,91 +23,6 @@
 #include "pagelab/maple_tree.h"
 #include "mm/internal.h"
 #include "vmalloc/vmap_area.h"
-
-const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
-					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
-					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
-					  "pcp-premerge", "targeted-drain", "block-economy",
-					  "pcp-owner+targeted-drain", NULL };
-
-int pl_design_preset(const char *name, struct pl_design *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!strcmp(name, "v6.18")) {
-		out->name = "v6.18";
-	} else if (!strcmp(name, "mt-counts")) {
-		out->name = "mt-counts";
-		out->mt_counts = true;
-	} else if (!strcmp(name, "mt-counts+blocks")) {
-		/* seed 002 plus pagelab's own O(1) "Number of blocks type" */
-		out->name = "mt-counts+blocks";
-		out->mt_counts = true;
-		out->mt_counts_blocks = true;
-	} else if (!strcmp(name, "pcp-owner")) {
-		out->name = "pcp-owner";
-		out->pcp_owner = true;
-	} else if (!strcmp(name, "pcp-owner+bulk")) {
-		/* seed 003, degrading to rmqueue_bulk() as before: pagelab's own option */
-		out->name = "pcp-owner+bulk";
-		out->pcp_owner = true;
-		out->pcp_owner_bulk_fallback = true;
-	} else if (!strcmp(name, "contig-batch")) {
-		out->name = "contig-batch";
-		out->free_contig_batch = true;
-	} else if (!strcmp(name, "v6.19-rc1")) {
-		out->name = "v6.19-rc1";
-		out->vmalloc_high_order = true;
-	} else if (!strcmp(name, "v6.19-rc1+contig")) {
-		out->name = "v6.19-rc1+contig";
-		out->vmalloc_high_order = true;
-		out->free_contig_batch = true;
-		out->vfree_batch = true;
-	} else if (!strcmp(name, "maple")) {
-		out->name = "maple";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-	} else if (!strcmp(name, "maple+wide-align")) {
-		/* seed 004 plus pagelab's own: bump chunks serve up to 64 KiB alignment */
-		out->name = "maple+wide-align";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-		out->vmap_bump_wide_align = true;
-	} else if (!strcmp(name, "maple-index")) {
-		/* the maple index alone, to measure it against the rbtree */
-		out->name = "maple-index";
-		out->vmap_index = VMAP_INDEX_MAPLE;
-	} else if (!strcmp(name, "pcp-premerge")) {
-		/* pagelab's own (seed 003's review), not a patch */
-		out->name = "pcp-premerge";
-		out->pcp_premerge = true;
-	} else if (!strcmp(name, "block-economy")) {
-		/* pagelab's own (seed 003's review), not a patch */
-		out->name = "block-economy";
-		out->pcp_owner = true;
-		out->pcp_block_economy = true;
-	} else if (!strcmp(name, "targeted-drain")) {
-		/* pagelab's own (seed 003's review), not a patch */
-		out->name = "targeted-drain";
-		out->targeted_drain = true;
-	} else if (!strcmp(name, "pcp-owner+targeted-drain")) {
-		/* seed 003 with pagelab's own targeted_drain in its slow path */
-		out->name = "pcp-owner+targeted-drain";
-		out->pcp_owner = true;
-		out->targeted_drain = true;
-	} else if (!strcmp(name, "all")) {
-		out->name = "all";
-		out->mt_counts = true;
-		out->pcp_owner = true;
-		out->free_contig_batch = true;
-		out->vmalloc_high_order = true;
-		out->vfree_batch = true;
-		out->vmap_index = VMAP_INDEX_MAPLE;
-		out->vmap_pcpu_bump = true;
-	} else {
-		return -EINVAL;
-	}
-	return 0;
-}
 
 void pl_config_default(struct pl_config *cfg)
 {

@@ -14,19 +14,36 @@
  * nr_pageblocks_mt[] without the lock. All print the same text while every
  * count is below the cap.
  *
+ * Every report NUL-terminates the caller's buffer (one byte is kept for it),
+ * returns -ENOSPC with a terminated prefix when it does not fit, and with
+ * buf NULL and size 0 returns the length it needs; the _file variants
+ * measure, allocate and write.
+ *
  * Numbers are formatted by hand (seq_put_num) rather than with printf: the
  * mt_counts read is a few hundred numbers and printf would dominate it.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
 #define PAGETYPEINFO_CAP 100000UL
 
+/*
+ * One byte of the caller's buffer is kept for the NUL that pl_seq_finish()
+ * writes; with no buffer (measuring) only the count grows.
+ */
 static void seq_write(struct pl_seq *s, const char *p, size_t n)
 {
-	if (s->count + n > s->size) {
+	size_t room;
+
+	if (!s->buf) {
+		s->count += n;
+		return;
+	}
+	room = s->size ? s->size - 1 - s->count : 0;
+	if (n > room) {
 		s->overflow = true;
-		n = s->size - s->count;
+		n = room;
 	}
 	memcpy(s->buf + s->count, p, n);
 	s->count += n;
@@ -76,9 +93,53 @@ static void seq_put_num(struct pl_seq *s, const char *prefix, unsigned long v, i
 	seq_write(s, tmp + sizeof(tmp) - n, (size_t)n);
 }
 
-static long seq_result(const struct pl_seq *s)
+long pl_seq_finish(struct pl_seq *s)
 {
-	return s->overflow ? -ENOSPC : (long)s->count;
+	if (!s->buf)
+		return (long)s->count;
+	if (s->size)
+		s->buf[s->count] = '\0';
+	return s->overflow || !s->size ? -ENOSPC : (long)s->count;
+}
+
+long pl_show_to_file(struct pl_machine *m, long (*show)(struct pl_machine *, char *, size_t),
+		     FILE *f)
+{
+	long need = show(m, NULL, 0), n = -ENOSPC;
+	char *buf = NULL;
+
+	/* The report may grow between the measure and the write: retry larger. */
+	for (int tries = 0; n == -ENOSPC && need >= 0 && tries < 8; tries++) {
+		size_t size = (size_t)need + 1 + ((size_t)need >> 3) + 256;
+		char *nbuf = realloc(buf, size);
+
+		if (!nbuf) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nbuf;
+		n = show(m, buf, size);
+		need = (long)size * 2;
+	}
+	if (n >= 0 && fwrite(buf, 1, (size_t)n, f) != (size_t)n)
+		n = -EIO;
+	free(buf);
+	return n;
+}
+
+long pl_show_buddyinfo_file(struct pl_machine *m, FILE *f)
+{
+	return pl_show_to_file(m, pl_show_buddyinfo, f);
+}
+
+long pl_show_pagetypeinfo_file(struct pl_machine *m, FILE *f)
+{
+	return pl_show_to_file(m, pl_show_pagetypeinfo, f);
+}
+
+long pl_show_zoneinfo_file(struct pl_machine *m, FILE *f)
+{
+	return pl_show_to_file(m, pl_show_zoneinfo, f);
 }
 
 long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size)
@@ -98,7 +159,7 @@ long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size)
 		seq_putc(&s, '\n');
 		spin_unlock(&zone->lock);
 	}
-	return seq_result(&s);
+	return pl_seq_finish(&s);
 }
 
 /* The kernel's loop: count up to the cap, under zone->lock. */
@@ -219,7 +280,7 @@ long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size)
 			spin_unlock(&zone->lock);
 	}
 	pl_this = saved;
-	return seq_result(&s);
+	return pl_seq_finish(&s);
 }
 
 unsigned int pl_unusable_free_index(struct zone *zone, unsigned int order)
@@ -309,5 +370,5 @@ long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size)
 		zoneinfo_line(&s, "  node_unreclaimable:  ", 0);
 		zoneinfo_line(&s, "  start_pfn:           ", zone->zone_start_pfn);
 	}
-	return seq_result(&s);
+	return pl_seq_finish(&s);
 }

@@ -180,6 +180,15 @@ static void assign_types(struct zone *zone, const unsigned long want[MIGRATE_PCP
 	}
 }
 
+/* Did the trace see any pfn of [@pfn, @pfn + @nr)? (@nr a multiple of 64) */
+static bool touched(const struct pl_positional *pos, unsigned long pfn, unsigned long nr)
+{
+	for (unsigned long w = pfn / 64; w < (pfn + nr) / 64; w++)
+		if (w < pos->seen_words && pos->seen[w])
+			return true;
+	return false;
+}
+
 static unsigned long list_length(const struct list_head *head)
 {
 	unsigned long n = 0;
@@ -392,24 +401,52 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 				f.need[o] += sz->has_pagetypeinfo ? sz->free_mt[mt][o]
 								  : (mt == MIGRATE_MOVABLE ? sz->nr_free[o] : 0);
 		}
-		/* what the sightings placed already counts */
-		for (int o = 0; o < NR_PAGE_ORDERS; o++) {
-			unsigned long have = list_length(&zone->free_area[o].free_list[mt]);
+		/*
+		 * What the sightings placed already counts. Sighted pieces merge
+		 * back into the larger blocks they were cut from, so an order may
+		 * hold more than the snapshot says while lower ones hold fewer:
+		 * that surplus (in pages) is taken off the lower orders' need,
+		 * largest first, so the free total stays the snapshot's.
+		 */
+		{
+			unsigned long surplus = 0;
 
-			f.need[o] = f.need[o] > have ? f.need[o] - have : 0;
-		}
-		for (unsigned long pb = 0; pb < nr_pb; pb += 2) {
-			unsigned long pfn = zone->zone_start_pfn + (pb << pageblock_order);
+			for (int o = MAX_PAGE_ORDER; o >= 0; o--) {
+				unsigned long have = list_length(&zone->free_area[o].free_list[mt]);
+				unsigned long take;
 
-			/* an order-10 block needs both its pageblocks of one type */
-			if (pb + 1 < nr_pb && types[pb] == into && types[pb + 1] == into) {
-				fill_region(&f, pfn, MAX_PAGE_ORDER, true);
-				continue;
+				if (have >= f.need[o]) {
+					surplus += (have - f.need[o]) << o;
+					f.need[o] = 0;
+					continue;
+				}
+				f.need[o] -= have;
+				take = min(f.need[o], surplus >> o);
+				f.need[o] -= take;
+				surplus -= take << o;
 			}
-			for (unsigned long i = pb; i < pb + 2 && i < nr_pb; i++)
-				if (types[i] == into)
-					fill_region(&f, zone->zone_start_pfn + (i << pageblock_order),
-						    pageblock_order, true);
+		}
+		/*
+		 * Positional: first into memory the trace never touched (a block
+		 * there cannot merge with a sighted one), then anywhere.
+		 */
+		for (int pass = pos ? 0 : 1; pass < 2; pass++) {
+			for (unsigned long pb = 0; pb < nr_pb; pb += 2) {
+				unsigned long pfn = zone->zone_start_pfn + (pb << pageblock_order);
+
+				if (!pass && touched(pos, pfn, MAX_ORDER_NR_PAGES))
+					continue;
+				/* an order-10 block needs both its pageblocks of one type */
+				if (pb + 1 < nr_pb && types[pb] == into && types[pb + 1] == into) {
+					fill_region(&f, pfn, MAX_PAGE_ORDER, true);
+					continue;
+				}
+				for (unsigned long i = pb; i < pb + 2 && i < nr_pb; i++)
+					if (types[i] == into)
+						fill_region(&f, zone->zone_start_pfn +
+								    (i << pageblock_order),
+							    pageblock_order, true);
+			}
 		}
 		for (int o = 0; o < NR_PAGE_ORDERS; o++)
 			st->unplaced += f.need[o];

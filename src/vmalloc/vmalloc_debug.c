@@ -29,15 +29,21 @@
 static __printf(2, 3) void seq_printf(struct pl_seq *s, const char *fmt, ...)
 {
 	va_list ap;
-	size_t room = s->size - s->count;
+	size_t room;
 	int n;
 
+	if (s->overflow)
+		return;
+	/* Measuring (no buffer) counts; otherwise one byte stays for the NUL. */
+	room = s->buf && s->size ? s->size - s->count : 0;
 	va_start(ap, fmt);
-	n = vsnprintf(s->buf + s->count, room, fmt, ap);
+	n = vsnprintf(room ? s->buf + s->count : NULL, room, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= room) {
-		s->overflow = true;
-		s->count = s->size;
+	if (n < 0)
+		n = 0;
+	if (s->buf && (size_t)n >= room) {
+		s->overflow = true;	/* vsnprintf left a terminated prefix */
+		s->count = room ? s->size - 1 : 0;
 		return;
 	}
 	s->count += (size_t)n;
@@ -93,7 +99,7 @@ long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size)
 	struct list_head *pos;
 
 	if (!vs)
-		return 0;
+		return pl_seq_finish(&s);
 	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
 
@@ -120,9 +126,12 @@ long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size)
 		}
 		spin_unlock(&vn->lazy.lock);
 	}
-	if (s.overflow)
-		return -ENOSPC;
-	return (long)s.count;
+	return pl_seq_finish(&s);
+}
+
+long pl_show_vmallocinfo_file(struct pl_machine *m, FILE *f)
+{
+	return pl_show_to_file(m, pl_show_vmallocinfo, f);
 }
 
 /* ---- the checker ------------------------------------------------------------ */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * workloads.c - allocation patterns shared by the suites.
+ * workload.c - built-in allocation patterns, in the library so that the
+ * bench suites and the Python API (pagelab.Machine.run_workload) run the
+ * same code.
  *
  * churn_run(): a kernel-build-like mix. 70% of blocks are order 0, 28% order
  * 1..3, 2% order 4 and one in a thousand a THP-sized movable block; 60% movable (page cache, anon), 25%
@@ -10,14 +12,14 @@
  * under every design that does not change placement.
  */
 #include <stdlib.h>
-#include "bench.h"
+#include "pagelab/pagelab.h"
 
 struct churn_block {
 	struct page *page;
 	unsigned int order;
 };
 
-struct churn_state {
+struct pl_churn {
 	struct churn_block *blocks;
 	unsigned long nr, cap;
 };
@@ -36,7 +38,7 @@ static void pick(struct pl_rng *rng, unsigned int *order, gfp_t *gfp)
 	*gfp |= __GFP_NOWARN;
 }
 
-static bool churn_alloc(struct churn_state *st, struct pl_rng *rng)
+static bool churn_alloc(struct pl_churn *st, struct pl_rng *rng)
 {
 	unsigned int order;
 	struct page *page;
@@ -52,41 +54,48 @@ static bool churn_alloc(struct churn_state *st, struct pl_rng *rng)
 	if (!page)
 		return false;
 	if (st->nr == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 1 << 16;
-		st->blocks = realloc(st->blocks, st->cap * sizeof(*st->blocks));
-		if (!st->blocks)
-			abort();
+		unsigned long cap = st->cap ? st->cap * 2 : 1 << 16;
+		struct churn_block *nb = realloc(st->blocks, cap * sizeof(*st->blocks));
+
+		if (!nb) {	/* host memory: stop the fill, nothing leaks */
+			__free_pages(page, order);
+			return false;
+		}
+		st->blocks = nb;
+		st->cap = cap;
 	}
 	st->blocks[st->nr++] = (struct churn_block){ page, order };
 	return true;
 }
 
-static void churn_free(struct churn_state *st, unsigned long i)
+static void churn_free(struct pl_churn *st, unsigned long i)
 {
 	__free_pages(st->blocks[i].page, st->blocks[i].order);
 	st->blocks[i] = st->blocks[--st->nr];
 }
 
-struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
-			      struct churn_result *res)
+struct pl_churn *pl_churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
+			      struct pl_churn_result *res)
 {
 	unsigned long floor = m->max_pfn / 20, tick = 0;
-	struct churn_state *st = calloc(1, sizeof(*st));
+	struct pl_churn *st = calloc(1, sizeof(*st));
 	struct pl_rng rng;
 	struct zone *zone;
 
+	if (!st)
+		return NULL;
 	pl_rng_seed(&rng, seed);
-	*res = (struct churn_result){ 0 };
-	/* the vmstat tick once per simulated second (bench.h) throughout */
+	*res = (struct pl_churn_result){ 0 };
+	/* the vmstat tick once per simulated second (machine.h) throughout */
 	while (pl_nr_free_pages(m) > floor && churn_alloc(st, &rng)) {
 		res->allocs++;
-		bench_vmstat_tick(&tick);
+		pl_vmstat_tick_due(&tick);
 	}
 	for (unsigned long i = st->nr; i-- > 0;) {
 		if (pl_rng_next(&rng) & 1) {
 			churn_free(st, i);
 			res->frees++;
-			bench_vmstat_tick(&tick);
+			pl_vmstat_tick_due(&tick);
 		}
 	}
 	for (unsigned long r = 0; r < rounds && st->nr; r++) {
@@ -94,7 +103,7 @@ struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long
 		res->frees++;
 		if (churn_alloc(st, &rng))
 			res->allocs++;
-		bench_vmstat_tick(&tick);
+		pl_vmstat_tick_due(&tick);
 	}
 	res->live_blocks = st->nr;
 	for_each_populated_zone(zone, m)
@@ -103,7 +112,7 @@ struct churn_state *churn_run(struct pl_machine *m, uint64_t seed, unsigned long
 	return st;
 }
 
-void churn_release(struct churn_state *st)
+void pl_churn_release(struct pl_churn *st)
 {
 	while (st->nr)
 		churn_free(st, st->nr - 1);

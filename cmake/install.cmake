@@ -1,0 +1,47 @@
+# install.cmake - what `cmake --install` puts in a prefix: the public headers
+# (include/pagelab/), libpagelab.a and libpagelab.so, pagelab.pc for
+# pkg-config, and a CMake package so that `find_package(pagelab)` gives
+# pagelab::pagelab (static) and pagelab::pagelab_shared, both carrying the
+# liburcu, compression (zlib, zstd, xz) and pthread link. pagelab-bench goes to bin/ when it is built.
+include(CMakePackageConfigHelpers)
+
+# pip install . (scikit-build-core sets SKBUILD): the shared library and
+# pagelab-bench go inside the Python package, where pagelab.api and the
+# pagelab command look for them; headers and the CMake package are for C.
+if(SKBUILD)
+  install(FILES $<TARGET_FILE:pagelab_shared> DESTINATION pagelab/_lib RENAME libpagelab.so)
+  if(TARGET pagelab-bench)
+    install(TARGETS pagelab-bench RUNTIME DESTINATION pagelab/_lib)
+  endif()
+  return()
+endif()
+
+install(DIRECTORY include/pagelab DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+install(TARGETS pagelab pagelab_shared EXPORT pagelabTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET pagelab-bench)
+  install(TARGETS pagelab-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+set(PAGELAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pagelab)
+install(EXPORT pagelabTargets NAMESPACE pagelab:: DESTINATION ${PAGELAB_CMAKE_DIR})
+configure_package_config_file(cmake/pagelabConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/pagelabConfig.cmake
+                              INSTALL_DESTINATION ${PAGELAB_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/pagelabConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/pagelabConfig.cmake
+              ${PROJECT_BINARY_DIR}/pagelabConfigVersion.cmake
+        DESTINATION ${PAGELAB_CMAKE_DIR})
+
+# pkg-config: -lpagelab; the static link (pkg-config --static) adds liburcu,
+# zlib, zstd, xz and -pthread, which the shared library records itself.
+# Relocatable: the prefix is found from where the .pc file lies, so
+# `cmake --install build --prefix ANYWHERE` gives a working pagelab.pc.
+file(RELATIVE_PATH PAGELAB_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+configure_file(cmake/pagelab.pc.in ${PROJECT_BINARY_DIR}/pagelab.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pagelab.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# run.sh BUILD_DIR - the install check of issue 17 §1, from a built tree:
+#  1. `cmake --install BUILD_DIR --prefix TMP`;
+#  2. tests/install/example.c built with pkg-config (shared, and --static),
+#     and with find_package(pagelab) (pagelab::pagelab, pagelab::pagelab_shared),
+#     each run: it must print buddyinfo and "ok";
+#  3. the example built through add_subdirectory() of the source tree: the
+#     outside project gets no tests and never looks for cmocka.
+# Nothing is written outside a temporary directory, removed at the end.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$src/build}" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+run() {	# run NAME BINARY: the example must say ok
+	local out
+	out=$("$2") || { echo "test-install: $1 failed:"; echo "$out"; exit 1; }
+	grep -q "^Node 0, zone   Normal" <<<"$out" || { echo "test-install: $1: no buddyinfo"; exit 1; }
+	grep -q ": ok$" <<<"$out" || { echo "test-install: $1: $out"; exit 1; }
+	echo "test-install: $1 ok"
+}
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in include/pagelab/pagelab.h include/pagelab/mm.h; do
+	[ -f "$prefix/$f" ] || { echo "test-install: $f not installed"; exit 1; }
+done
+pcdir=$(dirname "$(find "$prefix" -name pagelab.pc | head -1)")
+libdir=$(dirname "$pcdir")
+[ -f "$libdir/libpagelab.a" ] && [ -e "$libdir/libpagelab.so" ] ||
+	{ echo "test-install: libpagelab.a/.so not in $libdir"; exit 1; }
+
+# pkg-config, shared (the default) and static
+export PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+cc -o "$tmp/ex_pc" "$src/tests/install/example.c" $(pkg-config --cflags --libs pagelab)
+readelf -d "$tmp/ex_pc" | grep -q 'libpagelab.so' || { echo "test-install: pkg-config did not link the shared library"; exit 1; }
+LD_LIBRARY_PATH=$libdir run "pkg-config (shared)" "$tmp/ex_pc"
+cc -o "$tmp/ex_pc_static" "$src/tests/install/example.c" -Wl,-Bstatic -L"$libdir" -lpagelab -Wl,-Bdynamic \
+	$(pkg-config --cflags --libs --static pagelab | sed 's/-lpagelab//')
+run "pkg-config --static" "$tmp/ex_pc_static"
+
+# find_package(pagelab)
+cmake -S "$src/tests/install" -B "$tmp/fp" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$tmp/fp" >/dev/null
+run "find_package pagelab::pagelab" "$tmp/fp/example"
+run "find_package pagelab::pagelab_shared" "$tmp/fp/example_shared"
+
+# add_subdirectory(): no tests, no cmocka; builds the static library only
+cmake -S "$src/tests/install" -B "$tmp/sub" -G Ninja -DPAGELAB_SOURCE_DIR="$src" >/dev/null
+if grep -q '^CMOCKA_FOUND' "$tmp/sub/CMakeCache.txt" || [ -n "$(find "$tmp/sub" -name CTestTestfile.cmake)" ]; then
+	echo "test-install: add_subdirectory pulled in the tests"; exit 1
+fi
+cmake --build "$tmp/sub" --target example >/dev/null
+run "add_subdirectory" "$tmp/sub/example"
