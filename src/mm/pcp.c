@@ -266,7 +266,7 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 		page = list_first_entry(list, struct page, pcp_list);
 		list_del(&page->pcp_list);
 		if (design_pcp_premerge(zone))
-			page->pcp_cpu1 = 0;
+			WRITE_ONCE(page->pcp_cpu1, 0);
 		pcp->count -= 1 << order;
 	} while (check_new_page(page));
 	return page;
