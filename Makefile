@@ -73,7 +73,7 @@ test-fuzz: build-fuzz
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/ $(FUZZ_ARGS) \
 		$(FUZZ_BUILD)/corpus tests/fuzz/corpus >$(FUZZ_BUILD)/fuzz.log 2>&1; \
 	rc=$$?; if [ $$rc -ne 0 ]; then tail -n 60 $(FUZZ_BUILD)/fuzz.log; \
-	else grep -e '^Done' -e '^stat::' $(FUZZ_BUILD)/fuzz.log; fi; exit $$rc
+	else grep -e '^Done' -e '^stat::' -e '^fuzz_ops:' $(FUZZ_BUILD)/fuzz.log; fi; exit $$rc
 
 # Longer fuzzing for people: an hour unless FUZZ_SECONDS says otherwise.
 fuzz: FUZZ_SECONDS = 3600

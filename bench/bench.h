@@ -48,11 +48,16 @@ struct bench_suite {
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def);
-/* Unsigned number; accepts K/M/G suffixes (powers of 1024). Exits on junk. */
+/* Unsigned number (mem=/dma32=: K/M/G/T suffixes, powers of 1024). Exits 2 on junk. */
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
 
 /* keys.c: @key's default and meaning in @suite. Return: 0, or -1 if undocumented. */
 int bench_key_doc(const char *suite, const char *key, const char **def, const char **meaning);
+/* params.c: the validation layer. Return 0, or 2 after a one-line message. */
+int bench_check_params(const struct bench *b);
+int bench_check_host_fit(unsigned long mem_bytes);
+/* `--keys`: one line per key of @suite: suite, key, kind, range or names. */
+void bench_list_keys(FILE *f, const char *suite, const char *const *keys);
 
 /*
  * A machine for suite runs: the profile of machine= (else the default

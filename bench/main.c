@@ -7,6 +7,8 @@
  * (`--list --json` the same as one JSON object); `--version` the commit.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
@@ -37,29 +39,6 @@ const char *param_str(const struct bench *b, const char *key, const char *def)
 		if (!strcmp(b->keys[i], key))
 			return b->vals[i];
 	return def;
-}
-
-unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def)
-{
-	const char *v = param_str(b, key, NULL);
-	unsigned long long n;
-	char *end;
-
-	if (!v)
-		return def;
-	errno = 0;
-	n = strtoull(v, &end, 0);
-	switch (*end) {
-	case 'K': case 'k': n <<= 10; end++; break;
-	case 'M': case 'm': n <<= 20; end++; break;
-	case 'G': case 'g': n <<= 30; end++; break;
-	default: break;
-	}
-	if (errno || *end || end == v) {
-		fprintf(stderr, "pagelab-bench: %s=%s is not a number\n", key, v);
-		exit(2);
-	}
-	return (unsigned long)n;
 }
 
 void bench_design(const char *spec, struct pl_design *out)
@@ -109,10 +88,18 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 		if (!param_str(b, "vcpus", NULL) && snap.zone[0].nr_pcp_cpus)
 			cfg.nr_cpus = snap.zone[0].nr_pcp_cpus;
 	}
+	if (bench_check_host_fit(cfg.mem_bytes))
+		exit(2);
+	/* The library's own warning becomes this one line. */
+	pl_warn_set_quiet(true);
 	m = pl_machine_create(&cfg);
+	pl_warn_set_quiet(false);
 	if (!m) {
-		fprintf(stderr, "pagelab-bench: cannot create the machine\n");
-		exit(1);
+		char why[256];
+
+		pl_warn_last(why, sizeof(why));
+		fprintf(stderr, "pagelab-bench: cannot create the machine: %s\n", why);
+		exit(2);
 	}
 	if (snapdir && state == PL_STATE_COUNTS) {
 		struct pl_loaded_state *st = pl_machine_load_state(m, &snap);
@@ -133,6 +120,10 @@ int bench_designs(const struct bench *b, const char *def, const char **names, in
 	int n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", list);
+	if (!*buf) {
+		fprintf(stderr, "pagelab-bench: design= names no design\n");
+		exit(2);
+	}
 	for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
 		struct pl_design d;
 
@@ -361,11 +352,24 @@ static void usage(FILE *f)
 	}
 }
 
+/*
+ * Output that could not be written is an error, not a result: at exit,
+ * stdout must flush. One line, exit status 2 (issue 18).
+ */
+static void check_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pagelab-bench: write error on stdout: %s\n", strerror(errno));
+		_exit(2);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct bench_suite *suite = NULL;
 	struct bench b = { .out = stdout };
 
+	atexit(check_stdout);
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf("pagelab-bench %s (git %s)\n", pl_version(), pl_git_commit());
 		return 0;
@@ -378,8 +382,23 @@ int main(int argc, char **argv)
 		return list(argc == 3);
 	}
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		if (argc < 2) {
+			fprintf(stderr, "pagelab-bench: no suite given (try --help)\n");
+			return 2;
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--keys")) {
+		/* harness.c's, and bench_machine()'s for every suite */
+		static const char *const harness_keys[] = { "pin", "machine", "snapshot", "state",
+							    NULL };
+
+		for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+			bench_list_keys(stdout, suites[i]->name, suites[i]->keys);
+			bench_list_keys(stdout, suites[i]->name, harness_keys);
+		}
+		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
 		if (!strcmp(argv[1], suites[i]->name))
@@ -423,6 +442,8 @@ int main(int argc, char **argv)
 		b.keys[b.nr_params] = argv[i];
 		b.vals[b.nr_params++] = eq + 1;
 	}
+	if (bench_check_params(&b))
+		return 2;
 	bench_harness_init(&b);
 	return suite->run(&b);
 }

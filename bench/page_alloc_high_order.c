@@ -134,6 +134,16 @@ static int run(struct bench *b)
 		return 2;
 	}
 	for (int o = 0; o < nr_orders; o++) {
+		unsigned long mem = param_ulong(b, "mem", 16UL << 30);
+
+		/* bad input, not an allocation failure: the block and its floor must fit */
+		if ((PAGE_SIZE << orders[o]) * 4 > mem) {
+			fprintf(stderr, "pagelab-bench: page_alloc_high_order: order=%u needs mem >= "
+				"%lu KiB\n", orders[o], (PAGE_SIZE << orders[o]) * 4 >> 10);
+			return 2;
+		}
+	}
+	for (int o = 0; o < nr_orders; o++) {
 		floor_ns[o] = 1e300;
 		for (int d = 0; d < n; d++)
 			best[o][d].ns = 1e300;

@@ -164,9 +164,13 @@ static bool step_exit(struct wl *w, unsigned int vcpu)
 		return false;
 	}
 	if (vcpu == 0) {
-		if (own->n < w->exit_pages) {
-			if (wl_alloc(w, vcpu, GFP_HIGHUSER_MOVABLE, 0, &b))
-				vec_push(own, b);
+		/*
+		 * Grow to exit_pages; a machine too small for that ends the
+		 * growth early (the OOM killer's exit), else nothing would
+		 * ever be freed and the run would never reach its target.
+		 */
+		if (own->n < w->exit_pages && wl_alloc(w, vcpu, GFP_HIGHUSER_MOVABLE, 0, &b)) {
+			vec_push(own, b);
 		} else {
 			/* exit: the whole address space goes in one go */
 			while (own->n)

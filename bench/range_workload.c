@@ -101,7 +101,8 @@ static int run_peer(const char *dir, const char *bin, unsigned long live, unsign
 	int ok = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, bin);
-	if (access(path, X_OK))
+	/* the path goes into a shell command in single quotes: a quote would end them */
+	if (strchr(path, '\'') || access(path, X_OK))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "timeout %lu '%s' %lu %lu %lu %lu", timeout, path, live, align,
 		 pairs, seed);
@@ -244,7 +245,7 @@ static int range_workload_run(struct bench *b)
 
 	if (!reps || reps > RW_MAX_REPS) {
 		fprintf(stderr, "range_workload: reps=%lu is not in 1..%d\n", reps, RW_MAX_REPS);
-		return 1;
+		return 2;
 	}
 	if (peers)
 		snprintf(dir, sizeof(dir), "%s", peers);
@@ -265,7 +266,7 @@ static int range_workload_run(struct bench *b)
 			if (!align || (align & (align - 1))) {
 				fprintf(stderr, "range_workload: align=%lu is not a power of 2 (pages)\n",
 					align);
-				return 1;
+				return 2;
 			}
 			if (!live || range_workload_row(b, dir, live, align, pairs, seed, reps, timeout,
 							peers_off, &missing_said))

@@ -75,12 +75,12 @@ static int rw_run(unsigned long live, unsigned long align, unsigned long pairs, 
 	double t0, t1, t2;
 
 	if (!areas || !be)
-		return -1;
+		goto fail;
 	t0 = rw_now_ns();
 	for (unsigned long i = 0; i < live; i++) {
 		areas[i].size = rw_next_size(&s);
 		if (rw_alloc(be, &areas[i], areas[i].size, align))
-			return -1;
+			goto fail;
 	}
 	t1 = rw_now_ns();
 	for (unsigned long p = 0; p < pairs; p++) {
@@ -89,7 +89,7 @@ static int rw_run(unsigned long live, unsigned long align, unsigned long pairs, 
 		rw_free(be, a);
 		a->size = rw_next_size(&s);
 		if (rw_alloc(be, a, a->size, align))
-			return -1;
+			goto fail;
 	}
 	t2 = rw_now_ns();
 	for (unsigned long i = 0; i < live; i++) {
@@ -105,6 +105,11 @@ static int rw_run(unsigned long live, unsigned long align, unsigned long pairs, 
 	res->span_pages = hi;
 	free(areas);
 	return 0;
+fail:	/* the backend's teardown takes whatever areas it still holds (issue 18: no leak) */
+	if (be)
+		rw_fini(be);
+	free(areas);
+	return -1;
 }
 
 /* The peers' main(): `NAME live align pairs seed` -> one line of results. */

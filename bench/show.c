@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * show.c - the kernel's /proc reports of a machine after a chosen workload:
- * `pagelab-bench show what=buddyinfo,pagetypeinfo,zoneinfo workload=fresh|churn`.
+ * `pagelab-bench show what=buddyinfo,pagetypeinfo,zoneinfo,events workload=fresh|churn`
+ * (events: pagelab's counters, /proc/vmstat-style, not a kernel report).
  *
  * fresh: the machine just after boot. churn: after the kernel-build-like
  * churn of workloads.c (seed=, rounds= as in the pagetypeinfo suite), with
@@ -10,6 +11,7 @@
  * more than one is asked for); with --json they go to stderr and stdout gets
  * one record with the machine's counters and free pages.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +25,40 @@ struct report {
 	long (*show)(struct pl_machine *m, char *buf, size_t size);
 };
 
+/*
+ * pagelab's event counters (slow path included: drain-retries, highatomic
+ * reserves, watermark boosts, kswapd runs), summed over the vCPUs, one
+ * "name value" line each as /proc/vmstat lays its counters out; the names
+ * are pagelab's, lower-cased.
+ */
+static long show_events(struct pl_machine *m, char *buf, size_t size)
+{
+	unsigned long ev[NR_PL_VM_EVENTS];
+	size_t len = 0;
+
+	pl_events_sum(m, ev);
+	for (int i = 0; i < NR_PL_VM_EVENTS; i++) {
+		char name[64];
+		size_t j;
+		int n;
+
+		for (j = 0; pl_vm_event_names[i][j] && j < sizeof(name) - 1; j++)
+			name[j] = (char)tolower((unsigned char)pl_vm_event_names[i][j]);
+		name[j] = '\0';
+		n = snprintf(buf + len, size - len, "%s %lu\n", name, ev[i]);
+		if (n < 0 || (size_t)n >= size - len)
+			return -ENOSPC;
+		len += (size_t)n;
+	}
+	return (long)len;
+}
+
 static const struct report reports[] = {
 	{ "buddyinfo", pl_show_buddyinfo },
 	{ "pagetypeinfo", pl_show_pagetypeinfo },
 	{ "zoneinfo", pl_show_zoneinfo },
 	{ "vmallocinfo", pl_show_vmallocinfo },
+	{ "events", show_events },
 };
 
 static const struct report *find_report(const char *name)

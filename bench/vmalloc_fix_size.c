@@ -59,6 +59,11 @@ static int run(struct bench *b)
 	for (int d = 0; d < nd; d++) {
 		m[d] = bench_machine(b, designs[d]);
 		best[d] = 0;
+		if (nr_pages >= m[d]->max_pfn) {	/* bad input, not an allocation failure */
+			fprintf(stderr, "vmalloc_fix_size: nr_pages=%lu does not fit a machine of "
+				"%lu pages\n", nr_pages, m[d]->max_pfn);
+			exit(2);
+		}
 	}
 	for (int r = 0; r < reps; r++) {
 		for (int d = 0; d < nd; d++) {

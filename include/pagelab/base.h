@@ -223,6 +223,8 @@ void pl_warn_set_quiet(bool quiet);
 /* ---- many vCPUs on few threads (vcpu.c) ------------------------------------ */
 
 #define PL_MAX_VCPU_THREADS 64
+/* The most vCPUs one machine or one pl_run_vcpus() has (pagelab's bound). */
+#define PL_MAX_VCPUS 4096U
 
 /**
  * struct pl_vcpu_run - a workload to run on @nr_vcpus vCPUs over @nr_threads

@@ -69,10 +69,13 @@ enum zone_stat_item { NR_FREE_PAGES, NR_FREE_PAGES_BLOCKS, NR_VM_ZONE_STAT_ITEMS
 
 /* ---- gfp ------------------------------------------------------------------ */
 
+/*
+ * As the kernel's: both bits at once is a caller's bug (its VM_WARN_ON) and
+ * yields MIGRATE_HIGHATOMIC, which no allocation may ask for; every entry
+ * point refuses such a mask (src/mm/validate.h: pl_gfp_bad()).
+ */
 static inline int gfp_migratetype(gfp_t gfp)
 {
-	if (unlikely((gfp & GFP_MOVABLE_MASK) == GFP_MOVABLE_MASK))
-		return MIGRATE_MOVABLE;
 	return (int)((gfp & GFP_MOVABLE_MASK) >> GFP_MOVABLE_SHIFT);
 }
 
@@ -570,6 +573,7 @@ void pl_set_tracepoint_sink(struct pl_machine *m,
 struct pl_cpu {
 	struct pl_cpu_events events;
 	unsigned int id;
+	void *owner;	/* the thread using this vCPU (src/mm/validate.c); atomic */
 };
 
 /**

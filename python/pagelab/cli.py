@@ -6,7 +6,7 @@
   pagelab ab REV_A REV_B SUITE [key=value ...] [--design D] [--reps N]
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab report [RESULTS...] [-o out/report.html]
-  pagelab show buddyinfo|pagetypeinfo|zoneinfo [--workload fresh|churn] [key=value ...]
+  pagelab show buddyinfo|pagetypeinfo|zoneinfo|events [--workload fresh|churn] [key=value ...]
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
                  [--emit-trace DIR] [--label L]
@@ -24,12 +24,17 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import os
 import sys
 from pathlib import Path
 
-from . import ab, compare, listing, replay, report, reproduce, runs, show, trace_record
-from .runner import MODES, BenchError, load_results, run_interleaved, save_results
+from . import ab, compare, listing, replay, report, reproduce, runs, show, trace_record, validate
+from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
+                     suite_keys)
 from .trace_artifact import TraceError
+from .validate import ValidationError
+
+MAX_REPS = 1000
 
 OUT = Path("out")
 
@@ -45,17 +50,27 @@ def _params(pairs: list[str]) -> dict[str, str]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    designs = args.design or ["v6.18"]
+    validate.count("--reps", args.reps, 1, MAX_REPS)
     params = _params(args.params)
     if "design" in params:
         raise BenchError("give designs with --design, not design=")
-    results = run_interleaved(args.suite, params, designs, args.reps, together=args.together,
-                              mode=args.mode)
+    keys = suite_keys()
+    if args.suite not in keys:
+        raise BenchError(f"unknown suite '{args.suite}' (try pagelab-bench --help)")
+    if "design" in keys[args.suite]:
+        designs = args.design or ["v6.18"]
+    elif args.design or args.together:
+        raise BenchError(f"{args.suite} takes no design (it compares its own backends)")
+    else:
+        designs = [None]          # the suite runs as it is, no design= added
     if args.output:
         path = Path(args.output)
     else:
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = OUT / f"bench-{args.suite}-{stamp}.json"
+    validate.writable(path)       # before the run, not after it
+    results = run_interleaved(args.suite, params, designs, args.reps, together=args.together,
+                              mode=args.mode)
     save_results(path, results, command=args.argv,
                  extra={"label": args.label} if args.label else None)
     print(compare.compare_text(results), end="")
@@ -96,6 +111,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if bad:
         raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (machine=, mem=, dma32=)")
     out_dir = Path(args.out)
+    validate.writable(out_dir / "report.html")
     second = "auto" if args.second is None else (None if args.second == "none" else args.second)
     saved = reproduce.reproduce(seeds, mode, machine, out_dir, measure=args.mode, second=second)
     if saved and not args.no_report:
@@ -106,6 +122,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     inputs = [Path(p) for p in args.results] or report.default_inputs(OUT)
+    validate.writable(Path(args.output))
     path = report.write_report(inputs, Path(args.output))
     print(f"report: {path}")
     return 0
@@ -192,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--design", action="append",
                    help="design: PRESET[+SWITCH...] (repeatable; first is the baseline; "
                         "pagelab list shows them, marking pagelab's own switches)")
-    b.add_argument("--reps", type=int, default=1, help="repetitions per design (default 1)")
+    b.add_argument("--reps", type=int, default=1,
+                   help=f"repetitions per design, 1..{MAX_REPS} (default 1)")
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")
     b.add_argument("-o", "--output", help="results file (default out/bench-SUITE-TIME.json)")
@@ -228,7 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     s = sub.add_parser("show", help="a /proc report after a workload")
-    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo (lockstat: later)")
+    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, events (pagelab's "
+                   "counters; lockstat: later)")
     s.add_argument("params", nargs="*", help="machine parameters: mem= dma32= seed= rounds= vcpus=")
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
     s.add_argument("--design", help="design: PRESET[+SWITCH...] (default v6.18)")
@@ -308,13 +327,34 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd in ("bench", "replay"):
         args.argv = ["pagelab"] + argv
     try:
-        return args.func(args)
-    except (BenchError, TraceError) as e:
-        print(f"pagelab: {e}", file=sys.stderr)
-        return 2
+        rc = args.func(args)
+        sys.stdout.flush()        # a full or closed stdout is an error here, not at exit
+        return rc
+    except (BenchError, ValidationError, TraceError) as e:
+        return _fail(str(e))
     except KeyboardInterrupt:
         print("pagelab: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:          # an output that cannot be written, stdout on /dev/full
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        return _fail(f"cannot write{where}: {e.strerror or e}")
+    except RecursionError:
+        return _fail("input nested too deeply")
+    except Exception as e:  # noqa: BLE001 - the contract: one line, never a traceback
+        return _fail(f"internal error: {type(e).__name__}: {e}")
+
+
+def _fail(msg: str) -> int:
+    """One line on stderr; stdout is dropped so that exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    first = msg.strip().splitlines()[0] if msg.strip() else "error"
+    print(f"pagelab: {first}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

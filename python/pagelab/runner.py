@@ -37,6 +37,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from . import validate
+
 FORMAT = "pagelab-results/1"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -94,8 +96,31 @@ def _one_line_error(stderr: str, default: str) -> str:
 
 def list_suites() -> list[str]:
     """The suites this pagelab-bench knows (from its --help)."""
-    proc = subprocess.run([bench_binary(), "--help"], capture_output=True, text=True)
+    try:
+        proc = subprocess.run([bench_binary(), "--help"], capture_output=True, text=True,
+                              errors="replace", timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise BenchError(f"cannot run pagelab-bench ({bench_binary()}): {e}") from None
     return re.findall(r"^  (\S+) ", proc.stdout, flags=re.M)
+
+
+def suite_keys() -> dict[str, list[str]]:
+    """Every suite's keys, from pagelab-bench --keys (one 'suite key kind ...' per line)."""
+    try:
+        proc = subprocess.run([bench_binary(), "--keys"], capture_output=True, text=True,
+                              errors="replace", timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise BenchError(f"cannot run pagelab-bench ({bench_binary()}): {e}") from None
+    if proc.returncode != 0:
+        raise BenchError(f"{bench_binary()} --keys failed (exit {proc.returncode})")
+    keys: dict[str, list[str]] = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 3:
+            keys.setdefault(parts[0], []).append(parts[1])
+    if not keys:
+        raise BenchError(f"{bench_binary()} is not pagelab-bench (--keys lists no suites)")
+    return keys
 
 
 MODES = ("wall", "instr", "vtime")
@@ -118,9 +143,9 @@ def _bench_args(suite: str, params: dict[str, str], json_out: bool) -> list[str]
 
 def _run(args: list[str], suite: str) -> str:
     try:
-        proc = subprocess.run(args, capture_output=True, text=True)
+        proc = subprocess.run(args, capture_output=True, text=True, errors="replace")
     except OSError as e:
-        raise BenchError(f"cannot run {args[0]}: {e.strerror}") from None
+        raise BenchError(f"cannot run pagelab-bench ({args[0]}): {e.strerror or e}") from None
     if proc.returncode == 2:
         raise BenchError(_one_line_error(proc.stderr, "bad request"))
     if proc.returncode != 0:
@@ -196,13 +221,22 @@ def run_once(suite: str, params: dict[str, str], design: str | None = None,
     if design is not None:
         p["design"] = design
     if mode == "wall":
-        recs = [json.loads(x) for x in run_raw(suite, p).splitlines() if x.strip()]
+        recs = []
+        for line in run_raw(suite, p).splitlines():
+            if line.strip():
+                try:
+                    recs.append(validate.loads(line, suite))
+                except ValueError:
+                    raise BenchError(f"{bench_binary()} {suite}: output is not pagelab-bench's "
+                                     "JSON lines") from None
     elif mode == "instr":
         recs = _run_instr(suite, p)
     elif mode == "vtime":
         recs = _run_vtime(suite, p)
     else:
         raise BenchError(f"unknown mode '{mode}' ({', '.join(MODES)})")
+    for r in recs:
+        validate.measurement(r, f"{bench_binary()} {suite}")
     return [Measurement.from_dict(r) for r in recs]
 
 
@@ -370,23 +404,20 @@ def save_results(path: str | Path, measurements: Iterable[Measurement], command:
 def load_results(path: str | Path) -> dict:
     """Read a results document (or a JSON-lines file); measurements as objects."""
     path = Path(path)
+    text = validate.read_text(path)
+    if not text.strip():
+        raise BenchError(f"{path}: empty, not a pagelab results file")
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise BenchError(f"cannot read {path}: {e.strerror}") from None
-    try:
-        doc = json.loads(text)
+        doc = validate.loads(text, str(path))
         if not isinstance(doc, dict) or "measurements" not in doc:
             raise ValueError
     except ValueError:
         try:
-            recs = [json.loads(x) for x in text.splitlines() if x.strip()]
+            recs = [validate.loads(x, str(path)) for x in text.splitlines() if x.strip()]
         except ValueError:
             raise BenchError(f"{path}: not a pagelab results file") from None
         doc = {"format": "jsonl", "machine": {}, "measurements": recs}
-    try:
-        doc["measurements"] = [Measurement.from_dict(m) for m in doc["measurements"]]
-    except (TypeError, KeyError):
-        raise BenchError(f"{path}: not a pagelab results file") from None
+    validate.results_doc(doc, str(path))
+    doc["measurements"] = [Measurement.from_dict(m) for m in doc["measurements"]]
     doc["path"] = str(path)
     return doc

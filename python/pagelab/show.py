@@ -11,7 +11,7 @@ import re
 
 from .runner import BenchError, run_raw
 
-REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmallocinfo")
+REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmallocinfo", "events")
 LATER = {
     "lockstat": "not yet available: needs a lock_stat report from the C side",
 }
@@ -29,7 +29,10 @@ def show_text(what: str, workload: str = "fresh", params: dict[str, str] | None 
         raise BenchError(f"unknown workload '{workload}' ({', '.join(WORKLOADS)})")
     p = dict(params or {})
     p.update(what=what, workload=workload)
-    return run_raw("show", p, json_out=False)
+    text = run_raw("show", p, json_out=False)
+    if not re.search(r"^Node\s+0,\s+zone", text, flags=re.M):   # PAGELAB_BENCH is not ours
+        raise BenchError("pagelab-bench show printed no /proc report")
+    return text
 
 
 _BUDDY = re.compile(r"^Node (\d+), zone\s+(\S+)((?:\s+\d+)+)\s*$")

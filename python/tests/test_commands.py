@@ -175,6 +175,11 @@ def test_show_command(capsys):
     # machine has no vmalloc areas, so the report is empty and that is no error
     assert main(["show", "vmallocinfo", *TINY]) == 0
     assert "not yet available" not in capsys.readouterr().err
+    # pagelab's counters, the slow path's among them
+    assert main(["show", "events", *TINY, "--workload", "churn"]) == 0
+    events = dict(line.split() for line in capsys.readouterr().out.splitlines())
+    assert int(events["pgalloc"]) > 0
+    assert {"drain_retry", "highatomic_reserve", "wmark_boost", "kswapd_run"} <= set(events)
 
 
 def test_show_on_a_machine_profile(capsys):

@@ -61,9 +61,14 @@ int pl_run_vcpus(const struct pl_vcpu_run *r)
 	struct vcpu_thread threads[PL_MAX_VCPU_THREADS];
 	pthread_t tids[PL_MAX_VCPU_THREADS];
 
-	if (!r->nr_vcpus || !r->nr_threads || r->nr_threads > PL_MAX_VCPU_THREADS ||
-	    r->nr_threads > r->nr_vcpus || !r->slice || !r->step)
+	if (!r || !r->nr_vcpus || r->nr_vcpus > PL_MAX_VCPUS || !r->nr_threads ||
+	    r->nr_threads > PL_MAX_VCPU_THREADS || r->nr_threads > r->nr_vcpus || !r->slice ||
+	    !r->step) {
+		pl_warn_ratelimited("pl_run_vcpus: bad run (%u vCPUs 1..%u, %u threads 1..%u, "
+				    "slice, step)", r ? r->nr_vcpus : 0, PL_MAX_VCPUS,
+				    r ? r->nr_threads : 0, PL_MAX_VCPU_THREADS);
 		return -EINVAL;
+	}
 	for (unsigned int t = 0; t < r->nr_threads; t++) {
 		threads[t] = (struct vcpu_thread){ r, t };
 		if (t && pthread_create(&tids[t], NULL, vcpu_thread_fn, &threads[t]))

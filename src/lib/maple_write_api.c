@@ -49,14 +49,20 @@ mas_wr_run(struct ma_state *mas, void *entry, bool erase, void **old)
 	return 0;
 }
 
+/* A store's range must not be reversed: the walk would cut a negative range. */
+static int mas_bad_range(const char *fn, struct ma_state *mas)
+{
+	pl_warn_ratelimited("maple: %s: range [%lu, %lu] is reversed", fn, mas->index, mas->last);
+	mas->status = ma_error;
+	mas->error = -EINVAL;
+	return -EINVAL;
+}
+
 static int mas_wr(struct ma_state *mas, void *entry, void **old)
 {
 	*old = NULL;
-	if (mas->index > mas->last) {
-		mas->status = ma_error;
-		mas->error = -EINVAL;
-		return -EINVAL;
-	}
+	if (unlikely(mas->index > mas->last))
+		return mas_bad_range("mas_store", mas);
 	return mas_wr_run(mas, entry, false, old);
 }
 
@@ -137,9 +143,12 @@ static unsigned long mas_prealloc_calc(struct ma_state *mas, void *entry)
 
 int mas_preallocate(struct ma_state *mas, void *entry, gfp_t gfp)
 {
-	unsigned long need = mas_prealloc_calc(mas, entry);
+	unsigned long need;
 
 	(void)gfp;
+	if (unlikely(mas->index > mas->last))
+		return mas_bad_range(__func__, mas);
+	need = mas_prealloc_calc(mas, entry);
 	while (mas->node_request < need) {
 		struct maple_node *node = mt_node_alloc();
 
@@ -159,6 +168,11 @@ void mas_store_prealloc(struct ma_state *mas, void *entry)
 {
 	void *old;
 
+	if (unlikely(mas->index > mas->last)) {
+		mas_bad_range(__func__, mas);
+		mas_destroy(mas);
+		return;
+	}
 	if (mas_wr_run(mas, entry, false, &old))
 		pl_warn_ratelimited("maple: mas_store_prealloc of [%lu, %lu] ran out of nodes\n",
 				    mas->index, mas->last);

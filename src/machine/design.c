@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mm/validate.h"
 #include "pagelab/pagelab.h"
 
 _Static_assert(sizeof(enum vmap_index) == sizeof(int), "enum switches are stored as int");
@@ -274,8 +275,11 @@ int pl_design_parse(const char *spec, struct pl_design *out, char *err, size_t e
 
 int pl_design_preset(const char *name, struct pl_design *out)
 {
-	const struct pl_design_preset_def *p = name ? preset_find(name, strlen(name)) : NULL;
+	const struct pl_design_preset_def *p;
 
+	if (pl_check_ptr(__func__, name, "name") || pl_check_ptr(__func__, out, "out"))
+		return -EINVAL;
+	p = preset_find(name, strlen(name));
 	if (!p)
 		return -EINVAL;
 	return pl_design_parse(p->name, out, NULL, 0);

@@ -22,6 +22,7 @@
 #include "pagelab/pagelab.h"
 #include "pagelab/maple_tree.h"
 #include "mm/internal.h"
+#include "mm/validate.h"
 #include "vmalloc/vmap_area.h"
 
 void pl_config_default(struct pl_config *cfg)
@@ -76,7 +77,9 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 {
 	struct pl_machine *m;
 
-	if (!cfg || pl_mm_check_config(cfg) || !cfg->nr_cpus || cfg->debug < 0 || cfg->debug > 3) {
+	if (pl_check_config(cfg))	/* mm/validate.c: one warning naming the problem */
+		return NULL;
+	if (pl_mm_check_config(cfg)) {
 		pl_warn_ratelimited("machine: bad config (memory %lu bytes, DMA32 end %lu, %u cpus): "
 				    "sizes must be non-zero multiples of 2 MiB, holes page-aligned, "
 				    "disjoint and inside memory",
@@ -100,10 +103,15 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 	for (unsigned int c = 0; c < m->nr_cpus; c++)
 		m->cpus[c].id = c;
 
-	/* Boot runs on CPU 0 of this machine, then restores the caller's context. */
+	/*
+	 * Boot runs on CPU 0 of this machine, then restores the caller's
+	 * context; no other thread can see the machine yet, so CPU 0 is not
+	 * claimed (pl_vcpu_claim()).
+	 */
 	struct pl_this saved = pl_this;
 
-	pl_enter(m, 0);
+	pl_this.machine = m;
+	pl_this.cpu = &m->cpus[0];
 	pl_mm_free_all_bootmem(m);
 	m->vmap = vmap_space_create(m);	/* vmalloc_init() */
 	pl_this = saved;
@@ -111,6 +119,7 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 		pl_machine_destroy(m);
 		return NULL;
 	}
+	pl_machine_register(m);
 	return m;
 }
 
@@ -122,6 +131,7 @@ void pl_machine_destroy(struct pl_machine *m)
 		pl_debug_check(m, 1, "machine teardown");
 	if (pl_this.machine == m)
 		pl_leave();
+	pl_machine_unregister(m);
 	vmap_space_destroy(m->vmap);
 	pl_mm_exit(m);
 	free(m->cpus);
@@ -137,6 +147,9 @@ void pl_machine_destroy(struct pl_machine *m)
 int pl_check_machine(struct pl_machine *m)
 {
 	int errors = 0;
+
+	if (pl_check_ptr(__func__, m, "machine"))
+		return -EINVAL;
 
 	for (unsigned int i = 0; i < m->nr_checkers; i++)
 		errors += m->checkers[i].check(m);

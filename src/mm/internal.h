@@ -77,6 +77,12 @@ static inline void zone_clear_flag(struct zone *zone, enum zone_flags bit)
 	__atomic_fetch_and(&zone->flags, ~(1UL << bit), __ATOMIC_RELAXED);
 }
 
+/* Clear @bit; return whether it was set (one of concurrent callers wins). */
+static inline bool zone_test_and_clear_flag(struct zone *zone, enum zone_flags bit)
+{
+	return __atomic_fetch_and(&zone->flags, ~(1UL << bit), __ATOMIC_RELAXED) & (1UL << bit);
+}
+
 /*
  * pl_trace() - fire tracepoint @tp with the fields of @ev when a sink is
  * set. The test is one load and a predicted branch, as a static key.

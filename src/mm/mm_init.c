@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "internal.h"
+#include "validate.h"
 
 _Thread_local struct pl_this pl_this;
 
@@ -646,10 +647,17 @@ void pl_mm_exit(struct pl_machine *m)
 
 int pl_enter(struct pl_machine *m, unsigned int cpu)
 {
-	if (!m || cpu >= m->nr_cpus) {
+	int err;
+
+	if (!m)
+		return pl_bad_arg(__func__, "machine is NULL");
+	if (cpu >= m->nr_cpus) {
 		pl_warn_ratelimited("pl_enter: cpu %u out of range", cpu);
 		return -EINVAL;
 	}
+	err = pl_vcpu_claim(m, cpu);
+	if (err)
+		return err;
 	pl_this.machine = m;
 	pl_this.cpu = &m->cpus[cpu];
 	return 0;
@@ -657,12 +665,15 @@ int pl_enter(struct pl_machine *m, unsigned int cpu)
 
 void pl_leave(void)
 {
+	pl_vcpu_release();
 	pl_this.machine = NULL;
 	pl_this.cpu = NULL;
 }
 
 void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS])
 {
+	if (pl_check_ptr(__func__, m, "machine") || pl_check_ptr(__func__, out, "out"))
+		return;
 	memset(out, 0, sizeof(unsigned long) * NR_PL_VM_EVENTS);
 	for (unsigned int c = 0; c < m->nr_cpus; c++)
 		for (int i = 0; i < NR_PL_VM_EVENTS; i++)
@@ -673,6 +684,8 @@ unsigned long pl_nr_free_pages(const struct pl_machine *m)
 {
 	long sum = 0;
 
+	if (pl_check_ptr(__func__, m, "machine"))
+		return 0;
 	for (int i = 0; i < MAX_NR_ZONES; i++)
 		sum += zone_page_state(&m->node_zones[i], NR_FREE_PAGES);
 	return sum > 0 ? (unsigned long)sum : 0;

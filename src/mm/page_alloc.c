@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "validate.h"
 
 /* The kernel's table: only the three PCP types fall back, in this order. */
 static const int fallbacks[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1] = {
@@ -53,6 +54,9 @@ int get_pfnblock_migratetype(const struct page *page, unsigned long pfn)
 
 int get_pageblock_migratetype(const struct page *page)
 {
+	if (!pl_this.machine || !page || !pl_page_in_machine(pl_this.machine, page))
+		return pl_bad_arg(__func__, "page %p is not a page of the entered machine",
+				  (const void *)page);
 	return get_pfnblock_migratetype(page, page_to_pfn(page));
 }
 
@@ -179,11 +183,28 @@ void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int 
  * Seed 002 patch 3: with per-migratetype counts the emptiness test reads a
  * counter instead of the list head, so it is safe without zone->lock.
  */
-bool free_area_empty(const struct zone *zone, const struct free_area *area, int mt)
+/* The allocator's own calls: @mt is one of its loop variables. */
+static inline bool __free_area_empty(const struct zone *zone, const struct free_area *area,
+				     int mt)
 {
 	if (design_mt_counts(zone))
 		return READ_ONCE(area->mt_nr_free[mt]) == 0;
 	return list_empty(&area->free_list[mt]);
+}
+
+bool free_area_empty(const struct zone *zone, const struct free_area *area, int mt)
+{
+	if (pl_check_ptr(__func__, zone, "zone") || pl_check_ptr(__func__, area, "area"))
+		return true;
+	if ((unsigned int)mt >= MIGRATE_TYPES) {
+		pl_bad_arg(__func__, "migratetype %d out of range", mt);
+		return true;
+	}
+	if (area < zone->free_area || area >= zone->free_area + NR_PAGE_ORDERS) {
+		pl_bad_arg(__func__, "area %p is not one of the zone's", (const void *)area);
+		return true;
+	}
+	return __free_area_empty(zone, area, mt);
 }
 
 /* ---- freeing -------------------------------------------------------------- */
@@ -490,6 +511,9 @@ int free_frozen_pages(struct page *page, unsigned int order)
 		bad_page(page, "nonzero _refcount: freed while a reference is still held");
 		return -EBUSY;
 	}
+	err = pl_check_frozen_free(__func__, page, order);
+	if (err)
+		return err;
 	__free_frozen_pages(page, order, FPI_NONE);
 	pl_debug_check(pl_this.machine, 3, __func__);
 	return 0;
@@ -509,7 +533,11 @@ void get_page(struct page *page)
 		bad_input(__func__, page, 0, "page is not in use");
 		return;
 	}
-	__atomic_fetch_add(&page->_refcount, 1, __ATOMIC_RELAXED);
+	/* The kernel's page_ref overflow check: a wrapped count frees a live page. */
+	if (unlikely(__atomic_add_fetch(&page->_refcount, 1, __ATOMIC_RELAXED) > PL_MAX_REFCOUNT)) {
+		__atomic_fetch_sub(&page->_refcount, 1, __ATOMIC_RELAXED);
+		bad_input(__func__, page, 0, "_refcount would overflow");
+	}
 }
 
 int put_page(struct page *page)
@@ -605,7 +633,7 @@ static int find_suitable_fallback(const struct zone *zone, const struct free_are
 	for (int i = 0; i < MIGRATE_PCPTYPES - 1; i++) {
 		int fallback_mt = fallbacks[migratetype][i];
 
-		if (!free_area_empty(zone, area, fallback_mt))
+		if (!__free_area_empty(zone, area, fallback_mt))
 			return fallback_mt;
 	}
 	return -1;
@@ -939,7 +967,7 @@ static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsign
 		if (!READ_ONCE(area->nr_free))
 			continue;
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
-			if (!free_area_empty(z, area, mt))
+			if (!__free_area_empty(z, area, mt))
 				return true;
 		if ((alloc_flags & (ALLOC_HIGHATOMIC | ALLOC_OOM)) &&
 		    !free_area_empty(z, area, MIGRATE_HIGHATOMIC))
@@ -1091,7 +1119,13 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 
 	if (no_machine(__func__))
 		return NULL;
-	if (unlikely(order > MAX_PAGE_ORDER)) {
+	/* One branch for every argument check (validate.h): free when they pass. */
+	if (unlikely((order > MAX_PAGE_ORDER) | (migratetype == MIGRATE_PCPTYPES) |
+		     !!(gfp & ~(gfp_t)PL_GFP_KNOWN))) {
+		if (pl_gfp_bad(gfp)) {
+			pl_bad_gfp(__func__, gfp);
+			return NULL;
+		}
 		pl_count(PL_EV_BAD_INPUT, 1);
 		if (!(gfp & __GFP_NOWARN))
 			pl_warn_ratelimited("alloc_pages: order %u above MAX_PAGE_ORDER", order);

@@ -249,13 +249,14 @@ static void wake_all_kswapds(struct pl_machine *m, unsigned int order, int highe
 void pl_kswapd_run(struct pl_machine *m)
 {
 	unsigned long boosts[MAX_NR_ZONES] = { 0 };
-	bool run = false;
+	bool run = false, woken[MAX_NR_ZONES] = { false };
 	struct zone *zone;
 
+	/* One of concurrent ticks takes each zone's wakeup. */
 	for_each_populated_zone(zone, m) {
-		if (!zone_test_flag(zone, ZONE_KSWAPD_PENDING))
+		if (!zone_test_and_clear_flag(zone, ZONE_KSWAPD_PENDING))
 			continue;
-		zone_clear_flag(zone, ZONE_KSWAPD_PENDING);
+		woken[zone->zone_idx] = true;
 		boosts[zone->zone_idx] = READ_ONCE(zone->watermark_boost);
 		zone_set_flag(zone, ZONE_RECLAIM_ACTIVE);
 		run = true;
@@ -265,7 +266,7 @@ void pl_kswapd_run(struct pl_machine *m)
 	pl_count(PL_EV_KSWAPD_RUN, 1);
 	/* shrink_node() would go here: pagelab has no LRU, so no progress. */
 	for_each_populated_zone(zone, m) {
-		if (!zone_test_flag(zone, ZONE_RECLAIM_ACTIVE))
+		if (!woken[zone->zone_idx])
 			continue;
 		zone_clear_flag(zone, ZONE_RECLAIM_ACTIVE);
 		if (!boosts[zone->zone_idx])

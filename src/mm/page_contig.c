@@ -46,6 +46,7 @@
  */
 #include <string.h>
 #include "internal.h"
+#include "validate.h"
 
 static bool contig_no_machine(const char *fn)
 {
@@ -462,6 +463,8 @@ static void contig_take_range(struct zone *zone, unsigned long base, unsigned lo
 
 static int check_contig_gfp(const char *fn, unsigned long start, unsigned long nr, gfp_t gfp)
 {
+	if (unlikely((gfp & GFP_MOVABLE_MASK) == GFP_MOVABLE_MASK))
+		return pl_bad_gfp(fn, gfp);
 	if (unlikely(gfp & ~CONTIG_GFP_ALLOWED)) {
 		pl_count(PL_EV_BAD_INPUT, 1);
 		pl_warn_ratelimited("%s: gfp %#x has flags alloc_contig does not take", fn, gfp);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "validate.h"
 
 /* 1 in the kernel's UP case; here every machine is SMP. */
 #define MIN_PERCPU_PAGELIST_HIGH_FRACTION 8
@@ -547,7 +548,7 @@ static void drain_pages(struct pl_machine *m, unsigned int cpu, struct zone *onl
 
 void drain_local_pages(struct zone *zone)
 {
-	if (pl_this.machine)
+	if (!pl_check_zone(__func__, zone, true))
 		drain_pages(pl_this.machine, pl_this.cpu->id, zone);
 }
 
@@ -560,10 +561,8 @@ void drain_all_pages(struct zone *zone)
 {
 	struct pl_machine *m = pl_this.machine;
 
-	if (!m) {
-		pl_warn_ratelimited("drain_all_pages: the calling thread has not entered a machine");
+	if (pl_check_zone(__func__, zone, true))
 		return;
-	}
 	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
 		pl_count(PL_EV_DRAIN_ALL_CPUS, 1);
 		drain_pages(m, cpu, zone);
@@ -623,6 +622,8 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 		pl_warn_ratelimited("alloc_pages_bulk: the calling thread has not entered a machine");
 		return 0;
 	}
+	if (pl_check_ptr(__func__, page_array, "page_array") || pl_check_gfp(__func__, gfp))
+		return 0;
 	while (nr_populated < nr_pages && page_array[nr_populated])
 		nr_populated++;
 	if (nr_populated == nr_pages)

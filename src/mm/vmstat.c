@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "validate.h"
 
 #define PAGETYPEINFO_CAP 100000UL
 
@@ -147,6 +148,10 @@ long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size)
 	struct pl_seq s = { .buf = buf, .size = size };
 	struct zone *zone;
 
+	if (pl_check_ptr(__func__, m, "machine") ||
+	    (size && pl_check_ptr(__func__, buf, "buf")))
+		return -EINVAL;
+
 	for_each_populated_zone(zone, m) {
 		spin_lock(&zone->lock);
 		seq_puts(&s, "Node 0, zone ");
@@ -236,10 +241,15 @@ static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zon
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size)
 {
 	struct pl_seq s = { .buf = buf, .size = size };
-	bool mt_counts = m->config.design.mt_counts;
-	bool o1_blocks = m->config.design.mt_counts_blocks;
+	bool mt_counts, o1_blocks;
 	struct pl_this saved = pl_this;
 	struct zone *zone;
+
+	if (pl_check_ptr(__func__, m, "machine") ||
+	    (size && pl_check_ptr(__func__, buf, "buf")))
+		return -EINVAL;
+	mt_counts = m->config.design.mt_counts;
+	o1_blocks = m->config.design.mt_counts_blocks;
 
 	pl_this.machine = m; /* pfn_to_page() below is relative to this machine */
 	seq_puts(&s, "Page block order: ");
@@ -287,6 +297,12 @@ unsigned int pl_unusable_free_index(struct zone *zone, unsigned int order)
 {
 	unsigned long free_pages = 0, suitable = 0;
 
+	if (pl_check_ptr(__func__, zone, "zone"))
+		return 0;
+	if (order > MAX_PAGE_ORDER) {
+		pl_bad_arg(__func__, "order %u above MAX_PAGE_ORDER", order);
+		return 0;
+	}
 	spin_lock(&zone->lock);
 	for (unsigned int o = 0; o < NR_PAGE_ORDERS; o++) {
 		unsigned long nr = zone->free_area[o].nr_free;
@@ -305,6 +321,8 @@ unsigned long pl_free_pageblocks(struct zone *zone)
 {
 	unsigned long blocks = 0;
 
+	if (pl_check_ptr(__func__, zone, "zone"))
+		return 0;
 	spin_lock(&zone->lock);
 	for (unsigned int o = pageblock_order; o < NR_PAGE_ORDERS; o++)
 		blocks += zone->free_area[o].nr_free << (o - pageblock_order);
@@ -327,6 +345,9 @@ long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size)
 	struct pl_seq s = { .buf = buf, .size = size };
 	struct zone *zone;
 
+	if (pl_check_ptr(__func__, m, "machine") ||
+	    (size && pl_check_ptr(__func__, buf, "buf")))
+		return -EINVAL;
 	for_each_zone(zone, m) {
 		seq_puts(&s, "Node 0, zone ");
 		seq_put_str(&s, zone->name, 8);

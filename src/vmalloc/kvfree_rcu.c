@@ -39,6 +39,7 @@
 #include <urcu.h>
 #include "pagelab/kvfree_rcu.h"
 #include "vmap_area.h"
+#include "mm/validate.h"
 
 /**
  * struct kvfree_rcu_bulk_data - one page of pointers (in the machine's memory).
@@ -236,7 +237,7 @@ static void kvfree_rcu_free_batch(struct kfree_rcu_cpu *krc, struct kvfree_rcu_b
 
 		list_del(&bnode->list);
 		for (unsigned long i = 0; i < bnode->nr_records; i++)
-			vfree(bnode->records[i]);
+			vfree_queued(bnode->records[i]);
 		bnode->nr_records = 0;
 		put_cached_bnode(krc, bnode);
 	}
@@ -248,7 +249,7 @@ static void kvfree_rcu_free_batch(struct kfree_rcu_cpu *krc, struct kvfree_rcu_b
 			pl_warn_ratelimited("kvfree_rcu: rcu_head at %#lx unmapped: leaked", h);
 			break;
 		}
-		vfree((void *)head.func);
+		vfree_queued((void *)head.func);
 		h = (unsigned long)head.next;
 	}
 	vm_count(PL_EV_KVFREE_RCU_BATCH, 1);
@@ -313,14 +314,19 @@ int kvfree_call_rcu(struct callback_head *head, void *ptr)
 	}
 	vm = find_vm_area(ptr);
 	if (unlikely(!vm || vm->addr != (unsigned long)ptr || !(vm->flags & VM_ALLOC) ||
-		     (vm->flags & (VM_UNINITIALIZED | VM_PCPU))))
+		     (vm->flags & (VM_UNINITIALIZED | VM_PCPU | VM_MAP))))
 		return kvfree_rcu_bad("not the start of a live vmalloc area", ptr);
+	if (unlikely(__atomic_load_n(&vm->flags, __ATOMIC_RELAXED) & VM_FREE_QUEUED))
+		return kvfree_rcu_bad("already queued for freeing (double free?)", ptr);
 	if (unlikely(head && ((unsigned long)head < vm->addr ||
 			      (unsigned long)head + sizeof(*head) > vm->addr + get_vm_area_size(vm))))
 		return kvfree_rcu_bad("rcu_head outside the object", ptr);
 	krs = krs_get(m->vmap);
 	if (!krs)
 		return -ENOMEM;
+	/* Claimed last: nothing below refuses, and a racing second call loses here. */
+	if (__atomic_fetch_or(&vm->flags, VM_FREE_QUEUED, __ATOMIC_ACQ_REL) & VM_FREE_QUEUED)
+		return kvfree_rcu_bad("already queued for freeing (double free?)", ptr);
 	krc = &krs->krc[this_cpu_id()];
 	kvfree_rcu_drain_ready(krs, krc);
 
@@ -369,7 +375,7 @@ int kvfree_call_rcu(struct callback_head *head, void *ptr)
 	if (!queued) {
 		/* Headless and no page for a block: wait for readers, free inline. */
 		synchronize_rcu();
-		vfree(ptr);
+		vfree_queued(ptr);
 	}
 	return 0;
 }
@@ -430,11 +436,11 @@ void kvfree_rcu_barrier(void)
 
 unsigned long pl_kvfree_rcu_pending(struct pl_machine *m)
 {
-	struct kvfree_rcu_space *krs = m->vmap ? __atomic_load_n(&m->vmap->krcp,
-								 __ATOMIC_ACQUIRE) : NULL;
+	struct kvfree_rcu_space *krs = m && m->vmap ? __atomic_load_n(&m->vmap->krcp,
+								      __ATOMIC_ACQUIRE) : NULL;
 	unsigned long n = 0;
 
-	if (!krs)
+	if (pl_check_ptr(__func__, m, "machine") || !krs)
 		return 0;
 	for (unsigned int c = 0; c < krs->nr_cpus; c++) {
 		spin_lock(&krs->krc[c].lock);

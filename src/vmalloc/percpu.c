@@ -37,6 +37,7 @@
 #include <string.h>
 #include "pagelab/percpu.h"
 #include "vmap_area.h"
+#include "mm/validate.h"
 
 #define PCPU_BITS		(PCPU_UNIT_SIZE / PCPU_MIN_ALLOC_SIZE)
 #define PCPU_MAP_LONGS		(PCPU_BITS / 64)
@@ -560,6 +561,8 @@ void *__alloc_percpu_gfp(size_t size, size_t align, gfp_t gfp)
 		pl_warn_ratelimited("__alloc_percpu: the calling thread has not entered a machine");
 		return NULL;
 	}
+	if (pl_check_gfp("__alloc_percpu", gfp))
+		return NULL;
 	if (align < PCPU_MIN_ALLOC_SIZE)
 		align = PCPU_MIN_ALLOC_SIZE;
 	size = (size + PCPU_MIN_ALLOC_SIZE - 1) & ~(size_t)(PCPU_MIN_ALLOC_SIZE - 1);
@@ -715,6 +718,10 @@ int free_percpu(void *ptr)
 
 void *per_cpu_ptr(void *ptr, unsigned int cpu)
 {
+	if (unlikely(!pl_this.machine || cpu >= pl_this.machine->nr_cpus)) {
+		pl_bad_arg(__func__, "cpu %u is not a vCPU of the entered machine", cpu);
+		return NULL;
+	}
 	return (char *)ptr + (unsigned long)cpu * PCPU_UNIT_SIZE;
 }
 
@@ -722,8 +729,11 @@ void *per_cpu_ptr(void *ptr, unsigned int cpu)
 
 void pl_percpu_reclaim(struct pl_machine *m)
 {
-	struct pcpu_space *ps = m->vmap ? m->vmap->percpu : NULL;
+	struct pcpu_space *ps;
 
+	if (pl_check_this_machine(__func__, m))
+		return;
+	ps = m->vmap ? m->vmap->percpu : NULL;
 	if (!ps)
 		return;
 	pthread_mutex_lock(&ps->alloc_mutex);
@@ -746,8 +756,11 @@ void pl_percpu_reclaim(struct pl_machine *m)
 
 void pl_percpu_stats(struct pl_machine *m, struct pl_percpu_stats *out)
 {
-	struct pcpu_space *ps = m->vmap ? m->vmap->percpu : NULL;
+	struct pcpu_space *ps;
 
+	if (pl_check_ptr(__func__, m, "machine") || pl_check_ptr(__func__, out, "out"))
+		return;
+	ps = m->vmap ? m->vmap->percpu : NULL;
 	memset(out, 0, sizeof(*out));
 	if (!ps)
 		return;
@@ -763,13 +776,15 @@ void pl_percpu_stats(struct pl_machine *m, struct pl_percpu_stats *out)
 
 int pl_check_percpu(struct pl_machine *m)
 {
-	struct pcpu_space *ps = m->vmap ? m->vmap->percpu : NULL;
+	struct pcpu_space *ps = m && m->vmap ? m->vmap->percpu : NULL;
 	struct pl_this saved = pl_this;
 	unsigned long bytes = 0, on_lists = 0;
 	int errors = 0;
 
 #define PREPORT(...) do { if (errors++ < 20) { fprintf(stderr, "pl_check_percpu: "); \
 	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+	if (pl_check_ptr(__func__, m, "machine"))
+		return -EINVAL;
 	if (!ps)
 		return 0;
 	pl_this.machine = m;
@@ -802,12 +817,14 @@ int pl_check_percpu(struct pl_machine *m)
 		if (c->free_bits != free_bits || c->contig_bits != contig)
 			PREPORT("chunk %#lx: free %lu contig %lu, the map says %lu %lu", c->base,
 				free_bits, contig, c->free_bits, c->contig_bits);
-		for (unsigned long b = 0; b < PCPU_BITS; b++) {
-			if (!test_bit_ul(c->bound_map, b))
-				continue;
-			if (!test_bit_ul(c->alloc_map, b))
-				PREPORT("chunk %#lx: bound at %lu of no allocation", c->base, b);
-			nr_alloc++;
+		/* a word at a time: the checker runs after every fuzzer operation */
+		for (unsigned long w = 0; w < PCPU_MAP_LONGS; w++) {
+			unsigned long stray = c->bound_map[w] & ~c->alloc_map[w];
+
+			if (stray)
+				PREPORT("chunk %#lx: bound at %lu of no allocation", c->base,
+					w * 64 + (unsigned long)__builtin_ctzl(stray));
+			nr_alloc += (unsigned long)__builtin_popcountl(c->bound_map[w]);
 		}
 		bytes += (PCPU_BITS - c->free_bits) * PCPU_MIN_ALLOC_SIZE;
 		if (nr_alloc != c->nr_alloc)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vmap_area.h"
+#include "mm/validate.h"
 
 #define PTRS_PER_TABLE	512
 #define _PAGE_PRESENT	0x001ULL
@@ -272,11 +273,15 @@ static int vmalloc_copy(void *vaddr, void *buf, size_t len, bool to_vm, int c)
 
 int vmalloc_write(void *addr, const void *src, size_t len)
 {
+	if (pl_check_ptr(__func__, src, "src"))	/* NULL would mean memset here */
+		return -EINVAL;
 	return vmalloc_copy(addr, (void *)src, len, true, 0);
 }
 
 int vmalloc_read(void *dst, const void *addr, size_t len)
 {
+	if (pl_check_ptr(__func__, dst, "dst"))
+		return -EINVAL;
 	return vmalloc_copy((void *)addr, dst, len, false, 0);
 }
 
@@ -371,16 +376,9 @@ unsigned long pgtable_trim(struct vmap_space *vs)
 
 unsigned long pl_vmalloc_trim_pgtables(struct pl_machine *m)
 {
-	struct pl_this saved = pl_this;
-	unsigned long n;
-
-	if (!m->vmap)
+	if (pl_check_this_machine(__func__, m) || !m->vmap)
 		return 0;
-	if (pl_this.machine != m)
-		pl_enter(m, 0);
-	n = pgtable_trim(m->vmap);
-	pl_this = saved;
-	return n;
+	return pgtable_trim(m->vmap);
 }
 
 void pgtable_destroy(struct vmap_space *vs)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vmap_area.h"
+#include "mm/validate.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -339,6 +340,14 @@ void *__vmalloc_node_range(unsigned long size, unsigned long align, unsigned lon
 		return NULL;
 	if (vmalloc_check_args(size, align, start, end))
 		return NULL;
+	if (unlikely((vm_flags & ~VMALLOC_CALLER_FLAGS) || pl_gfp_bad(gfp))) {
+		if (pl_gfp_bad(gfp))
+			pl_bad_gfp("vmalloc", gfp);
+		else
+			vmap_bad_input("vmalloc: vm_flags %#lx: %#lx are not a caller's to give",
+				       vm_flags, vm_flags & ~VMALLOC_CALLER_FLAGS);
+		return NULL;
+	}
 	vs = this_vmap();
 	if (vm_flags & VM_ALLOW_HUGE_VMAP) {
 		/*
@@ -434,10 +443,11 @@ void *vmalloc_user(unsigned long size)
 /* ---- freeing -------------------------------------------------------------- */
 
 /* An address vfree/vunmap can act on: Return 0 or -EINVAL (warned). */
-static int check_free_addr(const char *fn, unsigned long addr, unsigned long need_flags,
-			   struct vm_struct **vmp)
+static __attribute__((always_inline)) inline int __check_free_addr(const char *fn, unsigned long addr, unsigned long need_flags,
+			     bool from_queue, struct vm_struct **vmp)
 {
 	struct vmap_area *va;
+	unsigned long flags;
 
 	if (unlikely(!IS_ALIGNED(addr, PAGE_SIZE))) {
 		vmap_bad_input("Trying to %s() bad address (%#lx): not page aligned", fn, addr);
@@ -455,17 +465,28 @@ static int check_free_addr(const char *fn, unsigned long addr, unsigned long nee
 	 * kernel does not check (its vfree() would free the chunk); pagelab
 	 * refuses, as for any address that is not a vmalloc/vmap area.
 	 */
-	if (unlikely(va->vm->flags & VM_PCPU)) {
-		vmap_bad_input("Trying to %s() area %#lx of a percpu chunk", fn, addr);
-		return -EINVAL;
-	}
-	if (unlikely(need_flags && !(va->vm->flags & need_flags))) {
-		vmap_bad_input("Trying to %s() area %#lx of the wrong kind (flags %#lx)", fn,
-				  addr, va->vm->flags);
+	flags = __atomic_load_n(&va->vm->flags, __ATOMIC_RELAXED);
+	/* One branch for the three refusals below (validate.h: free when they pass). */
+	if (unlikely((flags & (VM_PCPU | (from_queue ? 0 : VM_FREE_QUEUED))) ||
+		     (need_flags && !(flags & need_flags)))) {
+		if (flags & VM_PCPU)
+			vmap_bad_input("Trying to %s() area %#lx of a percpu chunk", fn, addr);
+		else if (need_flags && !(flags & need_flags))
+			vmap_bad_input("Trying to %s() area %#lx of the wrong kind (flags %#lx)", fn,
+				       addr, flags);
+		else
+			vmap_bad_input("Trying to %s() area %#lx already queued for freeing (double "
+				       "free?)", fn, addr);
 		return -EINVAL;
 	}
 	*vmp = va->vm;
 	return 0;
+}
+
+static inline int check_free_addr(const char *fn, unsigned long addr, unsigned long need_flags,
+				  struct vm_struct **vmp)
+{
+	return __check_free_addr(fn, addr, need_flags, false, vmp);
 }
 
 /*
@@ -475,10 +496,13 @@ static int check_free_addr(const char *fn, unsigned long addr, unsigned long nee
  * a kind in @need_flags (0: any), clear its PTEs and free its range lazily.
  * A refusal changes nothing; only then does a second lookup (on the error
  * path, in check_free_addr()) find the words for the warning.
+ * Unless @from_queue, an area queued by vfree_atomic() or kvfree_rcu() is
+ * refused too (VM_FREE_QUEUED): only the queue frees it.
  * Return: 0 with *@vmp set, or -EINVAL (warned).
  */
-static int remove_vm_area(const char *fn, unsigned long addr, unsigned long need_flags,
-			  struct vm_struct **vmp)
+static __attribute__((always_inline)) inline int
+remove_vm_area(const char *fn, unsigned long addr, unsigned long need_flags, bool from_queue,
+	       struct vm_struct **vmp)
 {
 	struct vmap_area *va;
 
@@ -486,9 +510,10 @@ static int remove_vm_area(const char *fn, unsigned long addr, unsigned long need
 		vmap_bad_input("Trying to %s() bad address (%#lx): not page aligned", fn, addr);
 		return -EINVAL;
 	}
-	va = find_unlink_vmap_area(addr, VA_WANT_VM | VA_WANT_NOT_PCPU | need_flags);
+	va = find_unlink_vmap_area(addr, VA_WANT_VM | VA_WANT_NOT_PCPU | need_flags |
+					 (from_queue ? 0 : VA_WANT_NOT_QUEUED));
 	if (unlikely(!va)) {
-		if (!check_free_addr(fn, addr, need_flags, vmp))	/* raced with a free */
+		if (!__check_free_addr(fn, addr, need_flags, from_queue, vmp))	/* raced */
 			vmap_bad_input("Trying to %s() nonexistent vm area (%#lx)", fn, addr);
 		return -EINVAL;
 	}
@@ -498,7 +523,7 @@ static int remove_vm_area(const char *fn, unsigned long addr, unsigned long need
 	return 0;
 }
 
-int vfree(const void *addr)
+static __attribute__((always_inline)) inline int __vfree(const void *addr, bool from_queue)
 {
 	unsigned long a = (unsigned long)addr;
 	struct vmap_space *vs;
@@ -508,7 +533,7 @@ int vfree(const void *addr)
 		return 0;
 	if (!vmalloc_enter(__func__))
 		return -EINVAL;
-	if (remove_vm_area("vfree", a, 0, &vm))
+	if (remove_vm_area("vfree", a, 0, from_queue, &vm))
 		return -EINVAL;
 	vs = this_vmap();
 	vm_free_pages(vs, vm);
@@ -516,6 +541,28 @@ int vfree(const void *addr)
 	vm_struct_free(vs, vm);
 	vm_count(PL_EV_VFREE, 1);
 	return 0;
+}
+
+int vfree(const void *addr)
+{
+	return __vfree(addr, false);
+}
+
+/* The vfree_atomic() and kvfree_rcu() queues' free of an area they hold. */
+int vfree_queued(const void *addr)
+{
+	return __vfree(addr, true);
+}
+
+/* Mark @vm queued; false (warned) when another call queued it first. */
+static bool vm_mark_queued(const char *fn, struct vm_struct *vm)
+{
+	if (__atomic_fetch_or(&vm->flags, VM_FREE_QUEUED, __ATOMIC_ACQ_REL) & VM_FREE_QUEUED) {
+		vmap_bad_input("Trying to %s() area %#lx already queued for freeing (double "
+			       "free?)", fn, vm->addr);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -542,6 +589,8 @@ int vfree_atomic(const void *addr)
 		vmap_bad_input("Trying to vfree_atomic() an unmapped area (%#lx)", a);
 		return -EINVAL;
 	}
+	if (!vm_mark_queued("vfree_atomic", vm))
+		return -EINVAL;
 	head = __atomic_load_n(&vs->deferred, __ATOMIC_RELAXED);
 	do {
 		*link = head;
@@ -558,13 +607,15 @@ void vfree_deferred_run(struct vmap_space *vs)
 		unsigned long *link = vmalloc_host_addr(vs, a);
 		unsigned long next = link ? *link : 0;
 
-		vfree((const void *)a);
+		vfree_queued((const void *)a);
 		a = next;
 	}
 }
 
 void pl_vmalloc_flush_deferred(struct pl_machine *m)
 {
+	if (pl_check_this_machine(__func__, m))
+		return;
 	if (m->vmap && READ_ONCE(m->vmap->deferred))
 		vfree_deferred_run(m->vmap);
 }
@@ -583,6 +634,11 @@ void *vmap(struct page **pages, unsigned int count, unsigned long flags, pgprot_
 		return NULL;
 	if (!count || !pages || count > totalram_pages()) {
 		vmap_bad_input("vmap: %u pages (none, or more than the machine has)", count);
+		return NULL;
+	}
+	if (unlikely(flags & ~VMAP_CALLER_FLAGS)) {
+		vmap_bad_input("vmap: flags %#lx: %#lx are not vmap()'s", flags,
+			       flags & ~VMAP_CALLER_FLAGS);
 		return NULL;
 	}
 	for (unsigned int i = 0; i < count; i++) {
@@ -623,7 +679,8 @@ int vunmap(const void *addr)
 		return 0;
 	if (!vmalloc_enter(__func__))
 		return -EINVAL;
-	if (remove_vm_area("vunmap", a, VM_MAP, &vm))
+	/* (a vmalloc area never has VM_MAP: __vmalloc_node_range() refuses it) */
+	if (remove_vm_area("vunmap", a, VM_MAP, false, &vm))
 		return -EINVAL;
 	vs = this_vmap();
 	vm_struct_free(vs, vm);
@@ -669,6 +726,8 @@ void *vrealloc(const void *p, unsigned long size, gfp_t gfp)
 		return __vmalloc_node_range(size, 1, VMALLOC_START, VMALLOC_END, gfp, PAGE_KERNEL,
 					    0, NUMA_NO_NODE, __builtin_return_address(0));
 	if (!vmalloc_enter(__func__))
+		return NULL;
+	if (pl_check_gfp(__func__, gfp))
 		return NULL;
 	if (check_free_addr("vrealloc", (unsigned long)p, VM_ALLOC, &vm))
 		return NULL;
@@ -724,8 +783,11 @@ static unsigned long count_list(struct list_head *head, struct pl_spinlock *lock
 
 void pl_vmalloc_stats(struct pl_machine *m, struct pl_vmalloc_stats *out)
 {
-	struct vmap_space *vs = m->vmap;
+	struct vmap_space *vs;
 
+	if (pl_check_ptr(__func__, m, "machine") || pl_check_ptr(__func__, out, "out"))
+		return;
+	vs = m->vmap;
 	memset(out, 0, sizeof(*out));
 	if (!vs)
 		return;

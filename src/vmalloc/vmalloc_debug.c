@@ -23,6 +23,7 @@
 #include <string.h>
 #include "pagelab/percpu.h"
 #include "vmap_area.h"
+#include "mm/validate.h"
 
 /* ---- /proc/vmallocinfo ---------------------------------------------------- */
 
@@ -95,9 +96,13 @@ static void show_bump_area(void *ctx, struct vmap_area *va)
 long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size)
 {
 	struct pl_seq s = { .buf = buf, .size = size };
-	struct vmap_space *vs = m->vmap;
+	struct vmap_space *vs;
 	struct list_head *pos;
 
+	if (pl_check_ptr(__func__, m, "machine") ||
+	    (size && pl_check_ptr(__func__, buf, "buf")))
+		return -EINVAL;
+	vs = m->vmap;
 	if (!vs)
 		return pl_seq_finish(&s);
 	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
@@ -413,8 +418,11 @@ int pl_check_vmalloc(struct pl_machine *m)
 {
 	struct vchecker c = { 0 };
 	struct pl_this saved = pl_this;
-	struct vmap_space *vs = m->vmap;
+	struct vmap_space *vs;
 
+	if (pl_check_ptr(__func__, m, "machine"))
+		return -EINVAL;
+	vs = m->vmap;
 	if (!vs)
 		return 0;
 	/* The walk needs the machine's memmap: act from its CPU 0, read only. */

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vmap_area.h"
+#include "mm/validate.h"
 
 /* ---- vmap_area objects --------------------------------------------------- */
 
@@ -526,7 +527,7 @@ void purge_vmap_area_lazy(struct vmap_space *vs)
 
 void pl_vmalloc_purge(struct pl_machine *m)
 {
-	if (!m->vmap)
+	if (pl_check_this_machine(__func__, m) || !m->vmap)
 		return;
 	pl_vmalloc_flush_deferred(m);
 	reclaim_and_purge_vmap_areas(m->vmap);
@@ -624,10 +625,42 @@ fail:
 	return NULL;
 }
 
+/* A live area's host-side page array, left by a caller that never freed it. */
+static void free_live_pages_array(void *ctx, struct vmap_area *va)
+{
+	(void)ctx;
+	if (va->vm && va->vm->pages) {
+		free(va->vm->pages);
+		va->vm->pages = NULL;
+	}
+}
+
+/*
+ * The machine goes with areas still live (never vfree'd, or waiting in a
+ * kvfree_rcu or vfree_atomic queue): their page frames are the machine's
+ * memory, but each page array is a host allocation.
+ */
+static void free_live_pages_arrays(struct vmap_space *vs)
+{
+	for (unsigned int i = 0; vs->vmap_nodes && i < vs->nr_vmap_nodes; i++) {
+		struct list_head *pos;
+
+		list_for_each(pos, &vs->vmap_nodes[i].busy.head) {
+			struct vmap_area *va = list_entry(pos, struct vmap_area, list);
+
+			if (va->flags & VMAP_BUMP_CHUNK)
+				vmap_bump_for_each(vs, va, free_live_pages_array, NULL);
+			else
+				free_live_pages_array(NULL, va);
+		}
+	}
+}
+
 void vmap_space_destroy(struct vmap_space *vs)
 {
 	if (!vs)
 		return;
+	free_live_pages_arrays(vs);
 	kvfree_rcu_destroy(vs);
 	percpu_destroy(vs);
 	vmap_blocks_destroy(vs);

@@ -97,9 +97,17 @@ struct vmap_area_rb {
  * that vfree() and vunmap() check and unlink in one lookup, as the kernel's
  * find_unlink_vmap_area() does.
  */
+/*
+ * vm->flags bit (pagelab's own, above VM_PCPU): the area is queued for a
+ * deferred free by vfree_atomic() or kvfree_rcu(), set atomically by the one
+ * call that queued it. Every other free of it is refused as a double free;
+ * only the queue's own vfree_queued() frees it.
+ */
+#define VM_FREE_QUEUED		0x00400000UL
 #define VA_WANT_VM		(1UL << 63)
 #define VA_WANT_NOT_PCPU	(1UL << 62)
-#define VA_WANT_VM_FLAGS	((1UL << 62) - 1)
+#define VA_WANT_NOT_QUEUED	(1UL << 61)	/* not VM_FREE_QUEUED (pagelab's) */
+#define VA_WANT_VM_FLAGS	((1UL << 61) - 1)
 
 static inline bool va_unlink_refused(const struct vmap_area *va, unsigned long addr,
 				     unsigned long want)
@@ -111,6 +119,9 @@ static inline bool va_unlink_refused(const struct vmap_area *va, unsigned long a
 	if (!va->vm)
 		return (want & VA_WANT_VM) != 0;
 	if ((want & VA_WANT_NOT_PCPU) && (va->vm->flags & VM_PCPU))
+		return true;
+	if ((want & VA_WANT_NOT_QUEUED) &&
+	    (__atomic_load_n(&va->vm->flags, __ATOMIC_RELAXED) & VM_FREE_QUEUED))
 		return true;
 	return vm_flags && !(va->vm->flags & vm_flags);
 }
@@ -443,5 +454,9 @@ void kvfree_rcu_destroy(struct vmap_space *vs);
 /* ---- vmalloc.c ----------------------------------------------------------- */
 
 void vfree_deferred_run(struct vmap_space *vs);
+int vfree_queued(const void *addr);
+/* Flags __vmalloc_node_range() and vmap() take from their callers. */
+#define VMALLOC_CALLER_FLAGS	(VM_ALLOW_HUGE_VMAP | VM_USERMAP | VM_NO_GUARD | VM_FLUSH_RESET_PERMS)
+#define VMAP_CALLER_FLAGS	(VM_MAP | VM_MAP_PUT_PAGES | VM_USERMAP | VM_IOREMAP | VM_DMA_COHERENT)
 
 #endif /* PAGELAB_VMALLOC_VMAP_AREA_H */

@@ -122,6 +122,13 @@ void op_free_pages_bulk(struct fz *f, const uint8_t *a);
 void op_bad_contig(struct fz *f, const uint8_t *a);
 void fz_contig_free_all(struct fz *f);
 
+/* API misuse (fuzz_misuse.c). */
+void op_misuse(struct fz *f, const uint8_t *a);
+void op_raw_call(struct fz *f, const uint8_t *a);
+void fz_misuse_end(void);
+/* Operations run since the process started (every one followed by the checker). */
+extern unsigned long fz_ops_total;
+
 /* vmalloc (fuzz_vmalloc.c). */
 void fz_vm_begin(struct fz *f);
 void op_vmalloc(struct fz *f, const uint8_t *a);

@@ -80,9 +80,12 @@ const struct fz_op_desc fz_op_descs[FZ_NR_OPCODES] = {
 	[FZ_MAPLE_STORE] = { "maple_store", 4 },
 	[FZ_MAPLE_ERASE] = { "maple_erase", 2 },
 	[FZ_MAPLE_EMPTY_AREA] = { "maple_empty_area", 4 },
+	[FZ_MISUSE] = { "misuse", 8 },
+	[FZ_RAW_CALL] = { "raw_call", 8 },
 };
 
 static struct fz fz_state;
+unsigned long fz_ops_total;
 static int trace;
 
 void fz_set_trace(int on)
@@ -694,7 +697,7 @@ static bool is_sys_op(unsigned int op)
 {
 	switch (op) {
 	case FZ_CHECK: case FZ_VMALLOC: case FZ_VFREE: case FZ_VM_MAP_RAM: case FZ_VM_UNMAP_RAM:
-	case FZ_VPURGE: case FZ_ALLOC_PERCPU: case FZ_FREE_PERCPU:
+	case FZ_VPURGE: case FZ_ALLOC_PERCPU: case FZ_FREE_PERCPU: case FZ_MISUSE: case FZ_RAW_CALL:
 		return true;
 	default:
 		return false;
@@ -753,6 +756,8 @@ static void run_op(struct fz *f, unsigned int op, const uint8_t *a)
 	case FZ_MAPLE_STORE: op_maple_store(f, a); break;
 	case FZ_MAPLE_ERASE: op_maple_erase(f, a); break;
 	case FZ_MAPLE_EMPTY_AREA: op_maple_empty_area(f, a); break;
+	case FZ_MISUSE: op_misuse(f, a); break;
+	case FZ_RAW_CALL: op_raw_call(f, a); break;
 	default: break;
 	}
 }
@@ -819,6 +824,7 @@ void fz_run(const uint8_t *data, size_t size)
 		compare_with_model(f);
 		fz_vm_after_op(f);
 		f->op_index++;
+		fz_ops_total++;
 	}
 	/* Free what is left, then the machine must be whole again. */
 	pl_enter(f->m, 0);
@@ -845,17 +851,25 @@ void fz_run(const uint8_t *data, size_t size)
 		fz_fail(f, "the checker found inconsistencies at the end");
 	pl_machine_destroy(f->m);
 	f->m = NULL;
+	fz_misuse_end();
 }
 
 #ifdef FUZZ_MAIN
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
+/* The count `make test-fuzz` checks: every operation ran with the checker after it. */
+static void report_ops(void)
+{
+	fprintf(stderr, "fuzz_ops: %lu operations, each followed by the checker\n", fz_ops_total);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
 	fz_set_trace(getenv("PAGELAB_FUZZ_TRACE") != NULL);
+	atexit(report_ops);
 	return 0;
 }
 

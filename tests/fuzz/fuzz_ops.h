@@ -86,6 +86,9 @@ enum fz_opcode {
 	FZ_MAPLE_STORE = 48,		/* first lo, flags, length, entry */
 	FZ_MAPLE_ERASE = 49,		/* index lo, index hi */
 	FZ_MAPLE_EMPTY_AREA = 50,	/* min, span, size, flags */
+	/* API misuse (fuzz_misuse.c) */
+	FZ_MISUSE = 56,			/* case, 7 argument bytes choosing the invalid values */
+	FZ_RAW_CALL = 57,		/* entry, 7 raw argument bytes */
 };
 
 /**

@@ -276,6 +276,7 @@ static void test_threads_route_to_owner(void **state)
 	(void)state;
 	t.m = owner_machine(1024 * MiB, 2, "pcp-owner");
 	pthread_mutex_init(&t.lock, NULL);
+	pl_leave();	/* the workers take vCPUs 0 and 1: one thread per vCPU */
 	for (int i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, worker, &t);
 	for (int i = 0; i < 2; i++)
