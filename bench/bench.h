@@ -85,6 +85,28 @@ bool bench_harness_key(const char *key);
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
 		double value, const char *unit, struct pl_machine *m);
 
+/*
+ * vtime=1 (every suite): the machine keeps virtual time (include/pagelab/
+ * vtime.h) and every record carries "vtime": {"value": the record's value
+ * computed from virtual time, deterministic, in the record's unit;
+ * "ns_per_op", "ops_per_s", "lock_wait_share", "contention_rate",
+ * "transfers_per_op" of the measured region}.
+ *
+ * A suite brackets its measured region with bench_vt_begin()/_end() (on
+ * the machine it measures), and before emitting a time-valued record
+ * passes that record's value computed from bench_vt_ns() to bench_vt_set().
+ * Records of counts need nothing: their vtime value is their value.
+ */
+bool bench_vt_on(const struct bench *b);
+void bench_vt_begin(struct pl_machine *m);
+/* @ops: operations in the region (for ns/op, ops/s, transfers/op). */
+void bench_vt_end(struct pl_machine *m, double ops);
+/* Makespan of the last region in ns (0 without vtime). */
+double bench_vt_ns(void);
+/* Virtual ns of vCPU @cpu over the last region. */
+double bench_vt_cpu_ns(unsigned int cpu);
+void bench_vt_set(double value);
+
 extern const struct bench_suite suite_pagetypeinfo;
 extern const struct bench_suite suite_buddy_alloc_free;
 extern const struct bench_suite suite_alloc_many_free_few;
@@ -101,6 +123,7 @@ extern const struct bench_suite suite_page_alloc_high_order;
 extern const struct bench_suite suite_machines;
 extern const struct bench_suite suite_replay;
 extern const struct bench_suite suite_trace_throughput;
+extern const struct bench_suite suite_llfree_anchors;
 
 /* Sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);

@@ -10,6 +10,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include "bench.h"
 
 #define MAX_DESIGNS 8
@@ -34,6 +35,7 @@ static void *worker_fn(void *arg)
 	uint64_t t0;
 
 	pl_enter(w->m, w->cpu);
+	pl_vt_enter(NULL, 0);	/* real threads: wall time only, never the vtime */
 	pthread_barrier_wait(w->start);
 	t0 = pl_now_ns();
 	for (unsigned long i = 0; i < w->nr; i++) {
@@ -56,6 +58,75 @@ static void *worker_fn(void *arg)
 	pl_leave();
 	free(pages);
 	return NULL;
+}
+
+/*
+ * vtime=1: the same two loops on @threads vCPUs interleaved in virtual
+ * time, one step a pair or a batch; a barrier (clock sync) between loops.
+ */
+struct vt_loop {
+	struct pl_machine *m;
+	struct page **pages;
+	unsigned long nr, batch, done[MAX_THREADS];
+	unsigned int order;
+	bool batched;
+};
+
+static void vt_loop_enter(void *ctx, unsigned int v)
+{
+	pl_enter(((struct vt_loop *)ctx)->m, v);
+}
+
+static bool vt_loop_step(void *ctx, unsigned int v)
+{
+	struct vt_loop *l = ctx;
+
+	if (l->done[v] >= l->nr)
+		return false;
+	if (!l->batched) {
+		__free_pages(alloc_pages(GFP_KERNEL, l->order), l->order);
+		l->done[v]++;
+		return true;
+	}
+	for (unsigned long i = 0; i < l->batch; i++)
+		l->pages[i] = alloc_pages(GFP_KERNEL, l->order);
+	for (unsigned long i = 0; i < l->batch; i++)
+		__free_pages(l->pages[i], l->order);
+	l->done[v] += l->batch;
+	return true;
+}
+
+/* Mean over the vCPUs of each one's virtual ns per block in the region. */
+static double vt_loop_run(struct vt_loop *l, unsigned int threads)
+{
+	struct pl_vcpu_run run = { .nr_vcpus = threads, .nr_threads = 1, .slice = 1,
+				   .enter = vt_loop_enter, .step = vt_loop_step, .ctx = l,
+				   .vt = l->m->vt };
+	double sum = 0;
+
+	pl_vt_sync(l->m->vt);
+	memset(l->done, 0, sizeof(l->done));
+	unsigned long per = l->batched ? (l->nr + l->batch - 1) / l->batch * l->batch : l->nr;
+
+	bench_vt_begin(l->m);
+	pl_run_vcpus(&run);
+	bench_vt_end(l->m, (double)per * threads);	/* blocks allocated and freed */
+	for (unsigned int t = 0; t < threads; t++)
+		sum += bench_vt_cpu_ns(t) / (double)l->done[t];
+	return sum / threads;
+}
+
+static void vt_rep(struct pl_machine *m, unsigned int threads, unsigned int order,
+		   unsigned long nr, unsigned long batch, double *pair, double *bat)
+{
+	struct vt_loop l = { .m = m, .nr = nr, .batch = batch, .order = order };
+
+	l.pages = malloc(sizeof(*l.pages) * batch);
+	*pair = vt_loop_run(&l, threads);
+	l.batched = true;
+	*bat = vt_loop_run(&l, threads);
+	free(l.pages);
+	pl_leave();
 }
 
 /* One rep on @m with @threads threads; the per-thread means of both loops. */
@@ -122,12 +193,18 @@ static int run(struct bench *b)
 		for (int i = 0; i < n; i++) {
 			double p, q;
 
+			double vp = 0, vq = 0;
+
+			if (m[i]->vt)
+				vt_rep(m[i], threads, order, nr, batch, &vp, &vq);
 			one_rep(m[i], threads, order, nr, batch, &p, &q);
 			/* Names carry the thread count only when there is more than one. */
 			snprintf(tsuffix, sizeof(tsuffix), threads > 1 ? "-t%u" : "", threads);
 			snprintf(test, sizeof(test), "pair-odr%u%s", order, tsuffix);
+			bench_vt_set(vp);
 			bench_emit(b, test, names[i], (int)r, p, "ns", m[i]);
 			snprintf(test, sizeof(test), "batch-odr%u-%lu%s", order, batch, tsuffix);
+			bench_vt_set(vq);
 			bench_emit(b, test, names[i], (int)r, q, "ns", m[i]);
 			best_pair[i] = min(best_pair[i], p);
 			best_batch[i] = min(best_batch[i], q);

@@ -31,6 +31,14 @@ static const struct key_doc docs[] = {
 	{ NULL, "threads", "1", "real threads, each entering its own vCPU" },
 	{ NULL, "machine", "(none)", "a machine profile: CPUs, memory layout, topology (machine profiles below)" },
 	{ NULL, "pin", "1", "pin the main thread to its CPU (every suite; bench/harness.c)" },
+	{ NULL, "vtime", "0", "1: virtual time (issue 15): every record gets a deterministic \"vtime\" figure" },
+	/* llfree_anchors (issue 15) */
+	{ "llfree_anchors", "threads", "1", "threads (vtime=1: vCPUs in virtual time) running the workload" },
+	{ "llfree_anchors", "order", "0", "allocation order" },
+	{ "llfree_anchors", "allocs", "20000 (order 0), 64", "blocks per thread" },
+	{ "llfree_anchors", "workload", "bulk,repeat,rand", "which of the LLFree artifact's workloads" },
+	{ "llfree_anchors", "pcp_autotune", "1", "0: pagelab's own switch, a fixed pcp->high as Linux 6.0 (no auto-tuning)" },
+	{ "llfree_anchors", "topology", "the profile's, else 2x26x1", "SOCKETSxCORESxTHREADS pricing cache line transfers" },
 	/* pagetypeinfo */
 	{ "pagetypeinfo", "design", "v6.18,mt-counts", NULL },
 	{ "pagetypeinfo", "reads", "10000", "/proc/pagetypeinfo reads per measurement" },

@@ -14,6 +14,8 @@
 #include "bench.h"
 #include "pagelab/trace.h"
 
+#define PL_MAX_VT_REPORT 1024
+
 static const struct bench_suite *const suites[] = {
 	&suite_pagetypeinfo,
 	&suite_buddy_alloc_free,
@@ -31,6 +33,7 @@ static const struct bench_suite *const suites[] = {
 	&suite_machines,
 	&suite_replay,
 	&suite_trace_throughput,
+	&suite_llfree_anchors,
 };
 
 const char *param_str(const struct bench *b, const char *key, const char *def)
@@ -78,6 +81,19 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	cfg.debug = (int)param_ulong(b, "debug", 0);
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
+	cfg.vtime = bench_vt_on(b);
+	/* pagelab's own switch (not a kernel option): fixed pcp->high, as Linux 6.0 */
+	cfg.pcp_no_autotune = param_ulong(b, "pcp_autotune", 1) == 0;
+	{
+		const char *t = param_str(b, "topology", NULL);	/* SOCKETSxCORESxTHREADS */
+
+		if (t && sscanf(t, "%ux%ux%u", &cfg.topology.nr_sockets,
+				&cfg.topology.cores_per_socket,
+				&cfg.topology.threads_per_core) != 3) {
+			fprintf(stderr, "pagelab-bench: topology=%s: want SOCKETSxCORESxTHREADS\n", t);
+			exit(2);
+		}
+	}
 	bench_design(design, &cfg.design);
 	if (snapdir) {
 		if (pl_snapshot_read(snapdir, &snap)) {
@@ -160,6 +176,104 @@ void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out)
 	}
 }
 
+/* ---- vtime=1 ------------------------------------------------------------- */
+
+static struct {
+	struct pl_vt_snap start;
+	unsigned int nr_cpus, active;	/* vCPUs, and those whose clock moved */
+	double ns, ops, wait_share, contention_rate, transfers;
+	double cpu_ns[PL_MAX_VT_REPORT];
+	double value;
+	bool has_value;
+} vtr;
+
+bool bench_vt_on(const struct bench *b)
+{
+	return param_ulong(b, "vtime", 0) != 0;
+}
+
+void bench_vt_begin(struct pl_machine *m)
+{
+	if (!m || !m->vt)
+		return;
+	pl_vt_snapshot(m->vt, &vtr.start);
+	vtr.nr_cpus = min(m->vt->nr_cpus, (unsigned int)PL_MAX_VT_REPORT);
+	for (unsigned int c = 0; c < vtr.nr_cpus; c++)
+		vtr.cpu_ns[c] = (double)m->vt->cpu[c].now;
+}
+
+void bench_vt_end(struct pl_machine *m, double ops)
+{
+	struct pl_vt_snap e;
+	uint64_t start_min = UINT64_MAX;
+
+	if (!m || !m->vt)
+		return;
+	pl_vt_snapshot(m->vt, &e);
+	vtr.active = 0;
+	for (unsigned int c = 0; c < vtr.nr_cpus; c++) {
+		start_min = min(start_min, (uint64_t)vtr.cpu_ns[c]);
+		vtr.cpu_ns[c] = ((double)m->vt->cpu[c].now - vtr.cpu_ns[c]) / 1000.0;
+		vtr.active += vtr.cpu_ns[c] > 0;
+	}
+	if (start_min == UINT64_MAX)
+		start_min = 0;
+	/* The makespan: from the earliest clock at the start to the latest at the end. */
+	vtr.ns = (double)(e.now_max - start_min) / 1000.0;
+	vtr.ops = ops;
+	vtr.wait_share = e.busy > vtr.start.busy ?
+		(double)(e.wait_ps - vtr.start.wait_ps) / (double)(e.busy - vtr.start.busy) : 0;
+	vtr.contention_rate = e.acquisitions > vtr.start.acquisitions ?
+		(double)(e.contentions - vtr.start.contentions) /
+		(double)(e.acquisitions - vtr.start.acquisitions) : 0;
+	vtr.transfers = (double)(e.transfers - vtr.start.transfers);
+}
+
+double bench_vt_ns(void)
+{
+	return vtr.ns;
+}
+
+double bench_vt_cpu_ns(unsigned int cpu)
+{
+	return cpu < vtr.nr_cpus ? vtr.cpu_ns[cpu] : 0;
+}
+
+void bench_vt_set(double value)
+{
+	vtr.value = value;
+	vtr.has_value = true;
+}
+
+/* Units of time-valued records: these need a value from virtual time. */
+static bool unit_is_time(const char *unit)
+{
+	static const char *const t[] = { "ns", "us", "usec", "ms", "s", "ns/pair", "Mops/s",
+					 "events/s" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(unit, t[i]))
+			return true;
+	return false;
+}
+
+static void emit_vtime(double value, const char *unit)
+{
+	double ops = vtr.ops > 0 ? vtr.ops : 1;
+
+	/* A time the suite could not model (no machine, an external peer): null. */
+	if (!vtr.has_value && unit_is_time(unit))
+		printf(", \"vtime\": {\"value\": null");
+	else
+		printf(", \"vtime\": {\"value\": %.6g", vtr.has_value ? vtr.value : value);
+	printf(", \"ns_per_op\": %.6g, \"ops_per_s\": %.6g, "
+	       "\"lock_wait_share\": %.6g, \"contention_rate\": %.6g, \"transfers_per_op\": %.6g}",
+	       vtr.ns * (vtr.active ? vtr.active : 1) / ops,
+	       vtr.ns > 0 ? ops * 1e9 / vtr.ns : 0, vtr.wait_share, vtr.contention_rate,
+	       vtr.transfers / ops);
+	vtr.has_value = false;
+}
+
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
 		double value, const char *unit, struct pl_machine *m)
 {
@@ -203,6 +317,8 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 	}
 	printf("}, ");
 	bench_harness_json(b);
+	if (bench_vt_on(b))
+		emit_vtime(value, unit);
 	printf("}\n");
 	fflush(stdout);
 }
@@ -249,8 +365,8 @@ static int list(bool json)
 	}
 	/* the keys every suite takes: the harness's and the machine profile */
 	printf(json ? "], \"common_keys\": [" : "  every suite:\n");
-	for (int i = 0; i < 2; i++) {
-		const char *key = i ? "machine" : "pin";
+	for (int i = 0; i < 3; i++) {
+		const char *key = i == 2 ? "vtime" : i ? "machine" : "pin";
 
 		bench_key_doc("", key, &def, &meaning);
 		if (json) {
@@ -429,6 +545,7 @@ int main(int argc, char **argv)
 				"lists them)\n", eq + 1);
 			return 2;
 		}
+		known |= !strcmp(argv[i], "vtime");	/* common to every suite */
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
 		/* common to every suite that builds its machines with bench_machine() */

@@ -34,6 +34,7 @@ static const char *const keys[] = { "mem", "dma32", "design", "order", "test_loo
 
 struct run {
 	double ns;			/* whole loop */
+	double vt_ns;			/* the same in virtual time (vtime=1) */
 	unsigned long ev[NR_PL_VM_EVENTS];
 	unsigned long zone_lock;	/* zone->lock acquisitions */
 };
@@ -62,6 +63,7 @@ static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned in
 	struct pl_lock_stat ls;
 
 	pl_enter(m, 0);
+	bench_vt_begin(m);
 	bench_slot_clear(b, slot);
 	bench_region_begin(b, slot);
 	for (unsigned long i = 0; i < loops; i++) {
@@ -77,6 +79,8 @@ static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned in
 	}
 	r->ns = (double)bench_region_end(b, slot);
 	bench_use_slot(b, slot);
+	bench_vt_end(m, (double)loops);
+	r->vt_ns = bench_vt_ns();
 	pl_events_sum(m, r->ev);
 	bench_zone_lock_stat(m, &ls);
 	r->zone_lock = ls.acquisitions;
@@ -158,9 +162,11 @@ static int run(struct bench *b)
 
 				one_run(b, (o * n + d) % BENCH_MAX_SLOTS, m, orders[o], loops, &r);
 				snprintf(test, sizeof(test), "odr%u-per-iteration", orders[o]);
+				bench_vt_set(r.vt_ns / (double)loops / 1e3);
 				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / 1e3,
 					   "us", m);
 				snprintf(test, sizeof(test), "odr%u-per-page", orders[o]);
+				bench_vt_set(r.vt_ns / (double)loops / nr);
 				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / nr,
 					   "ns", m);
 				if (r.ns < best[o][d].ns)

@@ -66,21 +66,25 @@ static void measure(struct bench *b, struct config *c, unsigned int order, unsig
 	*alloc = *freec = 0;
 	pl_enter(c->m, 0);
 	for (unsigned long it = 0; it < iterations; it++) {
-		uint64_t t0 = pl_now_ns(), t1, t2;
+		uint64_t t0 = pl_now_ns(), t1, t2, v0 = pl_vt_now(), v1, v2;
 
 		for (unsigned long i = 0; i < n; i++)
 			pages[i] = alloc_pages(GFP_KERNEL | __GFP_NOWARN, order);
 		t1 = pl_now_ns();
+		v1 = pl_vt_now();
 		for (unsigned long i = 0; i < n; i++)
 			if (pages[i])
 				__free_pages(pages[i], order);
 		t2 = pl_now_ns();
+		v2 = pl_vt_now();
 		bench_vmstat_tick(&tick);	/* outside the timed parts */
 		*alloc += (double)(t1 - t0) / (double)batch / (double)iterations;
 		*freec += (double)(t2 - t1) / (double)batch / (double)iterations;
 		snprintf(name, sizeof(name), "alloc-odr%u-%lu", order, batch);
+		bench_vt_set((double)(v1 - v0) / 1e3 / (double)batch);
 		bench_emit(b, name, c->label, (int)it, (double)(t1 - t0) / (double)batch, "ns", NULL);
 		snprintf(name, sizeof(name), "free-odr%u-%lu", order, batch);
+		bench_vt_set((double)(v2 - v1) / 1e3 / (double)batch);
 		bench_emit(b, name, c->label, (int)it, (double)(t2 - t1) / (double)batch, "ns", NULL);
 	}
 	pl_leave();

@@ -31,24 +31,33 @@ static void fmt_latency(char *out, size_t len, double us)
  * reads are harness slot @slot0 + i.
  */
 static void measure(struct bench *b, int slot0, struct pl_machine **m, int n,
-		    unsigned long reads, char **bufs, double *avg)
+		    unsigned long reads, char **bufs, double *avg,
+		    double *vt_avg)
 {
 	unsigned long chunk = reads < 10 ? 1 : reads / 10;
-	uint64_t total[MAX_DESIGNS] = { 0 };
+	uint64_t total[MAX_DESIGNS] = { 0 }, vt_total[MAX_DESIGNS] = { 0 };
 
 	for (unsigned long done = 0; done < reads; done += chunk) {
 		unsigned long todo = min(chunk, reads - done);
 
 		for (int i = 0; i < n; i++) {
+			uint64_t v0;
+
+			pl_enter(m[i], 0);	/* the reader is vCPU 0 (its virtual clock) */
+			v0 = pl_vt_now();
 			bench_region_begin(b, slot0 + i);
 			for (unsigned long r = 0; r < todo; r++)
 				if (pl_show_pagetypeinfo(m[i], bufs[i], BUF_SIZE) < 0)
 					abort();
 			total[i] += bench_region_end(b, slot0 + i);
+			vt_total[i] += pl_vt_now() - v0;
+			pl_leave();
 		}
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		avg[i] = (double)total[i] / (double)reads / 1000.0;
+		vt_avg[i] = (double)vt_total[i] / (double)reads / 1e6;	/* ps -> us */
+	}
 }
 
 static double per_read(const struct pl_lock_stat *before, const struct pl_lock_stat *after,
@@ -86,7 +95,7 @@ static int run(struct bench *b)
 	struct pl_machine *m[MAX_DESIGNS] = { NULL };
 	struct pl_churn *st[MAX_DESIGNS];
 	struct pl_churn_result res[MAX_DESIGNS];
-	double fresh[MAX_DESIGNS], frag[MAX_DESIGNS];
+	double fresh[MAX_DESIGNS], frag[MAX_DESIGNS], vt_fresh[MAX_DESIGNS], vt_frag[MAX_DESIGNS];
 	/* zone->lock acquisitions around each read phase: what the reads cost the lock */
 	struct pl_lock_stat lk[4][MAX_DESIGNS];
 	char *bufs[MAX_DESIGNS];
@@ -104,7 +113,7 @@ static int run(struct bench *b)
 	}
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[0][i]);
-	measure(b, 0, m, n, reads, bufs, fresh);
+	measure(b, 0, m, n, reads, bufs, fresh, vt_fresh);
 	for (int i = 0; i < n; i++) {
 		bench_zone_lock_stat(m[i], &lk[1][i]);
 		pl_enter(m[i], 0);
@@ -113,7 +122,7 @@ static int run(struct bench *b)
 	}
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[2][i]);
-	measure(b, MAX_DESIGNS, m, n, reads, bufs, frag);
+	measure(b, MAX_DESIGNS, m, n, reads, bufs, frag, vt_frag);
 	for (int i = 0; i < n; i++)
 		bench_zone_lock_stat(m[i], &lk[3][i]);
 	for (int i = 0; i < n; i++)
@@ -149,8 +158,10 @@ static int run(struct bench *b)
 
 	for (int i = 0; i < n; i++) {
 		bench_use_slot(b, i);
+		bench_vt_set(vt_fresh[i]);
 		bench_emit(b, "read-fresh", names[i], 0, fresh[i], "us", m[i]);
 		bench_use_slot(b, MAX_DESIGNS + i);
+		bench_vt_set(vt_frag[i]);
 		bench_emit(b, "read-fragmented", names[i], 0, frag[i], "us", m[i]);
 		bench_use_slot(b, -1);
 		bench_emit(b, "zone-lock-per-read-fresh", names[i], 0,

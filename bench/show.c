@@ -110,7 +110,7 @@ static int run(struct bench *b)
 
 		if (!r) {
 			fprintf(stderr, "pagelab-bench: show: unknown report '%s' "
-				"(buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo)\n", tok);
+				"(buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, events)\n", tok);
 			return 2;
 		}
 		if (nr < (int)ARRAY_SIZE(want))

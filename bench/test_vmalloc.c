@@ -70,6 +70,7 @@ struct tv_test {
 struct tv_result {
 	int passed, failed, xfailed;
 	uint64_t time_us;
+	double vt_us;	/* the same in virtual time (vtime=1) */
 };
 
 struct tv_worker {
@@ -81,6 +82,7 @@ struct tv_worker {
 	unsigned long i, loops;
 	int ret;
 	uint64_t t_test, start, stop;
+	uint64_t vt_test;	/* virtual clock at the test's start (vtime=1) */
 	struct tv_result data[NTESTS];
 	/* the tests' scratch */
 	void **ptr, **junk;
@@ -456,8 +458,10 @@ static bool tv_step(void *ctx, unsigned int v)
 	d = &w->data[w->order[w->pos]];
 	switch (w->phase) {
 	case 0:
-		if (!w->repeat)
+		if (!w->repeat) {
 			w->t_test = pl_now_ns();
+			w->vt_test = pl_vt_now();
+		}
 		w->ret = 0;
 		w->i = 0;
 		w->loops = t->loops(w->p);
@@ -485,6 +489,7 @@ static bool tv_step(void *ctx, unsigned int v)
 		if (++w->repeat < (unsigned int)w->p->test_repeat_count)
 			return true;
 		d->time_us = (pl_now_ns() - w->t_test) / 1000 / (uint64_t)w->p->test_repeat_count;
+		d->vt_us = (double)(pl_vt_now() - w->vt_test) / 1e6 / w->p->test_repeat_count;
 		w->repeat = 0;
 		w->pos++;
 		return true;
@@ -567,6 +572,7 @@ static void run_pass(struct tv_run *r, const struct tv_params *p, unsigned int t
 		.enter = tv_enter,
 		.step = tv_step,
 		.ctx = r,
+		.vt = r->m->vt,
 	};
 	if (pl_run_vcpus(&run)) {
 		fprintf(stderr, "pagelab-bench: test_vmalloc: bad threads/slice\n");
@@ -588,6 +594,7 @@ static int run_design(struct bench *b, const struct tv_params *p, const char *de
 		(unsigned long)min((long)p->nr_threads, host > 0 ? host : 1));
 	unsigned long warmup = param_ulong(b, "warmup", 0), slice;
 	struct tv_run r = { .p = p };
+	unsigned long ev0[NR_PL_VM_EVENTS], ev1[NR_PL_VM_EVENTS];
 	int failed = 0;
 
 	threads = min(threads, min(p->nr_threads, (unsigned int)PL_MAX_VCPU_THREADS));
@@ -610,11 +617,19 @@ static int run_design(struct bench *b, const struct tv_params *p, const char *de
 		pl_leave();
 		r.p = p;
 	}
+	pl_events_sum(r.m, ev0);
+	bench_vt_begin(r.m);
 	bench_region_begin(b, slot);
 	run_pass(&r, p, threads, slice, seed);
 	bench_region_end(b, slot);
 	bench_use_slot(b, slot);
 	pl_enter(r.m, 0);
+	pl_events_sum(r.m, ev1);
+	/* vtime=1: operations = vmalloc-layer calls and page allocations of the pass */
+	bench_vt_end(r.m, (double)(ev1[PL_EV_VMALLOC] + ev1[PL_EV_VFREE] + ev1[PL_EV_VM_MAP_RAM] +
+				   ev1[PL_EV_PCPU_POPULATE_PAGES] + ev1[PL_EV_PGALLOC] -
+				   ev0[PL_EV_VMALLOC] - ev0[PL_EV_VFREE] - ev0[PL_EV_VM_MAP_RAM] -
+				   ev0[PL_EV_PCPU_POPULATE_PAGES] - ev0[PL_EV_PGALLOC]));
 	kvfree_rcu_barrier();	/* the kernel's module exit waits for these too */
 	if (vcpus > p->nr_threads)
 		fprintf(b->out, "design=%s vcpus=%u\n", design, vcpus);
@@ -640,6 +655,7 @@ static int run_design(struct bench *b, const struct tv_params *p, const char *de
 			if (p->nr_threads > 1)
 				snprintf(test + strlen(test), sizeof(test) - strlen(test), ", worker %u",
 					 v);
+			bench_vt_set(d->vt_us);
 			bench_emit(b, test, design, 0, (double)d->time_us, "usec", r.m);
 		}
 		fprintf(b->out, "All test took worker%u=%llu cycles\n", v,

@@ -2,14 +2,15 @@
 # Install what building and testing pagelab needs, only if missing:
 # Debian packages (compiler, CMake, Ninja, cmocka, liburcu, clang with
 # compiler-rt for the libFuzzer target, zlib/zstd/xz for compressed traces, the zstd tool
-# for `pagelab trace record`) and a Python
+# for `pagelab trace record`, valgrind for `--mode instr` and its client-request headers)
+# and a Python
 # venv with the packages of python/requirements.txt. Idempotent and quiet
 # when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(gcc binutils make cmake ninja-build pkg-config libcmocka-dev liburcu-dev python3 python3-venv
-	clang libclang-rt-dev zlib1g-dev libzstd-dev liblzma-dev zstd xz-utils)
+	clang libclang-rt-dev zlib1g-dev libzstd-dev liblzma-dev zstd xz-utils valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "compiler.h"
+#include "vtime.h"
 
 /* ---- time ---------------------------------------------------------------- */
 
@@ -51,16 +52,31 @@ struct pl_lock_stat {
  * @timed:  measure wait and hold times (costs two clock reads per hold).
  * @t_acquired: clock at acquisition, valid while held (holder only).
  * @stat:   lock_stat numbers.
+ * @vt_class:   lock class for virtual time (enum pl_vt_lock_class).
+ * @vt_acq_at, @vt_free_at: virtual times of the last hold; the lock is
+ *              held at t when vt_acq_at <= t < vt_free_at (vtime only,
+ *              written by the one thread running the vtime).
  */
 struct pl_spinlock {
 	int locked;
 	bool timed;
+	unsigned char vt_class;
 	uint64_t t_acquired;
 	struct pl_lock_stat stat;
+	uint64_t vt_acq_at, vt_free_at;
 };
 
 void pl_spin_init(struct pl_spinlock *lock, bool timed);
 void pl_spin_lock_slow(struct pl_spinlock *lock);
+/** pl_spin_set_class() - the lock's class in virtual time (default OTHER). */
+static inline void pl_spin_set_class(struct pl_spinlock *lock, enum pl_vt_lock_class c)
+{
+	lock->vt_class = (unsigned char)c;
+}
+/* Virtual-time edges of a lock (vtime.c); only called with pl_vt_cur set. */
+void pl_vt_lock(struct pl_spinlock *lock);
+bool pl_vt_trylock(struct pl_spinlock *lock);
+void pl_vt_unlock(struct pl_spinlock *lock);
 
 static inline void pl_spin_acquired(struct pl_spinlock *lock)
 {
@@ -72,6 +88,8 @@ static inline void pl_spin_acquired(struct pl_spinlock *lock)
 /** spin_lock() - take @lock, spinning; counts a contention if it had to wait. */
 static inline void spin_lock(struct pl_spinlock *lock)
 {
+	if (unlikely(pl_vt_cur))
+		pl_vt_lock(lock);
 	if (likely(!__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE)))
 		pl_spin_acquired(lock);
 	else
@@ -81,6 +99,8 @@ static inline void spin_lock(struct pl_spinlock *lock)
 /** spin_trylock() - take @lock if free. Return: true if taken. */
 static inline bool spin_trylock(struct pl_spinlock *lock)
 {
+	if (unlikely(pl_vt_cur) && !pl_vt_trylock(lock))
+		return false;
 	if (READ_ONCE(lock->locked) ||
 	    __atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
 		return false;
@@ -91,6 +111,8 @@ static inline bool spin_trylock(struct pl_spinlock *lock)
 /** spin_unlock() - release @lock, accounting the hold time. */
 static inline void spin_unlock(struct pl_spinlock *lock)
 {
+	if (unlikely(pl_vt_cur))
+		pl_vt_unlock(lock);
 	if (lock->timed) {
 		uint64_t held = pl_now_ns() - lock->t_acquired;
 
@@ -200,6 +222,8 @@ struct pl_cpu_events {
 static inline void pl_count_events(struct pl_cpu_events *e, enum pl_vm_event item,
 				   unsigned long delta)
 {
+	if (unlikely(pl_vt_cur))
+		__pl_vt_event((unsigned int)item, delta);
 	WRITE_ONCE(e->ev[item], READ_ONCE(e->ev[item]) + delta);
 }
 
@@ -233,6 +257,9 @@ void pl_warn_set_quiet(bool quiet);
  * @enter: called on the thread before each turn of vCPU @vcpu (typically
  *         pl_enter(machine, vcpu)).
  * @step:  one operation of vCPU @vcpu; false when that vCPU is finished.
+ * @vt:    virtual time (or NULL): then every vCPU runs on the calling
+ *         thread, one step at a time, the one with the earliest clock
+ *         first; @nr_threads and @slice are ignored.
  */
 struct pl_vcpu_run {
 	unsigned int nr_vcpus;
@@ -241,6 +268,7 @@ struct pl_vcpu_run {
 	void (*enter)(void *ctx, unsigned int vcpu);
 	bool (*step)(void *ctx, unsigned int vcpu);
 	void *ctx;
+	struct pl_vtime *vt;
 };
 
 /**

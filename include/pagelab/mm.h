@@ -497,6 +497,13 @@ struct pl_cpu_topology {
  *                   to the buddy under zone->lock (to measure the buddy alone).
  * @tlb_flush_ns_per_cpu: what one kernel TLB flush costs per vCPU, spent
  *                   in a calibrated busy loop (default 1000; 0: free).
+ * @vtime:           keep virtual time (issue 15, include/pagelab/vtime.h):
+ *                   per-vCPU clocks, locks and cache lines in virtual time;
+ *                   @topology prices its cache line transfers (all zero:
+ *                   pl_topology_default(), 2 sockets x 26 cores, no SMT).
+ * @pcp_no_autotune: pagelab's own switch, not a kernel option: pcp->high
+ *                   stays fixed at high_min and refills take a plain batch, as Linux 6.0's PCP had no
+ *                   auto-tuning (to compare with the 6.0 scaling anchors).
  */
 struct pl_config {
 	unsigned long mem_bytes;
@@ -517,6 +524,8 @@ struct pl_config {
 	unsigned long min_free_kbytes;
 	bool pcp_disabled;
 	unsigned long tlb_flush_ns_per_cpu;
+	bool vtime;
+	bool pcp_no_autotune;
 };
 
 /* ---- tracepoints ---------------------------------------------------------- */
@@ -585,6 +594,7 @@ struct pl_cpu {
  * @fail_page_alloc: the page allocator's fault site (fault_inject.h).
  * @fault_sites: every layer's fault sites, registered by pl_machine_create().
  * @checkers: every layer's checker, run in order by pl_check_machine().
+ * @vt:       virtual time (config.vtime), NULL otherwise.
  */
 /* What the boot keeps out of the buddy allocator (pl_config.boot_reserve). */
 enum pl_boot_reserve {
@@ -643,6 +653,7 @@ struct pl_machine {
 	/* tracepoint sink (pl_set_tracepoint_sink()), NULL when off */
 	void (*tp_fn)(void *ctx, const struct pl_tp_event *ev);
 	void *tp_ctx;
+	struct pl_vtime *vt;		/* virtual time, NULL unless config.vtime */
 };
 
 #define for_each_zone(z, m) \

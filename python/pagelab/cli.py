@@ -5,6 +5,7 @@
   pagelab compare RESULTS... [--baseline DESIGN]
   pagelab ab REV_A REV_B SUITE [key=value ...] [--design D] [--reps N]
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
+  pagelab agree RUN1_DIR RUN2_DIR
   pagelab report [RESULTS...] [-o out/report.html]
   pagelab show buddyinfo|pagetypeinfo|zoneinfo|events [--workload fresh|churn] [key=value ...]
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
@@ -28,7 +29,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import ab, compare, listing, replay, report, reproduce, runs, show, trace_record, validate
+from . import (ab, agree, compare, listing, replay, report, reproduce, runs, show, trace_record,
+               validate)
 from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
                      suite_keys)
 from .trace_artifact import TraceError
@@ -117,6 +119,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if saved and not args.no_report:
         path = report.write_report(report.default_inputs(out_dir), out_dir / "report.html")
         print(f"report: {path}")
+    return 0
+
+
+def cmd_agree(args: argparse.Namespace) -> int:
+    if args.cells:
+        print(agree.cells_text(Path(args.run1), Path(args.run2)))
+    else:
+        print(agree.agreement_text(Path(args.run1), Path(args.run2)))
     return 0
 
 
@@ -237,8 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--mode", choices=MODES, default=None,
                    help=f"the mode the marks judge by (default {reproduce.DEFAULT_MEASURE})")
     r.add_argument("--second", choices=MODES + ("none",), default=None,
-                   help="the second opinion's mode (default: wall when --mode is not wall)")
+                   help="a second opinion in another mode, e.g. wall beside instr (default none)")
     r.set_defaults(func=cmd_reproduce)
+
+    a = sub.add_parser("agree", help="do two reproduce runs give the same verdict marks?")
+    a.add_argument("run1", help="a reproduce --out directory")
+    a.add_argument("run2", help="another")
+    a.add_argument("--cells", action="store_true",
+                   help="every cell of both runs side by side (markdown), e.g. instr against wall")
+    a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")
     p.add_argument("results", nargs="*", help="results files (default out/*.json)")
@@ -291,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
     rp.add_argument("--together", action="store_true",
                     help="one pagelab-bench process per rep for all designs (design=A,B,...)")
+    rp.add_argument("--jobs", type=int, default=1,
+                    help="pagelab-bench processes at once within a rep (default 1)")
     rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
     rp.set_defaults(func=cmd_replay, argv=None)
 

@@ -25,6 +25,7 @@ import datetime as _dt
 import json
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .runner import BenchError, Measurement, run_raw, save_results
@@ -161,16 +162,26 @@ def _high_order_share(pages: list | None) -> float | None:
     return sum(pages[9:]) / sum(pages)
 
 
+def _ratio_cell(v, kv, name: str, fraction: bool) -> str:
+    if name == "kernel":
+        return _fmt(v, fraction)
+    if v is None or kv is None:
+        return "-"
+    return f"{v / kv:.2f}x" if kv else ("1.00x" if v == 0 else "inf")
+
+
 def presets_text(docs: list[dict]) -> str:
     """One row per (trace, design) of saved replay results: zone->lock and fragmentation.
 
-    Columns: zone->lock acquisitions and their ratio to the kernel's estimate;
+    Columns: PCP refills, pages per refill, drain calls and pages drained (the
+    kernel's value in the "kernel" row, ratios to it in the others); zone->lock
+    acquisitions and their ratio to the kernel's estimate;
     fallback events, fragmenting ones and pageblocks claimed (the kernel's in
     the "kernel" row); the share of free pages in order >= 9 blocks at the end;
     the buddyinfo TVD against the kernel.
     """
-    head = ["trace", "state", "design", "zone->lock", "x kernel", "fallbacks", "fragmenting",
-            "claimed", "free >=o9", "TVD"]
+    head = ["trace", "state", "design", "refills", "pages/refill", "drain calls", "drained",
+            "zone->lock", "x kernel", "fallbacks", "fragmenting", "claimed", "free >=o9", "TVD"]
     table = [head]
     for doc in docs:
         rep = doc.get("replay")
@@ -185,7 +196,11 @@ def presets_text(docs: list[dict]) -> str:
             t = None if name == "kernel" else tvd(kc.get("free_pages_by_order_end") or [],
                                                   c.get("free_pages_by_order_end") or [])
             lost = " (LOSSY)" if rep.get("lost_events") and name == "kernel" else ""
-            table.append([rep["label"] + lost, rep["state"], name, _fmt(z),
+            ratios = [_ratio_cell(metric_value(c, key), metric_value(kc, key), name,
+                                  isinstance(key, tuple))
+                      for key in ("pcp_refills", ("pcp_refill_pages", "pcp_refills"),
+                                  "pcp_drain_calls", "pcp_drained_pages")]
+            table.append([rep["label"] + lost, rep["state"], name] + ratios + [_fmt(z),
                           "" if name == "kernel" or not kz or z is None else f"{z / kz:.2f}x",
                           _fmt(c.get("fallback_events")), _fmt(c.get("fallback_fragmenting")),
                           _fmt(c.get("fallback_pageblocks_claimed")),
@@ -254,8 +269,11 @@ def _safe(name: str) -> str:
 
 def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
-        together: bool = False) -> dict:
+        together: bool = False, jobs: int = 1) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
+
+    With @jobs > 1, up to @jobs pagelab-bench processes of one rep run at once
+    (the counters are deterministic; only wall time changes).
 
     With @together, one pagelab-bench process per rep replays every design
     (design=A,B,...), so the kernel's side is computed once per rep.
@@ -268,6 +286,8 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         raise BenchError(f"unknown state '{state}' ({', '.join(STATES)})")
     if reps < 1:
         raise BenchError("--reps must be at least 1")
+    if jobs < 1:
+        raise BenchError("--jobs must be at least 1")
     if not designs:
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):
@@ -283,14 +303,23 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     with opened(trace) as (path, manifest):
         snap_pages = _snapshot_pages(path, manifest)
         for rep in range(reps):
-            for batch in ([designs] if together else [[d] for d in designs]):
+            batches = [designs] if together else [[d] for d in designs]
+            calls = []
+            for batch in batches:
                 params = {"trace": str(path), "design": ",".join(batch)}
                 if state:
                     params["state"] = state
                 if emit_dir is not None and rep == 0:
                     name = _safe(batch[0]) if len(batch) == 1 else "%s"
                     params["emit_trace"] = str(emit_dir / f"{_safe(label)}-{name}.trace")
-                k, recs = _records(run_raw("replay", params), batch)
+                calls.append(params)
+            if jobs > 1:        # the processes run at once; their results are taken in order
+                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                    outs = list(pool.map(lambda p: run_raw("replay", p), calls))
+            else:
+                outs = [run_raw("replay", p) for p in calls]
+            for batch, out in zip(batches, outs):
+                k, recs = _records(out, batch)
                 kernel = kernel or k
                 for d in batch:
                     rec = recs[d]
@@ -331,7 +360,7 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     """The body of `pagelab replay` (cli.py parses the arguments)."""
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
-                     args.reps, args.label, args.together)
+                     args.reps, args.label, args.together, args.jobs)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

@@ -89,7 +89,8 @@ class Measurement:
 
 
 def _one_line_error(stderr: str, default: str) -> str:
-    lines = [x for x in stderr.strip().splitlines() if x.strip()]
+    # valgrind's own lines ("==PID== ...") are not the bench's message
+    lines = [x for x in stderr.strip().splitlines() if x.strip() and not re.match(r"==\d+==", x)]
     msg = lines[-1] if lines else default
     return msg.removeprefix("pagelab-bench: ")
 
@@ -133,7 +134,8 @@ THREADED = ("test_vmalloc", "alloc_many_free_few", "exit_avalanche", "kbuild")
 
 
 def is_timed(unit: str) -> bool:
-    return unit in TIMED_UNITS or unit.endswith(("/s", "/sec"))
+    """A time ("usec", "ns/pair": time per unit of work) or a rate ("Mops/s")."""
+    return unit.split("/")[0] in TIMED_UNITS or unit.endswith(("/s", "/sec"))
 
 
 def _bench_args(suite: str, params: dict[str, str], json_out: bool) -> list[str]:
@@ -284,6 +286,35 @@ def _one_round(suite, params, designs, rep, together, mode) -> list[Measurement]
     return out
 
 
+def parallel_jobs() -> int:
+    """Processes a deterministic mode runs at once: $PAGELAB_JOBS, else the host's CPUs."""
+    try:
+        return max(1, int(os.environ.get("PAGELAB_JOBS", "0"))) if os.environ.get(
+            "PAGELAB_JOBS") else max(1, os.cpu_count() or 1)
+    except ValueError:
+        raise BenchError("PAGELAB_JOBS must be a number") from None
+
+
+def _parallel_rounds(suite, params, designs, rounds, together, mode) -> list[Measurement]:
+    """@rounds rounds at once (deterministic modes only: nothing here is timed)."""
+    from concurrent.futures import ThreadPoolExecutor
+    jobs = []
+    for rep in range(rounds):
+        if together:
+            order = designs if rep % 2 == 0 else designs[::-1]
+            jobs += [(rep, ",".join(order))]
+        else:
+            jobs += [(rep, d) for d in designs]
+    with ThreadPoolExecutor(parallel_jobs()) as pool:
+        outs = list(pool.map(lambda j: run_once(suite, params, j[1], mode), jobs))
+    results = []
+    for (rep, _), got in zip(jobs, outs):
+        for m in got:
+            m.rep = rep
+            results.append(m)
+    return results
+
+
 def run_interleaved(suite: str, params: dict[str, str], designs: list[str], reps: int,
                     together: bool = False, label: str | None = None,
                     mode: str = "wall") -> list[Measurement]:
@@ -322,6 +353,12 @@ def run_adaptive(suite: str, params: dict[str, str], designs: list[str], policy,
     results: list[Measurement] = []
     bar = Progress(policy.max_runs, label or suite)
     why, rep = None, 0
+    if policy.deterministic:
+        # No timing to disturb: the first min_runs rounds run side by side.
+        results += _parallel_rounds(suite, params, designs, policy.min_runs, together,
+                                    policy.mode)
+        rep = policy.min_runs
+        why = stop_reason(cells(results), policy, rep)
     while why is None:
         results += _one_round(suite, params, designs, rep, together, policy.mode)
         rep += 1

@@ -121,6 +121,21 @@ def test_replay_together_is_one_process(tmp_path, fake_bench, capsys):
     assert {m.design for m in load_results(out)["measurements"]} == {"kernel", "v6.18", "maple"}
 
 
+def test_replay_jobs_gives_the_same_result(tmp_path, fake_bench, capsys):
+    fake_bench()
+    art = make_artifact(tmp_path / "t.pltrace")
+    outs = []
+    for jobs in ("1", "3"):
+        out = tmp_path / f"r{jobs}.json"
+        assert main(["replay", str(art), "--design", "v6.18", "--design", "maple",
+                     "--design", "all", "--jobs", jobs, "-o", str(out)]) == 0
+        outs.append(capsys.readouterr().out)
+        rep = load_results(out)["replay"]
+        assert list(rep["designs"]) == ["v6.18", "maple", "all"]
+    assert outs[0] == outs[1]
+    assert main(["replay", str(art), "--jobs", "0"]) == 2
+
+
 def test_lossy_trace_is_flagged_everywhere(tmp_path, fake_bench, capsys):
     fake_bench(lost=0)
     art = make_artifact(tmp_path / "t.pltrace", lost=42)   # the manifest says 42 were lost
@@ -174,8 +189,9 @@ def test_replay_table_of_saved_results(tmp_path, fake_bench, capsys):
     rows = [ln.split() for ln in capsys.readouterr().out.splitlines()]
     assert rows[0][:3] == ["trace", "state", "design"]
     kernel, v618, maple = rows[1:]
-    assert kernel[:4] == ["t", "positional", "kernel", "150"]
-    assert v618[3:5] == ["150", "1.00x"] and maple[3:5] == ["75", "0.50x"]
+    assert kernel[:8] == ["t", "positional", "kernel", "100", "31.00", "10", "400", "150"]
+    assert v618[3:9] == ["1.00x", "1.00x", "1.00x", "1.00x", "150", "1.00x"]
+    assert maple[3:9] == ["0.50x", "1.00x", "0.50x", "0.50x", "75", "0.50x"]
     assert maple[-2:] == ["0.0%", "0.900"] and kernel[-1] == "0.0%"
     bench_only = tmp_path / "b.json"
     bench_only.write_text('{"measurements": []}')

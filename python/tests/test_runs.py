@@ -39,7 +39,7 @@ def test_compare_cli_says_so(tmp_path, capsys):
     for name, commit in (("a", "1" * 40), ("b", "2" * 40)):
         d = doc(None, commit, [10, 11, 12])
         d["measurements"] = [m.to_dict() for m in d["measurements"]]
-        d["format"] = 1
+        d["format"] = "pagelab-results/1"
         (tmp_path / f"{name}.json").write_text(json.dumps(d))
     assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"),
                  "--baseline", "v6.18"]) == 0

@@ -8,6 +8,10 @@
  * same sequence of allocator calls, the same counters, every time. With
  * more threads the vCPUs of different threads run truly in parallel.
  *
+ * With a vtime (issue 15) all vCPUs run on the calling thread, one step
+ * at a time, the vCPU with the earliest virtual clock first: a
+ * discrete-event order that is the same on every host.
+ *
  * Invariant: a vCPU is only ever run by its one thread, so per-vCPU state
  * (the workload's and the allocator's per-CPU data) needs no locking
  * beyond what the allocator already does for remote access.
@@ -56,6 +60,45 @@ static void *vcpu_thread_fn(void *arg)
 	return NULL;
 }
 
+/* Earliest clock first, one step per pick, until every vCPU is done. */
+static int run_vtime(const struct pl_vcpu_run *r)
+{
+	bool *done = calloc(r->nr_vcpus, sizeof(*done));
+	unsigned int live = r->nr_vcpus;
+
+	if (!done)
+		return -ENOMEM;
+	while (live) {
+		unsigned int v = pl_vt_pick(r->vt, done, r->nr_vcpus), w;
+		uint64_t before = r->vt->cpu[v].now;
+
+		if (r->enter)
+			r->enter(r->ctx, v);
+		if (!r->step(r->ctx, v)) {
+			done[v] = true;
+			live--;
+		}
+		/*
+		 * A step that did no allocator work (a vCPU polling for work
+		 * another one must produce) still takes time, or the earliest
+		 * clock would be picked forever: it sleeps until the next
+		 * other vCPU's clock (nothing can change before then).
+		 */
+		if (r->vt->cpu[v].now == before && !done[v]) {
+			uint64_t next = before + r->vt->p.idle_ps;
+
+			done[v] = true;
+			w = pl_vt_pick(r->vt, done, r->nr_vcpus);
+			done[v] = false;
+			if (w < r->nr_vcpus && r->vt->cpu[w].now + 1 > next)
+				next = r->vt->cpu[w].now + 1;
+			r->vt->cpu[v].now = next;
+		}
+	}
+	free(done);
+	return 0;
+}
+
 int pl_run_vcpus(const struct pl_vcpu_run *r)
 {
 	struct vcpu_thread threads[PL_MAX_VCPU_THREADS];
@@ -69,6 +112,8 @@ int pl_run_vcpus(const struct pl_vcpu_run *r)
 				    r ? r->nr_threads : 0, PL_MAX_VCPU_THREADS);
 		return -EINVAL;
 	}
+	if (r->vt)
+		return r->vt->nr_cpus < r->nr_vcpus ? -EINVAL : run_vtime(r);
 	for (unsigned int t = 0; t < r->nr_threads; t++) {
 		threads[t] = (struct vcpu_thread){ r, t };
 		if (t && pthread_create(&tids[t], NULL, vcpu_thread_fn, &threads[t]))

@@ -73,6 +73,35 @@ static int register_layers(struct pl_machine *m)
 	return err ? -EINVAL : 0;
 }
 
+/*
+ * Virtual time (issue 15) starts after boot, clocks at 0 when the workload
+ * begins; the machine's topology (a profile's, else the 2 x 26 anchor
+ * machine's) prices cache line transfers.
+ */
+static int create_vtime(struct pl_machine *m)
+{
+	const struct pl_cpu_topology *ct = &m->config.topology;
+	struct pl_topology t;
+	struct pl_vt_params p;
+
+	pl_topology_default(&t);
+	if (ct->nr_sockets && ct->cores_per_socket && ct->threads_per_core)
+		t = (struct pl_topology){ ct->nr_sockets, ct->cores_per_socket,
+					  ct->threads_per_core };
+	pl_vt_params_default(&p);
+	/* One kernel TLB flush: the configured cost for each vCPU it reaches. */
+	p.event_ps[PL_EV_TLB_FLUSH] = m->config.tlb_flush_ns_per_cpu * m->nr_cpus * 1000;
+	/* The free-space search under free_vmap_area_lock: per index design. */
+	p.hold_ps[VT_LOCK_VMAP_FREE] +=
+		p.vmalloc_ps[m->config.design.vmap_index == VMAP_INDEX_MAPLE];
+	m->vt = pl_vtime_create(m->nr_cpus, &t, &p);
+	if (!m->vt) {
+		pl_warn_ratelimited("pl_machine_create: no memory for virtual time");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 {
 	struct pl_machine *m;
@@ -109,13 +138,15 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 	 * claimed (pl_vcpu_claim()).
 	 */
 	struct pl_this saved = pl_this;
+	struct pl_vt_cpu *saved_vt = pl_vt_cur;
 
 	pl_this.machine = m;
 	pl_this.cpu = &m->cpus[0];
 	pl_mm_free_all_bootmem(m);
 	m->vmap = vmap_space_create(m);	/* vmalloc_init() */
 	pl_this = saved;
-	if (!m->vmap || register_layers(m)) {
+	pl_vt_cur = saved_vt;
+	if (!m->vmap || register_layers(m) || (m->config.vtime && create_vtime(m))) {
 		pl_machine_destroy(m);
 		return NULL;
 	}
@@ -132,6 +163,7 @@ void pl_machine_destroy(struct pl_machine *m)
 	if (pl_this.machine == m)
 		pl_leave();
 	pl_machine_unregister(m);
+	pl_vtime_destroy(m->vt);
 	vmap_space_destroy(m->vmap);
 	pl_mm_exit(m);
 	free(m->cpus);

@@ -388,6 +388,7 @@ static void init_zone(struct pl_machine *m, enum zone_type idx, unsigned long st
 	zone->name = zone_names[idx];
 	zone->zone_idx = idx;
 	pl_spin_init(&zone->lock, m->config.lock_stat);
+	pl_spin_set_class(&zone->lock, VT_LOCK_ZONE);
 	for (int o = 0; o < NR_PAGE_ORDERS; o++)
 		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
 			INIT_LIST_HEAD(&zone->free_area[o].free_list[mt]);
@@ -660,6 +661,7 @@ int pl_enter(struct pl_machine *m, unsigned int cpu)
 		return err;
 	pl_this.machine = m;
 	pl_this.cpu = &m->cpus[cpu];
+	pl_vt_enter(m->vt, cpu);
 	return 0;
 }
 
@@ -668,6 +670,7 @@ void pl_leave(void)
 	pl_vcpu_release();
 	pl_this.machine = NULL;
 	pl_this.cpu = NULL;
+	pl_vt_cur = NULL;
 }
 
 void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS])

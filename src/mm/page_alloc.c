@@ -126,11 +126,26 @@ static inline void mt_nr_free_add(struct zone *zone, struct free_area *area, int
 		WRITE_ONCE(area->mt_nr_free[mt], area->mt_nr_free[mt] + (unsigned long)delta);
 }
 
+/*
+ * Virtual time: a free-list edit writes the list head's line (in struct
+ * free_area), the block's struct page and its neighbour on the list.
+ */
+static inline void vt_touch_free_list(struct page *page, struct list_head *head)
+{
+	if (unlikely(pl_vt_cur)) {
+		__pl_vt_touch(head, true);
+		__pl_vt_touch(page, true);
+		if (head->next != head)
+			__pl_vt_touch(head->next, true);
+	}
+}
+
 static inline void __add_to_free_list(struct page *page, struct zone *zone, unsigned int order,
 				      int migratetype, bool tail)
 {
 	struct free_area *area = &zone->free_area[order];
 
+	vt_touch_free_list(page, &area->free_list[migratetype]);
 	if (tail)
 		list_add_tail(&page->buddy_list, &area->free_list[migratetype]);
 	else
@@ -163,6 +178,7 @@ static inline void __del_page_from_free_list(struct page *page, struct zone *zon
 {
 	struct free_area *area = &zone->free_area[order];
 
+	vt_touch_free_list(page, &area->free_list[migratetype]);
 	list_del(&page->buddy_list);
 	WRITE_ONCE(page->page_type, 0);
 	WRITE_ONCE(page->private, 0);
@@ -258,6 +274,7 @@ void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
 	struct page *buddy;
 	bool to_tail;
 
+	pl_vt_path(VT_P_FREE_ONE);
 	account_freepages(zone, 1L << order, migratetype);
 
 	while (order < MAX_PAGE_ORDER) {
@@ -377,6 +394,7 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 
 	if (!(fpi_flags & FPI_PREPARED) && !free_pages_prepare(page, order))
 		return;
+	pl_vt_touch(page, true);	/* the freeing CPU writes the struct page */
 	pl_count(PL_EV_PGFREE, 1);
 	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
 	pl_trace(zone->machine, PL_TP_MM_PAGE_FREE,
@@ -842,6 +860,7 @@ struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
 {
 	struct page *page;
 
+	pl_vt_path(VT_P_RMQUEUE);
 	switch (*mode) {
 	case RMQUEUE_NORMAL:
 		page = __rmqueue_smallest(zone, order, migratetype);
@@ -1028,6 +1047,7 @@ static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsign
 
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
 {
+	pl_vt_touch(page, true);
 	WRITE_ONCE(page->private, 0);
 	page->alloc_order = (unsigned char)order;
 	if (migratetype == MIGRATE_MOVABLE)

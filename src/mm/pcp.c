@@ -90,6 +90,14 @@ static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_c
 	int high_min = zone_highsize(zone, batch, (int)nr_cpus, 0);
 	int high_max = zone_highsize(zone, batch, (int)nr_cpus, MIN_PERCPU_PAGELIST_HIGH_FRACTION);
 
+	/*
+	 * pcp_no_autotune (pagelab's own switch): Linux 6.0 had one fixed
+	 * pcp->high (the low-watermark share, today's high_min) and refilled
+	 * a plain batch; with high_max == high_min nothing auto-tunes.
+	 */
+	if (zone->machine->config.pcp_no_autotune)
+		high_max = high_min;
+
 	zone->pageset_batch = batch;
 	zone->pageset_high_min = high_min;
 	zone->pageset_high_max = high_max;
@@ -146,6 +154,7 @@ void pl_setup_zone_pagesets(struct pl_machine *m)
 				struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 
 				pl_spin_init(&pcp->lock, m->config.lock_stat);
+				pl_spin_set_class(&pcp->lock, VT_LOCK_PCP);
 				for (int i = 0; i < NR_PCP_LISTS; i++)
 					INIT_LIST_HEAD(&pcp->lists[i]);
 			}
@@ -180,7 +189,8 @@ static int nr_pcp_alloc(struct per_cpu_pages *pcp, const struct zone *zone, unsi
 	high = pcp->high = clamp_int(pcp->high, high_min, high_max);
 	if (unlikely(high < base_batch))
 		return 1;
-	batch = order ? base_batch : base_batch << pcp->alloc_factor;
+	batch = order || zone->machine->config.pcp_no_autotune ? base_batch
+							     : base_batch << pcp->alloc_factor;
 	/* A CPU that keeps allocating earns a larger cache. */
 	if (high_min != high_max && !zone_test_flag(zone, ZONE_BELOW_HIGH))
 		high = pcp->high = min(high + batch, high_max);
@@ -265,6 +275,8 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 			pl_count(PL_EV_PCP_HIT, 1);
 		}
 		page = list_first_entry(list, struct page, pcp_list);
+		pl_vt_touch(list, true);	/* the PCP list head and the page */
+		pl_vt_touch(page, true);
 		list_del(&page->pcp_list);
 		if (design_pcp_premerge(zone))
 			WRITE_ONCE(page->pcp_cpu1, 0);
@@ -430,6 +442,7 @@ static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 		pcp_owner_free_chunk(zone, pcp, page, pfn, order);
 	else
 		list_add(&page->pcp_list, &pcp->lists[pindex]);
+	pl_vt_touch(&pcp->lists[pindex], true);
 	if (!owned && design_pcp_premerge(zone))
 		pcp_premerge_tag(pcp, zone, page, order);
 	pcp->count += 1 << order;

@@ -186,6 +186,7 @@ static unsigned long walk_free_list(struct list_head *head, bool *overflow)
 static void pagetypeinfo_showfree_print(struct pl_seq *s, struct zone *zone, bool mt_counts)
 {
 	for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+		pl_vt_path(VT_P_SEQ_LINE);
 		seq_puts(s, "Node    0, zone ");
 		seq_put_str(s, zone->name, 8);
 		seq_puts(s, ", type ");
@@ -203,6 +204,7 @@ static void pagetypeinfo_showfree_print(struct pl_seq *s, struct zone *zone, boo
 					freecount = PAGETYPEINFO_CAP;
 			} else {
 				freecount = walk_free_list(&area->free_list[mt], &overflow);
+				pl_vt_paths(VT_P_LIST_ENTRY, freecount);
 				/* The kernel drops the lock and reschedules between orders. */
 				spin_unlock(&zone->lock);
 				spin_lock(&zone->lock);
@@ -227,6 +229,7 @@ static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zon
 		     pfn += pageblock_nr_pages)
 			if (pl_pfn_section_online(zone->machine, pfn))	/* pfn_to_online_page() */
 				count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
+		pl_vt_paths(VT_P_PAGEBLOCK, zone->spanned_pages >> pageblock_order);
 	}
 	seq_puts(s, "Node 0, zone ");
 	seq_put_str(s, zone->name, 8);

@@ -236,6 +236,7 @@ retry:
 	}
 	preload_this_cpu(vs);
 	spin_lock(&vs->free.lock);
+	pl_vt_touch(&vs->free.head, true);	/* the free-space tree's top */
 	ret = __alloc_vmap_area(vs, size, align, vstart, vend, &addr);
 	spin_unlock(&vs->free.lock);
 	if (unlikely(ret)) {
@@ -287,6 +288,7 @@ static void reclaim_list_global(struct vmap_space *vs, struct list_head *head)
 	if (list_empty(head))
 		return;
 	spin_lock(&vs->free.lock);
+	pl_vt_touch(&vs->free.head, true);
 	if (vs->ops->merge_list) {
 		vs->ops->merge_list(vs, &vs->free, head);
 		spin_unlock(&vs->free.lock);
@@ -540,6 +542,7 @@ static int rb_list_init(struct vmap_space *vs, struct rb_list *rl, enum vmap_set
 {
 	INIT_LIST_HEAD(&rl->head);
 	pl_spin_init(&rl->lock, timed);
+	pl_spin_set_class(&rl->lock, kind == VMAP_SET_FREE ? VT_LOCK_VMAP_FREE : VT_LOCK_VMAP_NODE);
 	return vs->ops->init(rl, kind);
 }
 
@@ -594,6 +597,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 		for (int p = 0; p < MAX_VA_SIZE_PAGES; p++)
 			INIT_LIST_HEAD(&vn->pool[p].head);
 		pl_spin_init(&vn->pool_lock, timed);
+		pl_spin_set_class(&vn->pool_lock, VT_LOCK_VMAP_NODE);
 		if (rb_list_init(vs, &vn->busy, VMAP_SET_BUSY, timed) ||
 		    rb_list_init(vs, &vn->lazy, VMAP_SET_LAZY, timed))
 			goto fail;

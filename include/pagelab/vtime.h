@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtime.h - virtual time: a deterministic model of how long the allocator's
+ * work takes on N CPUs (issue 15), and the cost mode of `vtime=1` runs.
+ *
+ * Each vCPU has a clock in picoseconds. pl_run_vcpus() with a vtime runs
+ * the vCPU with the earliest clock next (ties: the lowest id), one step at
+ * a time, on one thread: a discrete-event order that depends only on the
+ * workload and the parameters, never on the host.
+ *
+ * What advances a clock:
+ *  - every vm event counted (pl_count_events) costs event_ps[item] per unit,
+ *    calibrated from single-thread runs on this machine (vtime_params.c);
+ *  - a lock acquisition costs lock_ps plus the class's hold cost; a lock
+ *    held (in virtual time) until t makes an acquirer wait until t (a
+ *    contention) and pay handoff_ps; a trylock fails instead;
+ *  - touching a cache line last written by another vCPU costs a transfer
+ *    priced by distance (same core, same socket, other socket).
+ *
+ * Invariants:
+ *  - pl_vt_cur is non-NULL only on a thread that has entered a machine
+ *    created with vtime on; with it NULL every hook is one predictable
+ *    branch, so the cost-free mode pays (almost) nothing;
+ *  - all arithmetic is on integers: the same run gives bit-identical clocks
+ *    on any host;
+ *  - a vtime is used by one thread at a time (the interleaver runs every
+ *    vCPU of a vtime machine on the calling thread).
+ */
+#ifndef PAGELAB_VTIME_H
+#define PAGELAB_VTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "compiler.h"
+
+/**
+ * struct pl_topology - the shape of the simulated host, for pricing cache
+ * line transfers. vCPU v sits on hardware thread v (wrapping when there are
+ * more vCPUs than threads): thread t of core t / threads_per_core of socket
+ * (t / threads_per_core) / cores_per_socket.
+ * @nr_sockets:       sockets (default 2).
+ * @cores_per_socket: cores per socket (default 26).
+ * @threads_per_core: SMT threads per core (default 1).
+ * The defaults are the LLFree artifact's Xeon Gold 5320 (2 x 26, SMT off),
+ * the machine the transfer costs were calibrated against.
+ */
+struct pl_topology {
+	unsigned int nr_sockets;
+	unsigned int cores_per_socket;
+	unsigned int threads_per_core;
+};
+
+/* Distance between the vCPU touching a line and its last writer. */
+enum pl_vt_dist { VT_SAME_CORE, VT_SAME_SOCKET, VT_OTHER_SOCKET, NR_VT_DIST };
+
+/* Lock classes: each has its own calibrated hold cost (charged on acquire). */
+enum pl_vt_lock_class {
+	VT_LOCK_OTHER,
+	VT_LOCK_ZONE,		/* zone->lock */
+	VT_LOCK_PCP,		/* pcp->lock */
+	VT_LOCK_VMAP_FREE,	/* free_vmap_area_lock: the free-space index */
+	VT_LOCK_VMAP_NODE,	/* a vmap node's busy/lazy/pool lock */
+	NR_VT_LOCK_CLASSES
+};
+
+/* Paths with a cost of their own (not a vm event): each call, under zone->lock. */
+enum pl_vt_path {
+	VT_P_RMQUEUE,	/* one __rmqueue(): take a block off the free lists */
+	VT_P_FREE_ONE,	/* one __free_one_page(), merges aside (BUDDY_MERGE) */
+	VT_P_LIST_ENTRY, /* one free-list entry walked by /proc/pagetypeinfo */
+	VT_P_PAGEBLOCK,	/* one pageblock's migratetype read by its block count */
+	VT_P_SEQ_LINE,	/* one line of a /proc report formatted */
+	NR_VT_PATHS
+};
+
+/**
+ * struct pl_vt_params - the model's parameters, all in picoseconds.
+ * @event_ps:    cost per unit of each vm event (indexed by enum pl_vm_event).
+ * @path_ps:     cost per call of each enum pl_vt_path.
+ * @lock_ps:     an uncontended acquire + release.
+ * @hold_ps:     extra work per acquisition of each lock class that no event
+ *               accounts for (the critical section's own bookkeeping).
+ * @handoff_ps:  what a contended acquisition pays on top of its wait: the
+ *               lock word comes from the releasing CPU.
+ * @xfer_ps:     one cache line transfer by distance.
+ * @vmalloc_ps:  per design family, the free-space index search of one
+ *               vmalloc under free_vmap_area_lock: [0] rbtree, [1] maple.
+ * @idle_ps:     a step of the interleaver that did no allocator work (a
+ *               vCPU polling for work): one pass of the workload's loop.
+ */
+struct pl_vt_params {
+	uint64_t event_ps[64];
+	uint64_t path_ps[NR_VT_PATHS];
+	uint64_t lock_ps;
+	uint64_t hold_ps[NR_VT_LOCK_CLASSES];
+	uint64_t handoff_ps;
+	uint64_t xfer_ps[NR_VT_DIST];
+	uint64_t vmalloc_ps[2];
+	uint64_t idle_ps;
+};
+
+/**
+ * struct pl_vt_cpu - one vCPU's clock and counters (written only by the
+ * thread running the vtime).
+ */
+struct pl_vt_cpu {
+	uint64_t now;
+	uint64_t wait_ps;
+	uint64_t acquisitions;
+	uint64_t contentions;
+	uint64_t trylock_fails;
+	uint64_t transfers;
+	uint64_t xfer_ps;
+	unsigned int id, core, socket;
+	struct pl_vtime *vt;
+} __cacheline_aligned;
+
+/* A cache line: its address >> 6 (0: an empty slot), last writer, readers since. */
+struct pl_vt_line {
+	uintptr_t tag;
+	int writer;
+	uint64_t readers;	/* bit (vcpu % 64) for each reader since the write */
+};
+
+#define PL_VT_LINE_BITS 16	/* initial table: 2^16 slots, doubled at half full */
+
+/**
+ * struct pl_vtime - the virtual time of one machine.
+ * @nr_cpus: vCPUs.
+ * @cpu:     their clocks.
+ * @p:       parameters.
+ * @topo:    topology (cores_per_socket grown to fit nr_cpus).
+ * @lines:   the line table, @nr_lines used of @nr_lines_cap (a power of 2).
+ */
+struct pl_vtime {
+	unsigned int nr_cpus;
+	struct pl_vt_cpu *cpu;
+	struct pl_vt_params p;
+	struct pl_topology topo;
+	struct pl_vt_line *lines;
+	size_t nr_lines, nr_lines_cap;
+};
+
+extern _Thread_local struct pl_vt_cpu *pl_vt_cur;
+
+/** pl_topology_default() - the defaults documented at struct pl_topology. */
+void pl_topology_default(struct pl_topology *t);
+/**
+ * pl_vt_params_default() - the calibrated parameters (vtime_params.c),
+ * then the overrides of the environment's PAGELAB_VT_PARAMS, if any.
+ */
+void pl_vt_params_default(struct pl_vt_params *p);
+int pl_vt_params_override(struct pl_vt_params *p, const char *spec);
+
+/**
+ * pl_vtime_create() - clocks at 0 for @nr_cpus vCPUs on @topo.
+ * Return: the vtime, or NULL (no memory or nr_cpus == 0).
+ */
+struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology *topo,
+				 const struct pl_vt_params *p);
+void pl_vtime_destroy(struct pl_vtime *vt);
+
+/** pl_vt_enter() - make vCPU @cpu of @vt (or nothing, @vt NULL) current. */
+static inline void pl_vt_enter(struct pl_vtime *vt, unsigned int cpu)
+{
+	pl_vt_cur = vt ? &vt->cpu[cpu] : NULL;
+}
+
+/**
+ * pl_vt_pick() - the vCPU among 0..@n-1 not @done with the earliest clock
+ * (ties: the lowest id). Return: its id, or @n if all are done.
+ */
+unsigned int pl_vt_pick(const struct pl_vtime *vt, const bool *done, unsigned int n);
+
+/* Slow paths of the hooks (vtime.c). */
+void __pl_vt_charge(uint64_t ps);
+void __pl_vt_event(unsigned int item, unsigned long delta);
+void __pl_vt_touch(const void *addr, bool write);
+
+/** pl_vt_charge() - advance the current vCPU's clock by @ps. */
+static inline void pl_vt_charge(uint64_t ps)
+{
+	if (unlikely(pl_vt_cur))
+		pl_vt_cur->now += ps;
+}
+
+/** pl_vt_path() - charge one call of @path to the current vCPU. */
+static inline void pl_vt_path(enum pl_vt_path path)
+{
+	if (unlikely(pl_vt_cur))
+		__pl_vt_charge(pl_vt_cur->vt->p.path_ps[path]);
+}
+
+/** pl_vt_paths() - charge @n calls of @path. */
+static inline void pl_vt_paths(enum pl_vt_path path, unsigned long n)
+{
+	if (unlikely(pl_vt_cur))
+		__pl_vt_charge(pl_vt_cur->vt->p.path_ps[path] * n);
+}
+
+/**
+ * pl_vt_touch() - the current vCPU reads (@write false) or writes the cache
+ * line of @addr; pays a transfer if another vCPU wrote it last.
+ */
+static inline void pl_vt_touch(const void *addr, bool write)
+{
+	if (unlikely(pl_vt_cur))
+		__pl_vt_touch(addr, write);
+}
+
+/** pl_vt_now() - the current vCPU's clock (0 without vtime). */
+static inline uint64_t pl_vt_now(void)
+{
+	return pl_vt_cur ? pl_vt_cur->now : 0;
+}
+
+/**
+ * struct pl_vt_region - a measured region: clocks and counters at its start.
+ */
+struct pl_vt_snap {
+	uint64_t now_max, busy, wait_ps, acquisitions, contentions, transfers;
+};
+
+/** pl_vt_snapshot() - sum/max over all vCPUs of @vt into @s. */
+void pl_vt_snapshot(const struct pl_vtime *vt, struct pl_vt_snap *s);
+/** pl_vt_sync() - set every clock to the latest one (a barrier). */
+void pl_vt_sync(struct pl_vtime *vt);
+
+#endif /* PAGELAB_VTIME_H */

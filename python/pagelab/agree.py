@@ -1,0 +1,90 @@
+"""`pagelab agree RUN1 RUN2`: do two runs of `pagelab reproduce` give the same verdicts?
+
+Each seed document (out/seed-NNN.json) lists its judged cells: row, column,
+our change (>0 better), our mark, whether it was noisy, and the seed's own
+change where the seed publishes one.  Two runs agree on a cell when the marks
+are equal; the sign check covers every cell whose seed change is at least
+10% in magnitude (issue 19's bar: the same mark on >= 95% of all cells and
+the same sign on every such cell).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .runner import BenchError
+
+MARK_TARGET = 95.0      # % of cells with the same mark
+SIGN_FLOOR = 10.0       # |seed change| (%) from which the sign must agree
+
+
+def _cells(run_dir: Path) -> dict:
+    files = sorted(Path(run_dir).glob("seed-*.json"))
+    if not files:
+        raise BenchError(f"{run_dir}: no seed-*.json (run pagelab reproduce --out {run_dir})")
+    out = {}
+    for f in files:
+        try:
+            doc = json.loads(f.read_text())
+        except (OSError, ValueError):
+            raise BenchError(f"{f}: not a pagelab seed document") from None
+        if "cells" not in doc and doc.get("seed"):
+            # A document from before the cells were saved: judge it again.
+            from .reproduce import render_saved
+            from .runner import load_results
+            doc = load_results(f)
+            doc.setdefault("measure", "wall")
+            render_saved(doc)
+            doc["cells"] = doc.pop("_cells", [])
+        for c in doc.get("cells", []):
+            out[(doc.get("seed", f.stem), c["row"], c["col"])] = dict(c, measure=doc.get("measure"))
+    return out
+
+
+def agreement(run1: Path, run2: Path) -> dict:
+    """The figures: cells compared, same mark, sign-checked cells and their agreement."""
+    a, b = _cells(run1), _cells(run2)
+    keys = sorted(set(a) & set(b))
+    same = [k for k in keys if a[k]["mark"] == b[k]["mark"]]
+    big = [k for k in keys if a[k].get("seed") is not None and abs(a[k]["seed"]) >= SIGN_FLOOR]
+    sign_ok = [k for k in big if (a[k]["change"] > 0) == (b[k]["change"] > 0)]
+    return {"cells": len(keys), "same_mark": len(same),
+            "same_mark_pct": 100.0 * len(same) / len(keys) if keys else 0.0,
+            "sign_cells": len(big), "same_sign": len(sign_ok),
+            "marked": (sum(bool(a[k]["mark"]) for k in keys), sum(bool(b[k]["mark"]) for k in keys)),
+            "only_in_one": len(set(a) ^ set(b)),
+            "differ": [(k, a[k], b[k]) for k in keys if k not in same or (k in big and k not in sign_ok)]}
+
+
+def agreement_text(run1: Path, run2: Path) -> str:
+    r = agreement(run1, run2)
+    ok = r["same_mark_pct"] >= MARK_TARGET and r["same_sign"] == r["sign_cells"]
+    lines = [f"{run1} against {run2}:",
+             f"  same verdict mark: {r['same_mark']} of {r['cells']} cells "
+             f"({r['same_mark_pct']:.1f}%; target >= {MARK_TARGET:g}%)",
+             f"  same sign where the seed's change is >= {SIGN_FLOOR:g}%: {r['same_sign']} of "
+             f"{r['sign_cells']} cells",
+             f"  marked cells: {r['marked'][0]} and {r['marked'][1]}"
+             + (f"; {r['only_in_one']} cells in one run only" if r["only_in_one"] else ""),
+             f"  {'PASS' if ok else 'FAIL'}"]
+    for (seed, row, col), x, y in r["differ"]:
+        lines.append(f"  differs: seed {seed} {row} [{col}]: {x['mark'] or '-'} {x['change']:.2f}%"
+                     f" / {y['mark'] or '-'} {y['change']:.2f}%")
+    return "\n".join(lines)
+
+
+def cells_text(run1: Path, run2: Path) -> str:
+    """Every cell of both runs side by side (a markdown table): e.g. instr against wall."""
+    a, b = _cells(run1), _cells(run2)
+    ma = next((c["measure"] for c in a.values()), "?")
+    mb = next((c["measure"] for c in b.values()), "?")
+    lines = [f"| seed | row | design | seed's change | {ma} ({run1}) | {mb} ({run2}) | same sign |",
+             "|---|---|---|---|---|---|---|"]
+    for k in sorted(set(a) & set(b)):
+        x, y = a[k], b[k]
+        cell = lambda c: (f"{c['mark']} " if c["mark"] else "") + f"{c['change']:.2f}%" + (
+            " (noisy)" if c["noisy"] else "")
+        seed = "" if x.get("seed") is None else f"{x['seed']:.2f}%"
+        same = "yes" if (x["change"] > 0) == (y["change"] > 0) else "**no**"
+        lines.append(f"| {k[0]} | {k[1]} | {k[2]} | {seed} | {cell(x)} | {cell(y)} | {same} |")
+    return "\n".join(lines)

@@ -1,0 +1,49 @@
+"""vtime=1 (issue 15): every record of a run carries a deterministic "vtime"
+figure, the same on two runs of the same command, and bad vtime parameters
+are one line on stderr with exit status 2."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+BENCH = os.environ.get("PAGELAB_BENCH",
+                       str(Path(__file__).resolve().parents[2] / "build" / "pagelab-bench"))
+KEYS = {"value", "ns_per_op", "ops_per_s", "lock_wait_share", "contention_rate",
+        "transfers_per_op"}
+
+
+def run(args):
+    out = subprocess.run([BENCH] + args + ["--json"], capture_output=True, text=True,
+                         check=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("args", [
+    ["alloc_many_free_few", "vcpus=8", "ops=20000", "mem=1G", "design=v6.18,pcp-owner"],
+    ["test_vmalloc", "nr_threads=4", "run_test_mask=1", "test_loop_count=300", "mem=1G"],
+    ["llfree_anchors", "threads=4", "allocs=2000", "mem=1G", "pcp_autotune=0"],
+])
+def test_vtime_records_are_deterministic(args):
+    a = run(args + ["vtime=1"])
+    b = run(args + ["vtime=1"])
+    assert a and len(a) == len(b)
+    for ra, rb in zip(a, b):
+        assert set(ra["vtime"]) == KEYS
+        assert ra["vtime"] == rb["vtime"]          # bit-identical figures
+        assert ra["vtime"]["value"] is not None
+    # the time-valued records' vtime is a time, not the count of something
+    assert any(r["vtime"]["value"] > 0 for r in a)
+
+
+def test_no_vtime_without_the_key():
+    for r in run(["buddy_alloc_free", "nr=1000", "reps=1", "mem=1G"]):
+        assert "vtime" not in r
+
+
+@pytest.mark.parametrize("bad", ["vtime=x", "topology=2x26"])
+def test_bad_vtime_parameters(bad):
+    p = subprocess.run([BENCH, "llfree_anchors", bad], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_vtime.c - virtual time (issue 15): lock waits and trylock failures
+ * in virtual time, the PCP's fallback to the zone when its trylock fails,
+ * cache-line transfers by distance, the earliest-clock-first interleaver,
+ * and bit-identical clocks for the same seed.
+ */
+#include "helpers.h"
+
+static struct pl_vtime *vt_new(unsigned int n)
+{
+	struct pl_topology t = { 2, 2, 2 };	/* vCPUs 0,1 one core; 2,3 another; 4.. socket 1 */
+	struct pl_vt_params p;
+	struct pl_vtime *vt;
+
+	memset(&p, 0, sizeof(p));
+	p.lock_ps = 10;
+	p.handoff_ps = 5;
+	p.xfer_ps[VT_SAME_CORE] = 100;
+	p.xfer_ps[VT_SAME_SOCKET] = 1000;
+	p.xfer_ps[VT_OTHER_SOCKET] = 10000;
+	vt = pl_vtime_create(n, &t, &p);
+	assert_non_null(vt);
+	return vt;
+}
+
+/* A lock held until t: an earlier acquirer waits until t, counts a contention. */
+static void test_lock_wait(void **state)
+{
+	struct pl_vtime *vt = vt_new(2);
+	struct pl_spinlock lock;
+
+	(void)state;
+	pl_spin_init(&lock, false);
+	pl_vt_enter(vt, 0);
+	spin_lock(&lock);
+	pl_vt_charge(1000);		/* held 1000 ps of work */
+	spin_unlock(&lock);
+	assert_int_equal(vt->cpu[0].now, 1010);
+	assert_int_equal(lock.vt_free_at, 1010);
+
+	pl_vt_enter(vt, 1);		/* vCPU 1 is still at 0 */
+	vt->cpu[1].now = 200;
+	spin_lock(&lock);
+	/* waited 810, then the handoff (5) and the lock word from the same core (100) */
+	assert_int_equal(vt->cpu[1].wait_ps, 810);
+	assert_int_equal(vt->cpu[1].contentions, 1);
+	assert_int_equal(vt->cpu[1].now, 1010 + 5 + 100 + 10);
+	assert_int_equal(lock.stat.contentions, 1);
+	spin_unlock(&lock);
+
+	/* After the hold ended, no wait. */
+	pl_vt_enter(vt, 0);
+	vt->cpu[0].now = 5000;
+	spin_lock(&lock);
+	spin_unlock(&lock);
+	assert_int_equal(vt->cpu[0].contentions, 0);
+	pl_vt_enter(NULL, 0);
+	pl_vtime_destroy(vt);
+}
+
+/* A trylock fails exactly while the lock is held at the caller's clock. */
+static void test_trylock(void **state)
+{
+	struct pl_vtime *vt = vt_new(2);
+	struct pl_spinlock lock;
+
+	(void)state;
+	pl_spin_init(&lock, false);
+	pl_vt_enter(vt, 0);
+	vt->cpu[0].now = 100;
+	spin_lock(&lock);
+	pl_vt_charge(1000);
+	spin_unlock(&lock);		/* held [100, 1110) */
+
+	pl_vt_enter(vt, 1);
+	vt->cpu[1].now = 500;
+	assert_false(spin_trylock(&lock));
+	assert_int_equal(vt->cpu[1].trylock_fails, 1);
+	assert_int_equal(READ_ONCE(lock.locked), 0);	/* the real lock was never taken */
+	vt->cpu[1].now = 50;		/* before the hold began: free at that time */
+	assert_true(spin_trylock(&lock));
+	spin_unlock(&lock);
+	vt->cpu[1].now = 2000;		/* after it */
+	assert_true(spin_trylock(&lock));
+	spin_unlock(&lock);
+	pl_vt_enter(NULL, 0);
+	pl_vtime_destroy(vt);
+}
+
+/* Transfers priced by distance; a line read again by the same vCPU is free. */
+static void test_transfers(void **state)
+{
+	struct pl_vtime *vt = vt_new(8);
+	static char line[64] __attribute__((aligned(64)));
+
+	(void)state;
+	pl_vt_enter(vt, 0);
+	pl_vt_touch(line, true);
+	assert_int_equal(vt->cpu[0].transfers, 0);
+	pl_vt_enter(vt, 1);		/* same core */
+	pl_vt_touch(line, false);
+	assert_int_equal(vt->cpu[1].xfer_ps, 100);
+	pl_vt_touch(line, false);	/* already has it */
+	assert_int_equal(vt->cpu[1].transfers, 1);
+	pl_vt_enter(vt, 2);		/* same socket, other core */
+	pl_vt_touch(line, true);
+	assert_int_equal(vt->cpu[2].xfer_ps, 1000);
+	pl_vt_enter(vt, 5);		/* other socket */
+	pl_vt_touch(line, true);
+	assert_int_equal(vt->cpu[5].xfer_ps, 10000);
+	pl_vt_enter(NULL, 0);
+	pl_vtime_destroy(vt);
+}
+
+/*
+ * The PCP's trylock fails while another vCPU holds pcp->lock in virtual
+ * time (a drain from another CPU): alloc_pages() then takes the block
+ * from the buddy under zone->lock (rmqueue_buddy) and a free goes to
+ * free_one_page(), as 6.18 does.
+ */
+static void test_pcp_trylock_fallback(void **state)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+	struct per_cpu_pages *pcp;
+	struct zone *zone;
+	unsigned long ev[NR_PL_VM_EVENTS], before[NR_PL_VM_EVENTS];
+	struct page *page;
+	struct pl_lock_stat zl0, zl1;
+
+	(void)state;
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.nr_cpus = 2;
+	cfg.vtime = true;
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	assert_non_null(m->vt);
+	assert_int_equal(pl_enter(m, 0), 0);
+	/* Warm vCPU 0's PCP so that a hit would not need the zone. */
+	page = alloc_pages(GFP_KERNEL, 0);
+	assert_non_null(page);
+	assert_int_equal(__free_pages(page, 0), 0);
+	page = alloc_pages(GFP_KERNEL, 0);
+
+	zone = page_zone(page);
+	pcp = &zone->per_cpu_pageset[0];
+	/* vCPU 1 holds vCPU 0's pcp->lock over [now, now + 1 us) */
+	pcp->lock.vt_acq_at = m->vt->cpu[0].now;
+	pcp->lock.vt_free_at = m->vt->cpu[0].now + 1000000;
+
+	pl_events_sum(m, before);
+	pl_lock_stat_read(&zone->lock, &zl0);
+	assert_int_equal(__free_pages(page, 0), 0);	/* trylock fails: free_one_page() */
+	page = alloc_pages(GFP_KERNEL, 0);		/* trylock fails: rmqueue_buddy() */
+	assert_non_null(page);
+	pl_lock_stat_read(&zone->lock, &zl1);
+	pl_events_sum(m, ev);
+	assert_int_equal(ev[PL_EV_PCP_TRYLOCK_FAIL] - before[PL_EV_PCP_TRYLOCK_FAIL], 2);
+	assert_int_equal(ev[PL_EV_PCP_FREE], before[PL_EV_PCP_FREE]);
+	assert_int_equal(ev[PL_EV_PCP_HIT], before[PL_EV_PCP_HIT]);
+	assert_int_equal(zl1.acquisitions - zl0.acquisitions, 2);
+	assert_true(page_zone(page)->lock.vt_free_at > 0);
+
+	/* After the hold ends the PCP serves again. */
+	m->vt->cpu[0].now = pcp->lock.vt_free_at;
+	assert_int_equal(__free_pages(page, 0), 0);
+	pl_events_sum(m, ev);
+	assert_int_equal(ev[PL_EV_PCP_FREE], before[PL_EV_PCP_FREE] + 1);
+	test_machine_done(m);
+}
+
+struct det_ctx {
+	struct pl_machine *m;
+	struct pl_rng rng[16];
+	struct page *live[16][32];
+	unsigned long steps[16];
+};
+
+static void det_enter(void *c, unsigned int v)
+{
+	pl_enter(((struct det_ctx *)c)->m, v);
+}
+
+/* Random allocs and frees, freeing into other vCPUs' slots too. */
+static bool det_step(void *c, unsigned int v)
+{
+	struct det_ctx *x = c;
+	unsigned int owner = (unsigned int)pl_rng_below(&x->rng[v], 16);
+	unsigned int slot = (unsigned int)pl_rng_below(&x->rng[v], 32);
+
+	if (x->steps[v]++ == 3000)
+		return false;
+	if (x->live[owner][slot]) {
+		__free_pages(x->live[owner][slot], 0);
+		x->live[owner][slot] = NULL;
+	} else {
+		x->live[owner][slot] = alloc_pages(GFP_KERNEL, 0);
+	}
+	return true;
+}
+
+static void det_run(uint64_t seed, uint64_t clocks[16], unsigned long ev[NR_PL_VM_EVENTS])
+{
+	static struct det_ctx x;
+	struct pl_config cfg;
+	struct pl_vcpu_run run = { .nr_vcpus = 16, .nr_threads = 1, .slice = 1,
+				   .enter = det_enter, .step = det_step, .ctx = &x };
+
+	memset(&x, 0, sizeof(x));
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.nr_cpus = 16;
+	cfg.vtime = true;
+	x.m = pl_machine_create(&cfg);
+	assert_non_null(x.m);
+	for (unsigned int v = 0; v < 16; v++)
+		pl_rng_seed(&x.rng[v], seed + v);
+	run.vt = x.m->vt;
+	assert_int_equal(pl_run_vcpus(&run), 0);
+	for (unsigned int v = 0; v < 16; v++)
+		clocks[v] = x.m->vt->cpu[v].now;
+	pl_events_sum(x.m, ev);
+	pl_enter(x.m, 0);
+	for (unsigned int v = 0; v < 16; v++)
+		for (unsigned int s = 0; s < 32; s++)
+			if (x.live[v][s])
+				__free_pages(x.live[v][s], 0);
+	test_machine_done(x.m);
+}
+
+/* Same seed: bit-identical clocks and counters; the order is earliest clock first. */
+static void test_determinism(void **state)
+{
+	uint64_t c1[16], c2[16], c3[16];
+	unsigned long e1[NR_PL_VM_EVENTS], e2[NR_PL_VM_EVENTS], e3[NR_PL_VM_EVENTS];
+
+	(void)state;
+	det_run(7, c1, e1);
+	det_run(7, c2, e2);
+	det_run(8, c3, e3);
+	assert_memory_equal(c1, c2, sizeof(c1));
+	assert_memory_equal(e1, e2, sizeof(e1));
+	assert_memory_not_equal(c1, c3, sizeof(c1));
+	for (unsigned int v = 0; v < 16; v++)
+		assert_true(c1[v] > 0);
+}
+
+/* The interleaver picks the earliest clock; ties go to the lowest vCPU. */
+static void test_pick(void **state)
+{
+	struct pl_vtime *vt = vt_new(4);
+	bool done[4] = { false, false, false, false };
+
+	(void)state;
+	vt->cpu[0].now = 30;
+	vt->cpu[1].now = 10;
+	vt->cpu[2].now = 10;
+	vt->cpu[3].now = 5;
+	assert_int_equal(pl_vt_pick(vt, done, 4), 3);
+	done[3] = true;
+	assert_int_equal(pl_vt_pick(vt, done, 4), 1);
+	assert_int_equal(pl_vt_pick(vt, done, 1), 0);	/* only vCPU 0 runs */
+	done[0] = done[1] = done[2] = true;
+	assert_int_equal(pl_vt_pick(vt, done, 4), 4);	/* all done */
+	pl_vtime_destroy(vt);
+}
+
+/* Bad parameter overrides change nothing. */
+static void test_params_override(void **state)
+{
+	struct pl_vt_params p, q;
+
+	(void)state;
+	pl_vt_params_default(&p);
+	q = p;
+	assert_int_equal(pl_vt_params_override(&p, "LOCK=5,NOSUCH=3"), -1);
+	assert_memory_equal(&p, &q, sizeof(p));
+	assert_int_equal(pl_vt_params_override(&p, "LOCK=x"), -1);
+	assert_memory_equal(&p, &q, sizeof(p));
+	assert_int_equal(pl_vt_params_override(&p, "ZERO,LOCK=5"), 0);
+	assert_int_equal(p.lock_ps, 5);
+	assert_int_equal(p.event_ps[PL_EV_PCP_HIT], 0);
+	assert_null(pl_vtime_create(0, &(struct pl_topology){ 1, 1, 1 }, &p));
+	assert_null(pl_vtime_create(4, &(struct pl_topology){ 0, 1, 1 }, &p));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lock_wait),
+		cmocka_unit_test(test_trylock),
+		cmocka_unit_test(test_transfers),
+		cmocka_unit_test(test_pcp_trylock_fallback),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_params_override),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
