@@ -507,7 +507,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--keys")) {
 		/* harness.c's, and bench_machine()'s for every suite */
-		static const char *const harness_keys[] = { "pin", "machine", "snapshot", "state",
+		static const char *const harness_keys[] = { "pin", "machine", "snapshot", "state", "vtime",
 							    NULL };
 
 		for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {

@@ -68,6 +68,12 @@ static const struct param_spec specs[] = {
 	{ "range_workload", "reps", PK_NUM, 1, 15, NULL },
 	{ "buddy_alloc_free", "threads", PK_NUM, 1, 16, NULL },	/* its MAX_THREADS */
 	{ "replay", "state", PK_NAME, 0, 0, "fresh,counts,positional" },	/* RW_MAX_REPS */
+	{ "llfree_anchors", "threads", PK_NUM, 1, 1024, NULL },	/* running vCPUs, not host threads */
+	{ "llfree_anchors", "workload", PK_NAMES, 0, 0, "bulk,repeat,rand" },
+	{ "llfree_anchors", "allocs", PK_NUM, 1, 100000000UL, NULL },
+	{ "llfree_anchors", "pcp_autotune", PK_NUM, 0, 1, NULL },
+	{ NULL, "vtime", PK_NUM, 0, 1, NULL },	/* the virtual-time model (issue 15) */
+	{ NULL, "topology", PK_TEXT, 0, 0, NULL },	/* SOCKETSxCORESxTHREADS, parsed by bench_machine() */
 	/* the machine */
 	{ NULL, "mem", PK_SIZE, 2UL << 20, PL_MAX_MEM_BYTES, NULL },	/* a pageblock: the smallest machine */
 	{ NULL, "dma32", PK_SIZE, 0, 4 * T_, NULL },

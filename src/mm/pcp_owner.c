@@ -92,6 +92,25 @@ static void del_chunk(struct page *page)
 	WRITE_ONCE(page->private, 0);
 }
 
+/*
+ * The next owned free chunk (PagePCPBuddy head) in [*@pfn, @end), or NULL;
+ * *@pfn moves past it and *@order is its order. Context: the owner's lock.
+ */
+static struct page *next_owned_chunk(unsigned long *pfn, unsigned long end, unsigned int *order)
+{
+	while (*pfn < end) {
+		struct page *page = pfn_to_page(*pfn);
+
+		if (PagePCPBuddy(page)) {
+			*order = (unsigned int)page->private;
+			*pfn += 1UL << *order;
+			return page;
+		}
+		(*pfn)++;
+	}
+	return NULL;
+}
+
 static void take_ownership(struct zone *zone, struct per_cpu_pages *pcp, unsigned int idx, int mt)
 {
 	if (pcp->nr_owned == pcp->owned_cap) {
@@ -307,7 +326,7 @@ void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct p
 		del_chunk(buddy);
 		pl_count(PL_EV_PCP_MERGE, 1);
 		combined = pfn & buddy_pfn;
-		page += combined - pfn;
+		page -= pfn - combined;	/* combined <= pfn: no unsigned wrap */
 		pfn = combined;
 		order++;
 	}
@@ -322,10 +341,11 @@ void pcp_owner_free_chunk(struct zone *zone, struct per_cpu_pages *pcp, struct p
 static int release_block(struct zone *zone, struct per_cpu_pages *pcp, int i)
 {
 	unsigned int idx = pcp->owned[i].idx;
-	unsigned long start = block_start_pfn(zone, idx), pfn;
-	struct page *head = pfn_to_page(start);
+	unsigned long start = block_start_pfn(zone, idx), pfn = start;
+	struct page *head = pfn_to_page(start), *page;
 	bool whole = PagePCPBuddy(head) && head->private == pageblock_order;
 	int mt = get_pfnblock_migratetype(head, start), released = 0;
+	unsigned int order;
 
 	/* A stale record: the block changed hands (see the file comment). */
 	if (zone->pageblock_owner[idx] != (int)(pcp - zone->per_cpu_pageset)) {
@@ -333,20 +353,14 @@ static int release_block(struct zone *zone, struct per_cpu_pages *pcp, int i)
 		return 0;
 	}
 
-	for (pfn = start; pfn < start + pageblock_nr_pages;) {
-		struct page *page = pfn_to_page(pfn);
-		unsigned int order;
+	while ((page = next_owned_chunk(&pfn, start + pageblock_nr_pages, &order))) {
+		unsigned long chunk_pfn = page_to_pfn(page);
 
-		if (!PagePCPBuddy(page)) {
-			pfn++;
-			continue;
-		}
-		order = (unsigned int)page->private;
 		del_chunk(page);
-		__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn),
+		__free_one_page(page, chunk_pfn, zone, order,
+				get_pfnblock_migratetype(page, chunk_pfn),
 				whole ? FPI_NONE : FPI_TO_TAIL);
 		released += 1 << order;
-		pfn += 1UL << order;
 	}
 	if (whole || mt >= MIGRATE_PCPTYPES) {
 		WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_NONE);
@@ -443,18 +457,11 @@ void pcp_owner_free_zone(struct zone *zone, unsigned int nr_cpus)
 /* Free pages of block @idx on @pcp's owned lists. Context: pcp->lock. */
 static unsigned long block_free_pages(struct zone *zone, unsigned int idx)
 {
-	unsigned long start = block_start_pfn(zone, idx), pfn, pages = 0;
+	unsigned long start = block_start_pfn(zone, idx), pfn = start, pages = 0;
+	unsigned int order;
 
-	for (pfn = start; pfn < start + pageblock_nr_pages;) {
-		struct page *page = pfn_to_page(pfn);
-
-		if (!PagePCPBuddy(page)) {
-			pfn++;
-			continue;
-		}
-		pages += 1UL << page->private;
-		pfn += 1UL << page->private;
-	}
+	while (next_owned_chunk(&pfn, start + pageblock_nr_pages, &order))
+		pages += 1UL << order;
 	return pages;
 }
 
@@ -463,24 +470,17 @@ static int transfer_block(struct zone *zone, struct per_cpu_pages *from, int i,
 			  struct per_cpu_pages *to)
 {
 	struct pcp_owned_block rec = from->owned[i];
-	unsigned long start = block_start_pfn(zone, rec.idx), pfn;
+	unsigned long start = block_start_pfn(zone, rec.idx), pfn = start;
+	struct page *page;
+	unsigned int order;
 	int moved = 0;
 
 	from->owned[i] = from->owned[--from->nr_owned];
 	take_ownership(zone, to, rec.idx, rec.migratetype);
-	for (pfn = start; pfn < start + pageblock_nr_pages;) {
-		struct page *page = pfn_to_page(pfn);
-		unsigned int order;
-
-		if (!PagePCPBuddy(page)) {
-			pfn++;
-			continue;
-		}
-		order = (unsigned int)page->private;
+	while ((page = next_owned_chunk(&pfn, start + pageblock_nr_pages, &order))) {
 		del_chunk(page);
 		add_chunk(to, page, order, rec.migratetype);
 		moved += 1 << order;
-		pfn += 1UL << order;
 	}
 	from->owned_count -= moved;
 	from->count -= moved;

@@ -217,7 +217,8 @@ static long contig_pages_model(struct fz *f, unsigned long nr, bool dma32, bool 
 	/* A compound page is naturally aligned; otherwise at most a pageblock. */
 	if (!comp)
 		align = min(align, pageblock_nr_pages);
-	for (int zi = dma32 ? ZONE_DMA32 : ZONE_NORMAL; zi >= 0; zi--) {
+	/* The fuzz machine's ZONE_DMA is empty: Normal, then DMA32. */
+	for (int zi = dma32 ? ZONE_DMA32 : ZONE_NORMAL; zi >= ZONE_DMA32; zi--) {
 		unsigned long zstart = zi == ZONE_DMA32 ? 0 : DMA32_END_PFN;
 		unsigned long zend = zi == ZONE_DMA32 ? DMA32_END_PFN : NR_PFNS;
 
