@@ -112,6 +112,8 @@ extern const struct bench_suite suite_buddy_alloc_free;
 extern const struct bench_suite suite_alloc_many_free_few;
 extern const struct bench_suite suite_exit_avalanche;
 extern const struct bench_suite suite_kbuild;
+extern const struct bench_suite suite_alloc_one_free_many;
+extern const struct bench_suite suite_hugetlb_1g;
 extern const struct bench_suite suite_pagealloc_micro;
 extern const struct bench_suite suite_show;
 extern const struct bench_suite suite_range_workload;

@@ -22,6 +22,8 @@ static const struct bench_suite *const suites[] = {
 	&suite_alloc_many_free_few,
 	&suite_exit_avalanche,
 	&suite_kbuild,
+	&suite_alloc_one_free_many,
+	&suite_hugetlb_1g,
 	&suite_pagealloc_micro,
 	&suite_show,
 	&suite_range_workload,

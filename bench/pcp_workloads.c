@@ -11,6 +11,16 @@
  *  kbuild               every vCPU allocates order-0..3 blocks of all three
  *                       types with random lifetimes (most short, some long);
  *                       whoever runs when a lifetime ends frees the block.
+ *  alloc_one_free_many  issue 16, the seed 003 thread's worst case for
+ *                       ownership: vCPU 0 allocates every page and hands
+ *                       them round-robin to all the other vCPUs, which free
+ *                       them (under pcp_owner every free routes to vCPU 0).
+ *  hugetlb_1g           issue 16: kbuild's churn on every vCPU until `ops`,
+ *                       then, while vCPUs 1.. keep churning, vCPU 0 tries
+ *                       alloc_contig_range() on every 1 GiB-aligned range
+ *                       of the zones, as a hugetlb 1 GiB allocation does
+ *                       (alloc_contig_pages()); the ranges it gets stay
+ *                       allocated (the hugetlb pool) until the run ends.
  *
  * Each runs for `ops` page operations (allocated + freed pages) on every
  * vCPU count of `vcpus` and every design of `design`, on `threads` threads
@@ -19,8 +29,14 @@
  * moved per acquisition, lock hold time (lock_stat), PCP hit rate, frees of
  * pages another vCPU allocated, merges under zone->lock and under
  * pcp->lock, and fragmentation at the end (after drain_all_pages, with the
- * workload's live blocks still allocated): wholly free pageblocks and the
- * unusable free space index for pageblock order.
+ * workload's live blocks still allocated): wholly free pageblocks, the
+ * unusable free space index for pageblock order, how many order-9
+ * allocations then succeed (allocated until one fails, then freed), and
+ * what 1 GiB alloc_contig_range() gets (every aligned range tried once;
+ * hugetlb_1g reports its own attempts during the churn instead): ranges
+ * won, wall time per attempt, zone->lock acquisitions and pages moved under
+ * zone->lock per attempt. gig_probe=N tries only the first N ranges after
+ * the run (0: none; hugetlb_1g ignores it).
  *
  * Simulated time: each vCPU runs its vmstat tick (pl_vmstat_tick():
  * decay_pcp_high(), and kswapd's run if it was woken) every `tick_ops`
@@ -59,7 +75,15 @@ static void vec_push(struct blkvec *q, struct blk b)
 	q->v[q->n++] = b;
 }
 
-enum wl_kind { WL_AMFF, WL_EXIT, WL_KBUILD };
+enum wl_kind { WL_AMFF, WL_EXIT, WL_KBUILD, WL_A1FM, WL_HUGETLB };
+
+/* 1 GiB in pages: a hugetlb gigantic page */
+#define GIG_PAGES	((1UL << 30) >> PAGE_SHIFT)
+
+/* What 1 GiB alloc_contig_range() attempts got and cost. */
+struct contig_stats {
+	unsigned long tried, won, ns, zlock, zlock_pages;
+};
 
 struct wl {
 	enum wl_kind kind;
@@ -77,6 +101,12 @@ struct wl {
 	struct blkvec *wheel;		/* kbuild: blocks by expiry tick */
 	unsigned long wheel_size;
 	bool exiting;			/* exit_avalanche: vCPU 0 is freeing */
+	unsigned long a1fm_next;	/* alloc_one_free_many: next freer to hand to */
+	/* hugetlb_1g: the next range to try, the ranges won, what they cost */
+	unsigned long contig_pfn;
+	int contig_zone;		/* zone index being scanned, -1: done */
+	unsigned long *gigs;		/* first pfns of the 1 GiB ranges won */
+	struct contig_stats contig;
 };
 
 static void wl_free(struct wl *w, struct blk b, unsigned int vcpu)
@@ -180,6 +210,120 @@ static bool step_kbuild(struct wl *w, unsigned int vcpu)
 	return true;
 }
 
+/*
+ * alloc_one_free_many: vCPU 0 allocates one page for each other vCPU per
+ * step and queues it on that vCPU's list; a freer frees its whole queue
+ * when it runs. The allocator waits while a freer is 64 pages behind.
+ */
+static bool step_a1fm(struct wl *w, unsigned int vcpu)
+{
+	struct blkvec *own = &w->own[vcpu];
+	struct blk b;
+
+	if (vcpu == 0) {
+		if (w->ops >= w->target)
+			return false;
+		if (w->nr_vcpus == 1) {	/* nobody to hand to: free it here */
+			if (wl_alloc(w, 0, GFP_HIGHUSER_MOVABLE, 0, &b))
+				wl_free(w, b, 0);
+			return true;
+		}
+		for (unsigned int i = 1; i < w->nr_vcpus; i++) {
+			unsigned int to = 1 + (unsigned int)(w->a1fm_next++ % (w->nr_vcpus - 1));
+
+			if (w->own[to].n >= 64)
+				break;
+			if (!wl_alloc(w, 0, GFP_HIGHUSER_MOVABLE, 0, &b))
+				break;
+			vec_push(&w->own[to], b);
+		}
+		return true;
+	}
+	while (own->n)
+		wl_free(w, own->v[--own->n], vcpu);
+	return w->ops < w->target;
+}
+
+/*
+ * One hugetlb 1 GiB allocation: alloc_contig_range() on [@pfn, @pfn + 1 GiB),
+ * timed, with the zone->lock acquisitions and pages moved under it that it
+ * cost. Context: @m entered; nothing else runs on it (the caller's lock).
+ */
+static bool try_gig(struct pl_machine *m, unsigned long pfn, struct contig_stats *cs)
+{
+	unsigned long ev0[NR_PL_VM_EVENTS], ev1[NR_PL_VM_EVENTS];
+	struct pl_lock_stat ls0, ls1;
+	uint64_t t0;
+	int ret;
+
+	pl_events_sum(m, ev0);
+	bench_zone_lock_stat(m, &ls0);
+	t0 = pl_now_ns();
+	ret = alloc_contig_range(pfn, pfn + GIG_PAGES, GFP_HIGHUSER_MOVABLE | __GFP_NOWARN);
+	cs->ns += pl_now_ns() - t0;
+	pl_events_sum(m, ev1);
+	bench_zone_lock_stat(m, &ls1);
+	cs->tried++;
+	cs->zlock += ls1.acquisitions - ls0.acquisitions;
+	cs->zlock_pages += ev1[PL_EV_ZONE_LOCK_PAGES] - ev0[PL_EV_ZONE_LOCK_PAGES];
+	if (ret)
+		return false;
+	cs->won++;
+	return true;
+}
+
+/*
+ * The next 1 GiB-aligned range wholly inside a zone at or after
+ * @w->contig_pfn, highest zone first (as the zonelist of a movable
+ * allocation). Return: false when every range has been handed out.
+ */
+static bool next_gig(struct wl *w, unsigned long *pfn)
+{
+	for (; w->contig_zone >= 0; w->contig_zone--) {
+		struct zone *zone = &w->m->node_zones[w->contig_zone];
+		unsigned long start;
+
+		if (!populated_zone(zone))
+			continue;
+		start = (max(w->contig_pfn, zone->zone_start_pfn) + GIG_PAGES - 1) & ~(GIG_PAGES - 1);
+		if (start + GIG_PAGES <= zone_end_pfn(zone)) {
+			*pfn = start;
+			w->contig_pfn = start + GIG_PAGES;
+			return true;
+		}
+		w->contig_pfn = 0;
+	}
+	return false;
+}
+
+/*
+ * hugetlb_1g: kbuild's churn on every vCPU; once `ops` page operations are
+ * done, vCPU 0 tries one 1 GiB range per step while the others go on.
+ */
+static bool step_hugetlb(struct wl *w, unsigned int vcpu)
+{
+	unsigned long pfn;
+
+	if (w->contig_zone < 0)
+		return false;
+	if (vcpu != 0 || w->ops < w->target) {
+		unsigned long target = w->target;
+		bool more;
+
+		w->target = ~0UL;	/* the background churn outlasts the attempts */
+		more = step_kbuild(w, vcpu);
+		w->target = target;
+		return more;
+	}
+	if (!next_gig(w, &pfn)) {
+		w->contig_zone = -1;
+		return false;
+	}
+	if (try_gig(w->m, pfn, &w->contig))
+		w->gigs[w->contig.won - 1] = pfn;
+	return true;
+}
+
 static void wl_enter(void *ctx, unsigned int vcpu)
 {
 	struct wl *w = ctx;
@@ -203,6 +347,12 @@ static bool wl_step(void *ctx, unsigned int vcpu)
 	case WL_EXIT:
 		more = step_exit(w, vcpu);
 		break;
+	case WL_A1FM:
+		more = step_a1fm(w, vcpu);
+		break;
+	case WL_HUGETLB:
+		more = step_hugetlb(w, vcpu);
+		break;
 	default:
 		more = step_kbuild(w, vcpu);
 		break;
@@ -220,8 +370,40 @@ static bool wl_step(void *ctx, unsigned int vcpu)
 struct wl_result {
 	double mops, zlock_per_mop, pages_per_zlock, hold_ns_per_op, pcp_hit_pct;
 	unsigned long cross_frees, merge_zone, merge_pcp, free_blocks, remote_frees;
+	unsigned long zlock, zlock_pages, order9_ok;
+	unsigned long premerge[6];	/* pcp_premerge's lookups and why they failed */
 	unsigned int unusable9;
+	struct contig_stats contig;
 };
+
+/*
+ * After the run: order-9 allocations until one fails (a THP's order; each
+ * may take the slow path's drain and fallback as in use), then all freed
+ * and the PCPs drained. Return: how many succeeded. Context: @m entered.
+ */
+static unsigned long probe_order9(struct pl_machine *m)
+{
+	struct blkvec got = { 0 };
+	struct blk b;
+	unsigned long n;
+
+	for (;;) {
+		struct page *page = alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN, pageblock_order);
+
+		if (!page)
+			break;
+		b = (struct blk){ page, (unsigned char)pageblock_order, 0 };
+		vec_push(&got, b);
+	}
+	n = got.n;
+	while (got.n)
+		if (__free_pages(got.v[--got.n].page, pageblock_order))
+			abort();
+	free(got.v);
+	drain_all_pages(NULL);
+	(void)m;
+	return n;
+}
 
 static void set_param(struct bench *b, const char *key, const char *val)
 {
@@ -267,6 +449,10 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 	w.rng = calloc(nr_vcpus, sizeof(*w.rng));
 	w.own = calloc(nr_vcpus, sizeof(*w.own));
 	w.wheel = calloc(w.wheel_size, sizeof(*w.wheel));
+	w.contig_zone = ZONE_NORMAL;
+	w.gigs = calloc(m->max_pfn / GIG_PAGES + 1, sizeof(*w.gigs));
+	if (!w.vcpu_ops || !w.rng || !w.own || !w.wheel || !w.gigs)
+		abort();
 	for (unsigned int v = 0; v < nr_vcpus; v++)
 		pl_rng_seed(&w.rng[v], seed * 1000003 + v);
 
@@ -306,6 +492,10 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 	res->remote_frees = ev[PL_EV_PCP_REMOTE_FREE];
 	res->merge_zone = ev[PL_EV_BUDDY_MERGE];
 	res->merge_pcp = ev[PL_EV_PCP_MERGE];
+	res->zlock = ls.acquisitions;
+	for (int i = 0; i < 6; i++)
+		res->premerge[i] = ev[PL_EV_PCP_PREMERGE_TRY + i];
+	res->zlock_pages = ev[PL_EV_ZONE_LOCK_PAGES];
 
 	/* Fragmentation with the live set still allocated. */
 	drain_all_pages(NULL);
@@ -314,24 +504,62 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 		zone = &m->node_zones[ZONE_DMA32];
 	res->free_blocks = pl_free_pageblocks(zone);
 	res->unusable9 = pl_unusable_free_index(zone, pageblock_order);
+	res->order9_ok = probe_order9(m);
+	/* 1 GiB ranges: hugetlb_1g has tried them under churn; the others now. */
+	if (kind != WL_HUGETLB) {
+		unsigned long pfn, left = param_ulong(b, "gig_probe", ~0UL);
+
+		w.contig_zone = ZONE_NORMAL;
+		w.contig_pfn = 0;
+		while (left-- && next_gig(&w, &pfn))
+			if (try_gig(m, pfn, &w.contig))
+				w.gigs[w.contig.won - 1] = pfn;
+	}
+	res->contig = w.contig;
+	for (unsigned long i = 0; i < w.contig.won; i++)
+		if (free_contig_range(w.gigs[i], GIG_PAGES))
+			abort();
+	free(w.gigs);
 
 	/* One record per figure, the vCPU count in the name and in params. */
 	{
-		static const char *const names[] = { "throughput", "zone-lock-per-Mop",
-						     "pages-per-zone-lock", "free-pageblocks",
-						     "unusable-index-9" };
-		static const char *const units[] = { "Mops/s", "count", "pages", "pageblocks",
-						     "index" };
+		static const char *const names[] = {
+			"throughput", "zone-lock-per-Mop", "pages-per-zone-lock", "free-pageblocks",
+			"unusable-index-9", "zone-lock", "zone-lock-pages", "merges-zone",
+			"merges-pcp", "order9-allocs", "contig-1g-tried", "contig-1g-won",
+			"contig-1g-us", "contig-1g-zone-lock", "contig-1g-zone-lock-pages" };
+		static const char *const units[] = {
+			"Mops/s", "count", "pages", "pageblocks", "index", "count", "pages", "count",
+			"count", "count", "count", "count", "us", "count", "pages" };
+		const struct contig_stats *cs = &res->contig;
+		bool design_premerge = m->config.design.pcp_premerge;
 		double vals[] = { res->mops, res->zlock_per_mop, res->pages_per_zlock,
-				  (double)res->free_blocks, res->unusable9 / 1000.0 };
+				  (double)res->free_blocks, res->unusable9 / 1000.0,
+				  (double)res->zlock, (double)res->zlock_pages,
+				  (double)res->merge_zone, (double)res->merge_pcp,
+				  (double)res->order9_ok, (double)cs->tried, (double)cs->won,
+				  cs->tried ? (double)cs->ns / 1e3 / (double)cs->tried : 0,
+				  cs->tried ? (double)cs->zlock / (double)cs->tried : 0,
+				  cs->tried ? (double)cs->zlock_pages / (double)cs->tried : 0 };
 		char test[64];
 
 		for (size_t i = 0; i < ARRAY_SIZE(vals); i++) {
+			/* the 1 GiB tries' wall time has no virtual-time model here */
+			if (bench_vt_on(b) && !strcmp(names[i], "contig-1g-us"))
+				continue;
 			if (i == 0 && bench_vt_ns() > 0)	/* throughput in virtual time */
 				bench_vt_set((double)page_ops / bench_vt_ns() * 1e3);
 			snprintf(test, sizeof(test), "%s-v%u", names[i], nr_vcpus);
 			bench_use_slot(&vb, i == 0 ? 0 : -1);	/* only throughput is timed */
 			bench_emit(&vb, test, design, 0, vals[i], units[i], m);
+		}
+		/* pcp_premerge's buddy lookups during the run and why they failed */
+		for (int i = 0; design_premerge && i < 6; i++) {
+			static const char *const why[] = { "try", "in-use", "other-pcp", "in-zone",
+							   "order", "other" };
+
+			snprintf(test, sizeof(test), "premerge-%s-v%u", why[i], nr_vcpus);
+			bench_emit(&vb, test, design, 0, (double)res->premerge[i], "count", m);
 		}
 	}
 
@@ -378,12 +606,14 @@ static int run_kind(struct bench *b, enum wl_kind kind)
 	int nv = parse_list(param_str(b, "vcpus", "8,32,128"), vcpus, MAX_RUNS);
 	FILE *f = b->out;
 
+	param_ulong(b, "gig_probe", 0);	/* junk exits 2 here, before any output */
 	fprintf(f, "%s: %lu page operations per run, %lu thread(s), lock_stat %s\n", b->suite,
 		param_ulong(b, "ops", 2000000), param_ulong(b, "threads", 1),
 		param_ulong(b, "lock_stat", 1) ? "on" : "off");
-	fprintf(f, "%5s %-10s %8s %10s %8s %8s %6s %9s %9s %9s %9s %7s %6s\n", "vcpus", "design",
-		"Mops/s", "zlock/Mop", "pg/zlock", "hold/op", "hit%", "xcpu-free", "routed",
-		"merge-z", "merge-pcp", "freepb", "unus9");
+	fprintf(f, "%5s %-14s %8s %10s %8s %8s %6s %9s %9s %9s %9s %7s %6s %7s %9s %8s %8s\n",
+		"vcpus", "design", "Mops/s", "zlock/Mop", "pg/zlock", "hold/op", "hit%",
+		"xcpu-free", "routed", "merge-z", "merge-pcp", "freepb", "unus9", "o9-ok", "1G-won",
+		"1G-us", "1G-zlock");
 	for (int v = 0; v < nv; v++) {
 		if (!vcpus[v]) {
 			fprintf(stderr, "pagelab-bench: vcpus must be at least 1\n");
@@ -391,12 +621,18 @@ static int run_kind(struct bench *b, enum wl_kind kind)
 		}
 		for (int d = 0; d < nd; d++) {
 			struct wl_result r;
+			const struct contig_stats *cs = &r.contig;
+			char won[24];
 
 			run_one(b, kind, designs[d], vcpus[v], &r);
-			fprintf(f, "%5u %-10s %8.2f %10.0f %8.1f %6.1fns %6.1f %9lu %9lu %9lu %9lu %7lu %6.3f\n",
+			snprintf(won, sizeof(won), "%lu/%lu", cs->won, cs->tried);
+			fprintf(f, "%5u %-14s %8.2f %10.0f %8.1f %6.1fns %6.1f %9lu %9lu %9lu %9lu %7lu %6.3f %7lu %9s %8.0f %8.1f\n",
 				vcpus[v], designs[d], r.mops, r.zlock_per_mop, r.pages_per_zlock,
 				r.hold_ns_per_op, r.pcp_hit_pct, r.cross_frees, r.remote_frees,
-				r.merge_zone, r.merge_pcp, r.free_blocks, r.unusable9 / 1000.0);
+				r.merge_zone, r.merge_pcp, r.free_blocks, r.unusable9 / 1000.0,
+				r.order9_ok, won,
+				cs->tried ? (double)cs->ns / 1e3 / (double)cs->tried : 0,
+				cs->tried ? (double)cs->zlock / (double)cs->tried : 0);
 			fflush(f);
 		}
 	}
@@ -406,9 +642,12 @@ static int run_kind(struct bench *b, enum wl_kind kind)
 static int run_amff(struct bench *b) { return run_kind(b, WL_AMFF); }
 static int run_exit(struct bench *b) { return run_kind(b, WL_EXIT); }
 static int run_kbuild(struct bench *b) { return run_kind(b, WL_KBUILD); }
+static int run_a1fm(struct bench *b) { return run_kind(b, WL_A1FM); }
+static int run_hugetlb(struct bench *b) { return run_kind(b, WL_HUGETLB); }
 
 static const char *const keys[] = { "mem", "dma32", "design", "vcpus", "ops", "threads", "slice",
-				    "seed", "exit_pages", "lock_stat", "debug", "tick_ops", NULL };
+				    "seed", "exit_pages", "lock_stat", "debug", "tick_ops", "gig_probe",
+				    NULL };
 
 const struct bench_suite suite_alloc_many_free_few = {
 	.name = "alloc_many_free_few",
@@ -429,4 +668,18 @@ const struct bench_suite suite_kbuild = {
 	.summary = "seed 003: order-0..3 blocks with random lifetimes across vCPUs",
 	.keys = keys,
 	.run = run_kbuild,
+};
+
+const struct bench_suite suite_alloc_one_free_many = {
+	.name = "alloc_one_free_many",
+	.summary = "issue 16: one vCPU allocates, every other vCPU frees (seed 003's worst case)",
+	.keys = keys,
+	.run = run_a1fm,
+};
+
+const struct bench_suite suite_hugetlb_1g = {
+	.name = "hugetlb_1g",
+	.summary = "issue 16: 1 GiB alloc_contig_range() on every aligned range under kbuild churn",
+	.keys = keys,
+	.run = run_hugetlb,
 };

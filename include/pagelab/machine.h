@@ -41,7 +41,9 @@ void pl_machine_destroy(struct pl_machine *m);
  *        "v6.19-rc1" (vmalloc_high_order), "v6.19-rc1+contig" (that plus
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
  *        vmap_pcpu_bump), "maple+wide-align" (that plus pagelab's own
- *        vmap_bump_wide_align), "maple-index" (vmap_index=maple alone) or
+ *        vmap_bump_wide_align), "maple-index" (vmap_index=maple alone),
+ *        issue 16's pagelab-own designs "pcp-premerge", "targeted-drain",
+ *        "block-economy" and "pcp-owner+targeted-drain", or
  *        "all" (every seed's switch; pagelab's own extensions are not in it);
  *        pl_design_preset_table[] lists them.
  * Return: 0, or -EINVAL for an unknown name (@out untouched).

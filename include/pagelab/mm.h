@@ -134,7 +134,10 @@ struct page {
 	 * pcp_cpu1 = its CPU + 1 (0: on no PCP list) and pcp_order = its order,
 	 * so a drain can tell that a buddy sits on the same PCP. They live in
 	 * what was padding: struct page stays 48 bytes. Protected by that
-	 * CPU's pcp->lock.
+	 * CPU's pcp->lock; pcp_cpu1 is also read by other CPUs' drains
+	 * looking at a buddy without its lock, so it is written with
+	 * WRITE_ONCE and read there with READ_ONCE (pcp_order only once
+	 * pcp_cpu1 names the reader's own CPU).
 	 */
 	unsigned char pcp_order;
 	unsigned short pcp_cpu1;

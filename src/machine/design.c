@@ -87,6 +87,8 @@ const struct pl_design_preset_def pl_design_preset_table[] = {
 	{ "pcp-premerge", "pcp_premerge", "pagelab's own, from seed 003's review" },
 	{ "targeted-drain", "targeted_drain", "pagelab's own, from the seed 003 thread" },
 	{ "block-economy", "pcp_owner+pcp_block_economy", "pagelab's own, from the seed 003 thread" },
+	{ "pcp-owner+targeted-drain", "pcp_owner+targeted_drain",
+	  "seed 003 with pagelab's own targeted drain" },
 	{ NULL, NULL, NULL },
 };
 
@@ -94,7 +96,8 @@ const struct pl_design_preset_def pl_design_preset_table[] = {
 const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "contig-batch",
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
 					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
-					  "pcp-premerge", "targeted-drain", "block-economy", NULL };
+					  "pcp-premerge", "targeted-drain", "block-economy",
+					  "pcp-owner+targeted-drain", NULL };
 
 static void set_err(char *err, size_t errsize, const char *fmt, ...)
 {

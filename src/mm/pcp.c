@@ -279,7 +279,7 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 		pl_vt_touch(page, true);
 		list_del(&page->pcp_list);
 		if (design_pcp_premerge(zone))
-			page->pcp_cpu1 = 0;
+			WRITE_ONCE(page->pcp_cpu1, 0);
 		pcp->count -= 1 << order;
 	} while (check_new_page(page));
 	return page;
@@ -483,9 +483,15 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 	 */
 	if (design_pcp_owner(zone)) {
 		unsigned long idx = pfn_to_pageblock_idx(zone, pfn);
-		int owner = READ_ONCE(zone->pageblock_owner[idx]);
+		int owner;
 
-		if (owner >= 0) {
+		/*
+		 * pcp_block_economy moves an owned block from one owner to
+		 * another (a steal): when the owner changed under us, ask the
+		 * new one, or the page would land on the zone lists inside an
+		 * owned block. Under seed 003 alone a block only loses its owner.
+		 */
+		while ((owner = READ_ONCE(zone->pageblock_owner[idx])) >= 0) {
 			struct per_cpu_pages *opcp = &zone->per_cpu_pageset[owner];
 
 			spin_lock(&opcp->lock);
@@ -498,6 +504,8 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 				return;
 			}
 			spin_unlock(&opcp->lock);
+			if (!design_block_economy(zone))
+				break;
 		}
 		/* The block economy: an unowned block's pages go to the zone. */
 		if (design_block_economy(zone)) {

@@ -630,22 +630,30 @@ void economy_release_range(struct zone *zone, unsigned long start_pfn, unsigned 
 		if (!zone_spans_pfn(zone, pfn))
 			continue;
 		idx = (unsigned int)pfn_to_pageblock_idx(zone, pfn);
+retry:
 		owner = READ_ONCE(zone->pageblock_owner[idx]);
 		if (owner < 0)
 			continue;
 		pcp = &zone->per_cpu_pageset[owner];
 		spin_lock(&pcp->lock);
+		spin_lock(&zone->lock);
 		for (int i = 0; i < pcp->nr_owned; i++) {
 			if (pcp->owned[i].idx != idx)
 				continue;
-			spin_lock(&zone->lock);
 			pcp->count -= release_block(zone, pcp, i);
-			spin_unlock(&zone->lock);
 			break;
 		}
-		/* A partial block is not a fragment to recover: it is being isolated. */
+		/*
+		 * A partial block is not a fragment to recover: it is being
+		 * isolated. Under the same zone->lock hold, or another CPU's
+		 * refill could recover it in between and own it unrecorded.
+		 */
 		if (zone->pageblock_owner[idx] == PB_OWNER_FRAGMENT)
 			WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_NONE);
+		spin_unlock(&zone->lock);
 		spin_unlock(&pcp->lock);
+		/* stolen by another CPU meanwhile: take it back from the thief */
+		if (READ_ONCE(zone->pageblock_owner[idx]) >= 0)
+			goto retry;
 	}
 }

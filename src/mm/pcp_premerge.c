@@ -88,7 +88,7 @@ static unsigned int premerge(struct zone *zone, struct per_cpu_pages *pcp, unsig
 			break;
 		}
 		list_del(&buddy->pcp_list);
-		buddy->pcp_cpu1 = 0;
+		WRITE_ONCE(buddy->pcp_cpu1, 0);
 		*pulled += 1 << order;
 		pl_count(PL_EV_PCP_MERGE, 1);
 		*pfn &= ~(1UL << order);
@@ -123,7 +123,7 @@ void pcp_premerge_free_bulk(struct zone *zone, int count, struct per_cpu_pages *
 			unsigned int merged;
 
 			list_del(&page->pcp_list);
-			page->pcp_cpu1 = 0;
+			WRITE_ONCE(page->pcp_cpu1, 0);
 			merged = premerge(zone, pcp, &pfn, order, &pages);
 			page = pfn_to_page(pfn);
 			page->pcp_order = (unsigned char)merged;	/* for phase 2 */

@@ -73,7 +73,7 @@ static unsigned long drain_type(struct zone *zone, struct per_cpu_pages *pcp, in
 			unsigned long pfn = page_to_pfn(page);
 
 			list_del(&page->pcp_list);
-			page->pcp_cpu1 = 0;	/* pcp_premerge's tag, if any */
+			WRITE_ONCE(page->pcp_cpu1, 0);	/* pcp_premerge's tag, if any */
 			pcp->count -= 1 << order;
 			moved += 1UL << order;
 			__free_one_page(page, pfn, zone, order,

@@ -533,11 +533,23 @@ static void test_two_threads_no_pcp(void **state)
 	run("mt-counts", true, 2, 2, 0);
 }
 
+/* Issue 16's designs (pagelab's own switches), one at a time and composed. */
+static void test_two_threads_issue16_designs(void **state)
+{
+	(void)state;
+	run("pcp-premerge", false, 2, 2, 0);
+	run("targeted-drain", false, 2, 2, 5);
+	run("block-economy", false, 2, 2, 5);
+	run("pcp-owner+targeted-drain", false, 2, 2, 0);
+}
+
 static void test_interleaved_64_vcpus(void **state)
 {
 	(void)state;
 	run("v6.18", false, NR_VCPUS_INTERLEAVED, 2, 0);
 	run("pcp-owner", false, NR_VCPUS_INTERLEAVED, 2, 5);
+	/* many owners: the block economy steals between vCPUs on two threads */
+	run("block-economy", false, NR_VCPUS_INTERLEAVED, 2, 0);
 }
 
 int main(void)
@@ -547,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_two_threads_pcp_owner),
 		cmocka_unit_test(test_two_threads_all_with_failures),
 		cmocka_unit_test(test_two_threads_no_pcp),
+		cmocka_unit_test(test_two_threads_issue16_designs),
 		cmocka_unit_test(test_interleaved_64_vcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

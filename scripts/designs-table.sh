@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# designs-table.sh - issue 16's table: seed 003's designs and the reviewers'
+# (pagelab's own switches) on the three seed-003 workloads and the two new
+# ones, at 32 and 128 vCPUs, on 32 GiB and 256 GiB machines. Runs
+# pagelab-bench SUITE vcpus=... mem=... design=... --json once per workload
+# and memory size, keeps the JSON lines in OUT/WL-MEM.jsonl and writes the
+# Markdown table (README, "Beyond seed 003") to OUT/table.md and stdout.
+#
+# usage: scripts/designs-table.sh [OUT]   (default out/designs-table)
+# environment (all optional):
+#   PAGELAB_BENCH  the runner (default build/pagelab-bench)
+#   DESIGNS        presets, comma-separated (default: the six below)
+#   WORKLOADS      suites (default: the five below)
+#   VCPUS          default 32,128
+#   MEMS           default "32G 256G"
+#   OPS            page operations per run (default 2000000)
+#   GIG_PROBE_256G 1 GiB ranges tried after a run at 256 GiB (default 16:
+#                  all 248 cost ~20 s a run; hugetlb_1g always tries all)
+#
+# Counters, not timings, are the table's point (the machine is shared); the
+# 1 GiB column's time is wall time per alloc_contig_range() call.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-out/designs-table}
+BENCH=${PAGELAB_BENCH:-build/pagelab-bench}
+DESIGNS=${DESIGNS:-v6.18,pcp-owner,pcp-premerge,block-economy,targeted-drain,pcp-owner+targeted-drain}
+WORKLOADS=${WORKLOADS:-alloc_many_free_few exit_avalanche kbuild alloc_one_free_many hugetlb_1g}
+VCPUS=${VCPUS:-32,128}
+MEMS=${MEMS:-32G 256G}
+OPS=${OPS:-2000000}
+GIG_PROBE_256G=${GIG_PROBE_256G:-16}
+
+if [ ! -x "$BENCH" ]; then
+	echo "designs-table: $BENCH not built (make build)" >&2
+	exit 2
+fi
+mkdir -p "$OUT"
+for mem in $MEMS; do
+	for wl in $WORKLOADS; do
+		probe=""
+		[ "$mem" = 256G ] && probe="gig_probe=$GIG_PROBE_256G"
+		echo "designs-table: $wl mem=$mem" >&2
+		# shellcheck disable=SC2086
+		"$BENCH" "$wl" vcpus="$VCPUS" mem="$mem" design="$DESIGNS" ops="$OPS" $probe --json \
+			>"$OUT/$wl-$mem.jsonl" 2>"$OUT/$wl-$mem.txt"
+	done
+done
+
+PY=python3
+[ -x .venv/bin/python ] && PY=.venv/bin/python
+"$PY" - "$OUT" "$DESIGNS" "$WORKLOADS" "$VCPUS" "$MEMS" <<'EOF' | tee "$OUT/table.md"
+import json, sys, os
+out, designs, workloads, vcpus, mems = sys.argv[1:6]
+designs = designs.split(","); workloads = workloads.split(); vcpus = vcpus.split(",")
+mems = mems.split()
+vals = {}
+for mem in mems:
+    for wl in workloads:
+        path = os.path.join(out, f"{wl}-{mem}.jsonl")
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            r = json.loads(line)
+            name, v = r["test"].rsplit("-v", 1)
+            vals[(wl, mem, v, r["design"], name)] = r["value"]
+print("| workload | vCPUs | mem | design | zone->lock | per Mop | pages moved under zone->lock "
+      "| merges pcp / zone | unusable idx o9 | order-9 allocs after | 1 GiB won | µs per 1 GiB try "
+      "| zone->lock per try |")
+print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for wl in workloads:
+    for v in vcpus:
+        for mem in mems:
+            for d in designs:
+                g = lambda n: vals.get((wl, mem, v, d, n))
+                if g("zone-lock") is None:
+                    continue
+                print(f"| {wl} | {v} | {mem} | {d} | {g('zone-lock'):.0f} | "
+                      f"{g('zone-lock-per-Mop'):.0f} | {g('zone-lock-pages'):.0f} | "
+                      f"{g('merges-pcp'):.0f} / {g('merges-zone'):.0f} | "
+                      f"{g('unusable-index-9'):.3f} | {g('order9-allocs'):.0f} | "
+                      f"{g('contig-1g-won'):.0f}/{g('contig-1g-tried'):.0f} | "
+                      f"{g('contig-1g-us'):.0f} | {g('contig-1g-zone-lock'):.1f} |")
+EOF
