@@ -95,10 +95,6 @@ static const struct param_spec specs[] = {
 	{ NULL, "ops", PK_NUM, 1, 100000000000UL, NULL },
 	{ NULL, "exit_pages", PK_NUM, 1, 1000000000UL, NULL },
 	{ NULL, "gig_probe", PK_NUM, 0, ULONG_MAX, NULL },	/* 1 GiB ranges tried after a run */
-	{ NULL, "vtime", PK_NUM, 0, 1, NULL },	/* issue 15's virtual time, every suite */
-	{ "llfree_anchors", "allocs", PK_NUM, 1, 1000000000UL, NULL },
-	{ "llfree_anchors", "pcp_autotune", PK_NUM, 0, 1, NULL },
-	{ "llfree_anchors", "topology", PK_TEXT, 0, 0, NULL },	/* SxCxT, parsed by the suite */
 	{ NULL, "order_min", PK_NUM, 0, MAX_PAGE_ORDER, NULL },
 	{ NULL, "order_max", PK_NUM, 0, MAX_PAGE_ORDER, NULL },
 	{ NULL, "iterations", PK_NUM, 1, 1000000UL, NULL },
