@@ -183,9 +183,10 @@ void op_misuse(struct fz *f, const uint8_t *a)
 		long (*const show[])(struct pl_machine *, char *, size_t) = {
 			pl_show_buddyinfo, pl_show_pagetypeinfo, pl_show_zoneinfo, pl_show_vmallocinfo };
 
+		/* A NULL buffer with a size (NULL, 0 is the size query, not misuse). */
 		bad_begin(f, &bc);
 		bad_end(f, &bc, show[a[2] % 4](a[3] & 1 ? NULL : f->m, a[3] & 1 ? buf : NULL,
-					       a[3] & 1 ? sizeof(buf) : a[4]), -EINVAL);
+					       a[3] & 1 ? sizeof(buf) : 1 + (size_t)a[4]), -EINVAL);
 		break;
 	}
 	case MU_NULL_MACHINE: {
