@@ -19,6 +19,7 @@
  *  - pcp_owner: each owned chunk PagePCPBuddy with its list's order, in a
  *    block owned by that CPU; owned_count the sum; pageblock_owner[] and
  *    every pcp->owned[] agree; no PagePCPBuddy page outside an owned list;
+ *  - pcp_block_economy: no page on an ordinary PCP list (owned lists only);
  *  - pcp_premerge: each PCP list head tagged with its CPU and order, and no
  *    tagged page anywhere else;
  *  - every PageBuddy page of the zone is a listed head;
@@ -228,6 +229,9 @@ static void check_pcp(struct checker *c, struct zone *zone, unsigned int cpu)
 			}
 		}
 	}
+	if (m->config.design.pcp_block_economy && count)
+		report(c, "cpu %u zone %s: %ld unowned pages on PCP lists under pcp_block_economy",
+		       cpu, zone->name, count);
 	count += check_owned(c, zone, cpu);
 	if (count != pcp->count)
 		report(c, "cpu %u zone %s: pcp->count %d, lists hold %ld", cpu, zone->name,

@@ -931,10 +931,16 @@ static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int 
 {
 	struct page *page = NULL;
 
-	/* pcp_block_economy: below a block, only the PCPs split (pcp_owner.c). */
-	if (design_block_economy(zone) && order < pageblock_order &&
-	    migratetype < MIGRATE_PCPTYPES) {
-		page = economy_rmqueue(zone, order, migratetype, alloc_flags);
+	/*
+	 * pcp_block_economy: below a block, only the PCPs split (pcp_owner.c);
+	 * whole blocks and the highatomic reserve come from the zone, never
+	 * through a PCP list, which the economy's drains would not empty.
+	 */
+	if (design_block_economy(zone)) {
+		if (order < pageblock_order && migratetype < MIGRATE_PCPTYPES)
+			page = economy_rmqueue(zone, order, migratetype, alloc_flags);
+		else
+			page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
 	} else {
 		if (likely(pcp_use(zone, order)))
 			page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);

@@ -248,6 +248,9 @@ static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int
 					pcp->count -= 1 << order;
 					continue;
 				}
+				/* The block economy keeps no unowned pages on a PCP list. */
+				if (design_block_economy(zone))
+					return NULL;
 				pl_count(PL_EV_PCP_DEGRADE, 1);
 			}
 			/* seed 003's degraded refill: unowned chunks split under pcp->lock */
