@@ -392,18 +392,22 @@ static inline unsigned long contig_align_up(unsigned long x, unsigned long a)
 
 /*
  * Walk the free blocks from @base (no free block straddles it) to @end.
- * Return: the first pfn of [@start, @end) not in a free buddy block, or
- * @end if they all are. Context: zone->lock, or racy (a hint only).
+ * With @owned_free (a candidate hint), a PCP-owned free chunk counts as
+ * free: pcp_block_economy's drains keep partial blocks, and isolation takes
+ * them back (economy_release_range()); seed 003's drains leave none.
+ * Return: the first pfn of [@start, @end) not in a free block, or @end if
+ * they all are. Context: zone->lock, or racy (a hint only).
  */
-static unsigned long first_busy_pfn(unsigned long base, unsigned long start, unsigned long end)
+static unsigned long first_busy_pfn(unsigned long base, unsigned long start, unsigned long end,
+				    bool owned_free)
 {
 	unsigned long pfn = base;
 
 	while (pfn < end) {
 		const struct page *page = pfn_to_page(pfn);
 
-		if (PageBuddy(page)) {
-			unsigned int order = buddy_order(page);
+		if (PageBuddy(page) || (owned_free && PagePCPBuddy(page))) {
+			unsigned int order = (unsigned int)READ_ONCE(page->private);
 
 			if (unlikely(order > MAX_PAGE_ORDER))	/* racy read */
 				return max(pfn, start);
@@ -520,7 +524,7 @@ int alloc_contig_range(unsigned long start, unsigned long end, gfp_t gfp)
 	drain_all_pages(zone);
 
 	spin_lock(&zone->lock);
-	busy = first_busy_pfn(iso_start, start, end);
+	busy = first_busy_pfn(iso_start, start, end, false);
 	if (busy == end)
 		contig_take_range(zone, iso_start, start, end);
 	spin_unlock(&zone->lock);
@@ -584,7 +588,7 @@ struct page *alloc_contig_pages(unsigned long nr_pages, gfp_t gfp)
 		while (pfn + nr_pages <= zend) {
 			unsigned long base = max(ALIGN_DOWN(pfn, MAX_ORDER_NR_PAGES),
 						 zone->zone_start_pfn);
-			unsigned long busy = first_busy_pfn(base, pfn, pfn + nr_pages);
+			unsigned long busy = first_busy_pfn(base, pfn, pfn + nr_pages, true);
 
 			if (busy == pfn + nr_pages) {
 				if (!alloc_contig_range(pfn, pfn + nr_pages, gfp))
