@@ -440,8 +440,10 @@ void pcp_owner_free_zone(struct zone *zone, unsigned int nr_cpus)
  *
  * When the zone has no free block left, a CPU steals one from another
  * CPU. The stealing order:
- *  1. only CPUs holding free pages of the migratetype: stealing anything
- *     else would mix types inside a block;
+ *  1. CPUs holding free pages of the migratetype first: stealing anything
+ *     else mixes types; only when no CPU has any, a block of another type
+ *     (this CPU's own first), claimed for the type as the kernel's fallback
+ *     claims a whole pageblock (counted as FALLBACK_CLAIM);
  *  2. the nearest CPU first (by CPU number: pagelab's vCPUs have no NUMA
  *     distance, and neighbouring numbers share a core or an LLC on the
  *     machine profiles' topologies), so the cache lines that move stay
@@ -467,7 +469,7 @@ static unsigned long block_free_pages(struct zone *zone, unsigned int idx)
 
 /* Move owned block @i of @from to @to with its free chunks. Context: both locks. */
 static int transfer_block(struct zone *zone, struct per_cpu_pages *from, int i,
-			  struct per_cpu_pages *to)
+			  struct per_cpu_pages *to, int new_mt)
 {
 	struct pcp_owned_block rec = from->owned[i];
 	unsigned long start = block_start_pfn(zone, rec.idx), pfn = start;
@@ -476,10 +478,17 @@ static int transfer_block(struct zone *zone, struct per_cpu_pages *from, int i,
 	int moved = 0;
 
 	from->owned[i] = from->owned[--from->nr_owned];
-	take_ownership(zone, to, rec.idx, rec.migratetype);
+	if (new_mt != rec.migratetype) {
+		/* a claim across types, as the kernel's fallback claims a block */
+		spin_lock(&zone->lock);
+		set_pageblock_migratetype(pfn_to_page(start), new_mt);
+		spin_unlock(&zone->lock);
+		pl_count(PL_EV_FALLBACK_CLAIM, 1);
+	}
+	take_ownership(zone, to, rec.idx, new_mt);
 	while ((page = next_owned_chunk(&pfn, start + pageblock_nr_pages, &order))) {
 		del_chunk(page);
-		add_chunk(to, page, order, rec.migratetype);
+		add_chunk(to, page, order, new_mt);
 		moved += 1 << order;
 	}
 	from->owned_count -= moved;
@@ -487,19 +496,6 @@ static int transfer_block(struct zone *zone, struct per_cpu_pages *from, int i,
 	to->owned_count += moved;
 	to->count += moved;
 	return moved;
-}
-
-static unsigned long owned_pages_of_type(const struct per_cpu_pages *pcp, int mt)
-{
-	unsigned long pages = 0;
-
-	for (unsigned int o = 0; o <= pageblock_order; o++) {
-		const struct list_head *pos;
-
-		list_for_each(pos, &pcp->owned_free[mt][o])
-			pages += 1UL << o;
-	}
-	return pages;
 }
 
 /*
@@ -511,39 +507,42 @@ static bool economy_steal(struct zone *zone, struct per_cpu_pages *pcp, int mt)
 	unsigned int self = (unsigned int)(pcp - zone->per_cpu_pageset);
 	unsigned int nr_cpus = zone->machine->nr_cpus;
 
-	for (unsigned int d = 1; d < nr_cpus; d++) {
-		unsigned int cand[2] = { (self + d) % nr_cpus, (self + nr_cpus - d) % nr_cpus };
+	/* Pass 0: blocks of @mt on other CPUs; pass 1: any type, this CPU first. */
+	for (int any = 0; any < 2; any++) {
+		for (unsigned int d = any ? 0 : 1; d < nr_cpus; d++) {
+			unsigned int cand[2] = { (self + d) % nr_cpus,
+						 (self + nr_cpus - d) % nr_cpus };
 
-		for (int k = 0; k < (cand[0] == cand[1] ? 1 : 2); k++) {
-			struct per_cpu_pages *victim = &zone->per_cpu_pageset[cand[k]];
-			unsigned long best_pages = 0;
-			int best = -1;
+			for (int k = 0; k < (cand[0] == cand[1] ? 1 : 2); k++) {
+				struct per_cpu_pages *victim = &zone->per_cpu_pageset[cand[k]];
+				unsigned long best_pages = 0;
+				int best = -1;
 
-			if (!spin_trylock(&victim->lock))
-				continue;
-			if (!owned_pages_of_type(victim, mt)) {
-				spin_unlock(&victim->lock);
-				continue;
-			}
-			for (int i = 0; i < victim->nr_owned; i++) {
-				unsigned long pages;
-
-				if (victim->owned[i].migratetype != mt ||
-				    zone->pageblock_owner[victim->owned[i].idx] != (int)cand[k])
+				/* the thief holds its own lock; a busy victim is skipped */
+				if (victim != pcp && !spin_trylock(&victim->lock))
 					continue;
-				pages = block_free_pages(zone, victim->owned[i].idx);
-				if (pages > best_pages) {
-					best_pages = pages;
-					best = i;
+				for (int i = 0; i < victim->nr_owned; i++) {
+					unsigned long pages;
+
+					if ((victim->owned[i].migratetype == mt) == any ||
+					    zone->pageblock_owner[victim->owned[i].idx] !=
+						    (int)cand[k])
+						continue;
+					pages = block_free_pages(zone, victim->owned[i].idx);
+					if (pages > best_pages) {
+						best_pages = pages;
+						best = i;
+					}
 				}
+				if (best >= 0) {
+					transfer_block(zone, victim, best, pcp, mt);
+					pl_count(PL_EV_ECONOMY_STEAL, 1);
+				}
+				if (victim != pcp)
+					spin_unlock(&victim->lock);
+				if (best >= 0)
+					return true;
 			}
-			if (best >= 0) {
-				transfer_block(zone, victim, best, pcp);
-				pl_count(PL_EV_ECONOMY_STEAL, 1);
-			}
-			spin_unlock(&victim->lock);
-			if (best >= 0)
-				return true;
 		}
 	}
 	return false;
