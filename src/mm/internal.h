@@ -234,6 +234,8 @@ static inline bool design_pcp_premerge(const struct zone *zone)
 	return zone->machine->config.design.pcp_premerge;
 }
 
+void pcp_drain_finish(struct zone *zone, struct per_cpu_pages *pcp, int count, int moved);
+
 /* mm/pcp_premerge.c (pagelab's own); under the pcp's lock */
 void pcp_premerge_tag(struct per_cpu_pages *pcp, struct zone *zone, struct page *page,
 		      unsigned int order);

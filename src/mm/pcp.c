@@ -373,7 +373,18 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 			__free_one_page(page, pfn, zone, order, mt, FPI_NONE);
 		} while (count > 0 && !list_empty(list));
 	}
-	/* pcp_owner: then whole owned blocks, then partial ones. */
+	pcp_drain_finish(zone, pcp, count, moved);
+}
+
+/**
+ * pcp_drain_finish() - the end of every drain of @pcp under zone->lock:
+ * pcp_owner's owned blocks for the @count pages still to go (whole ones
+ * first, then partial), zone->lock released, and the drain counted (pages
+ * moved, pages drained, one drain call if any moved). @moved: pages the
+ * caller has already given back. Context: pcp->lock and zone->lock.
+ */
+void pcp_drain_finish(struct zone *zone, struct per_cpu_pages *pcp, int count, int moved)
+{
 	if (count > 0 && pcp->owned_count) {
 		int released = pcp_owner_release(zone, pcp, count);
 

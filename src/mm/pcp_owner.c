@@ -586,10 +586,8 @@ void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, bool all)
 	}
 	if (!released)
 		return;
-	spin_unlock(&zone->lock);
 	pcp->count -= released;
-	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)released);
-	pl_count(PL_EV_PCP_DRAIN_PAGES, (unsigned long)released);
+	pcp_drain_finish(zone, pcp, 0, released);
 }
 
 /**

@@ -146,14 +146,5 @@ void pcp_premerge_free_bulk(struct zone *zone, int count, struct per_cpu_pages *
 		__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn),
 				FPI_NONE);
 	}
-	/* pcp_owner beside it: whole owned blocks, then partial ones, as there. */
-	if (count > 0 && pcp->owned_count) {
-		int released = pcp_owner_release(zone, pcp, count);
-
-		pcp->count -= released;
-		moved += released;
-	}
-	spin_unlock(&zone->lock);
-	pl_count(PL_EV_ZONE_LOCK_PAGES, (unsigned long)moved);
-	pl_count(PL_EV_PCP_DRAIN_PAGES, (unsigned long)moved);
+	pcp_drain_finish(zone, pcp, count, moved);	/* pcp_owner's blocks beside it */
 }

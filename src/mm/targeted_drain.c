@@ -80,9 +80,7 @@ static unsigned long drain_type(struct zone *zone, struct per_cpu_pages *pcp, in
 					get_pfnblock_migratetype(page, pfn), FPI_NONE);
 		}
 	}
-	spin_unlock(&zone->lock);
-	pl_count(PL_EV_ZONE_LOCK_PAGES, moved);
-	pl_count(PL_EV_PCP_DRAIN_PAGES, moved);
+	pcp_drain_finish(zone, pcp, 0, (int)moved);
 	return moved;
 }
 
