@@ -281,7 +281,13 @@ void op_misuse(struct fz *f, const uint8_t *a)
 		unsigned long last = raw64(a + 2, 4), first = last + 1 + a[6];
 
 		mt_init_flags(&mt, MT_FLAGS_ALLOC_RANGE);
-		FZ_ASSERT(f, mtree_store_range(&mt, 10, 20, (void *)0x11, GFP_KERNEL) == 0);
+		/* An armed PL_FAULT_MAPLE_NODE site may fail the setup store itself. */
+		if (mtree_store_range(&mt, 10, 20, (void *)0x11, GFP_KERNEL)) {
+			FZ_ASSERT(f, f->faults_on);
+			FZ_ASSERT(f, mt_validate(&mt) == 0 && mtree_load(&mt, 15) == NULL);
+			mtree_destroy(&mt);
+			break;
+		}
 		{
 			MA_STATE(mas, &mt, first, last);
 
