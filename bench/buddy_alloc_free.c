@@ -199,7 +199,9 @@ static int run(struct bench *b)
 				vt_rep(m[i], threads, order, nr, batch, &vp, &vq);
 			one_rep(m[i], threads, order, nr, batch, &p, &q);
 			/* Names carry the thread count only when there is more than one. */
-			snprintf(tsuffix, sizeof(tsuffix), threads > 1 ? "-t%u" : "", threads);
+			tsuffix[0] = '\0';
+			if (threads > 1)
+				snprintf(tsuffix, sizeof(tsuffix), "-t%u", threads);
 			snprintf(test, sizeof(test), "pair-odr%u%s", order, tsuffix);
 			bench_vt_set(vp);
 			bench_emit(b, test, names[i], (int)r, p, "ns", m[i]);
