@@ -122,6 +122,20 @@ def test_instr_mode_refuses_a_suite_without_regions(monkeypatch):
         runner.run_once("s", {}, "d", mode="instr")
 
 
+def test_instr_mode_leaves_out_a_side_figure_timed_by_its_own_clock(monkeypatch):
+    recs = [{"suite": "s", "test": "throughput", "design": "d", "rep": 0, "value": 2.0,
+             "unit": "Mops/s", "harness": {"slot": 0, "gen": 0}},
+            {"suite": "s", "test": "contig-1g-us", "design": "d", "rep": 0, "value": 80.0,
+             "unit": "us", "harness": {}},
+            {"suite": "s", "test": "contig-1g-won", "design": "d", "rep": 0, "value": 2,
+             "unit": "count", "harness": {}}]
+    monkeypatch.setattr(runner.shutil, "which", lambda _: "/usr/bin/valgrind")
+    monkeypatch.setattr(runner, "_run", lambda args, suite: "\n".join(json.dumps(r) for r in recs))
+    monkeypatch.setattr(runner, "callgrind_totals", lambda d: {"pagelab-slot-0.0": 99})
+    ms = runner.run_once("s", {}, "d", mode="instr")
+    assert [(m.test, m.value) for m in ms] == [("throughput", 99.0), ("contig-1g-won", 2)]
+
+
 def test_vtime_mode_takes_the_model_figure_or_says_it_is_missing(monkeypatch):
     with_vt = {"suite": "s", "test": "t", "design": "d", "rep": 0, "value": 9.0, "unit": "us",
                "vtime": {"value": 4.0}}
