@@ -348,11 +348,21 @@ struct pl_sighting {
 	unsigned short cpu;	/* PL_SEEN_PCP: whose PCP */
 };
 
+/* pl_positional.pb_type of a pageblock the trace says nothing exact about */
+#define PL_PB_UNKNOWN 0xff
+
 /**
  * struct pl_positional - the first sightings of a trace (zero it to start).
  * @rec: @nr records in trace order. @seen: a bitmap of kernel pfns seen
  * (@seen_words words). @max_pfn: one past the highest pfn seen.
  * @by_kind: records per PL_SEEN_* kind.
+ * @pb_type: per pageblock of the kernel's pfns (@pb_nr of them), its
+ *           migratetype at trace start where an event states it exactly:
+ *           the first mm_page_alloc_zone_locked (taken off the free list of
+ *           the pageblock's type), mm_page_pcpu_drain (the pageblock's type
+ *           as it was drained) or mm_page_alloc_extfrag (fallback_migratetype,
+ *           the type before a claim) that touches it; else PL_PB_UNKNOWN.
+ * @pb_exact: pageblocks with a type in @pb_type.
  */
 struct pl_positional {
 	struct pl_sighting *rec;
@@ -361,6 +371,9 @@ struct pl_positional {
 	size_t seen_words;
 	unsigned long max_pfn;
 	unsigned long by_kind[NR_PL_SEEN];
+	unsigned char *pb_type;
+	size_t pb_nr;
+	unsigned long pb_exact;
 };
 
 /**

@@ -199,67 +199,139 @@ static unsigned long list_length(const struct list_head *head)
 }
 
 /*
- * Positional pageblock types: each pageblock a sighting lies in takes the
- * type most of its sightings' lists name; the others, in order, the types
- * the snapshot still has pageblocks of, spread evenly (Bresenham), the
- * rest Movable.
+ * Was kernel pfn @pfn of pagelab zone @zi online when the snapshot was
+ * taken? pagetypeinfo counts the pageblocks of online memory sections only
+ * (pfn_to_online_page()); online memory is taken to be the lowest of each
+ * zone's span, so a zone's blocks beyond start_pfn + its count were holes
+ * or offline memory, which hotplug onlines later (with Movable pageblocks).
+ * A zone without pagetypeinfo is online throughout.
+ */
+static bool pfn_online(const struct pl_snapshot *snap, int zi, unsigned long pfn)
+{
+	for (int i = 0; i < snap->nr_zones; i++) {
+		const struct pl_snap_zone *sz = &snap->zone[i];
+		unsigned long blocks = 0;
+
+		if (pl_zone_of(sz->name) != zi || !sz->managed)
+			continue;
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			blocks += sz->blocks_mt[mt];
+		if (!sz->has_pagetypeinfo || !blocks)
+			return true;
+		if (pfn >= sz->start_pfn && pfn < sz->start_pfn + (blocks << pageblock_order))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Positional pageblock types. A pageblock with an exact type from the
+ * trace (pos->pb_type) keeps it. The snapshot's counts hold for the online
+ * pageblocks: what the exact types leave of each type goes first to online
+ * pageblocks whose first sightings on a PCP vote for it (the list a page
+ * was freed to), then spread evenly (Bresenham) over the online pageblocks
+ * nothing is known of, the second of such a pair taking the first's type
+ * (so that order-10 blocks can be placed), then any count still short
+ * taken off the last unknown Movable ones; the rest Movable. Offline
+ * pageblocks nothing is known of are Movable, as hotplug onlines them.
  */
 static void vote_types(struct zone *zone, const struct pl_positional *pos,
-		       const unsigned long want[MIGRATE_PCPTYPES], unsigned char *types)
+		       const struct pl_snapshot *snap, const unsigned long want[MIGRATE_PCPTYPES],
+		       unsigned char *types)
 {
-	unsigned long nr = zone->spanned_pages >> pageblock_order, unvoted = 0, seen = 0;
+	unsigned long nr = zone->spanned_pages >> pageblock_order, first = zone->zone_start_pfn >> pageblock_order;
 	unsigned long left[MIGRATE_PCPTYPES], given[MIGRATE_PCPTYPES] = { 0 };
+	unsigned long got[MIGRATE_PCPTYPES] = { 0 }, unknown = 0, done = 0;
 	unsigned int (*votes)[MIGRATE_PCPTYPES] = calloc(nr, sizeof(*votes));
-	unsigned char *voted = calloc(nr, 1);
+	/* 0 offline, 1 online (unknown), 2 online with a type */
+	unsigned char *state = calloc(nr, 1);
 
-	memset(types, 0xff, nr);
-	if (votes && voted) {
-		for (size_t i = 0; i < pos->nr; i++) {
-			const struct pl_sighting *r = &pos->rec[i];
+	memset(types, PL_PB_UNKNOWN, nr);
+	if (!votes || !state) {
+		for (unsigned long pb = 0; pb < nr; pb++)
+			types[pb] = MIGRATE_MOVABLE;
+		goto out;
+	}
+	for (unsigned long pb = 0; pb < nr; pb++) {
+		unsigned long pfn = zone->zone_start_pfn + (pb << pageblock_order);
 
-			if (r->kind == PL_SEEN_ALLOCATED || !zone_spans_pfn(zone, r->pfn))
-				continue;
-			votes[(r->pfn - zone->zone_start_pfn) >> pageblock_order][r->mt]++;
-		}
-		for (unsigned long pb = 0; pb < nr; pb++) {
-			unsigned int best = 0;
-
-			for (int t = 0; t < MIGRATE_PCPTYPES; t++)
-				if (votes[pb][t] > best) {
-					best = votes[pb][t];
-					types[pb] = (unsigned char)t;
-				}
-			if (best) {
+		state[pb] = pfn_online(snap, (int)zone->zone_idx, pfn);
+		if (first + pb < pos->pb_nr && pos->pb_type[first + pb] != PL_PB_UNKNOWN) {
+			types[pb] = pos->pb_type[first + pb];
+			if (state[pb]) {
 				given[types[pb]]++;
-				voted[pb] = 1;
+				state[pb] = 2;
 			}
+		} else if (!state[pb]) {
+			types[pb] = MIGRATE_MOVABLE;
 		}
 	}
-	free(votes);
 	for (int t = 0; t < MIGRATE_PCPTYPES; t++)
 		left[t] = want[t] > given[t] ? want[t] - given[t] : 0;
-	for (unsigned long pb = 0; pb < nr; pb++)
-		unvoted += types[pb] == 0xff;
+	/* the weaker evidence: PCP sightings */
+	for (size_t i = 0; i < pos->nr; i++) {
+		const struct pl_sighting *r = &pos->rec[i];
+
+		if (r->kind != PL_SEEN_PCP || !zone_spans_pfn(zone, r->pfn))
+			continue;
+		votes[(r->pfn - zone->zone_start_pfn) >> pageblock_order][r->mt]++;
+	}
 	for (unsigned long pb = 0; pb < nr; pb++) {
-		if (types[pb] != 0xff)
+		unsigned int best = 0;
+		int bt = -1;
+
+		if (state[pb] != 1)
 			continue;
-		/* the second of an unvoted pair takes the first's type */
-		if ((pb & 1) && !voted[pb - 1]) {
-			types[pb] = types[pb - 1];
+		for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+			if (votes[pb][t] > best) {
+				best = votes[pb][t];
+				bt = t;
+			}
+		if (bt < 0 || (bt != MIGRATE_MOVABLE && got[bt] >= left[bt]))
 			continue;
-		}
-		types[pb] = MIGRATE_MOVABLE;
-		seen++;
-		for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
-			if (t == MIGRATE_MOVABLE || !left[t])
-				continue;
-			if (seen * left[t] / unvoted > (seen - 1) * left[t] / unvoted) {
-				types[pb] = (unsigned char)t;
-				break;
+		types[pb] = (unsigned char)bt;
+		got[bt]++;
+		state[pb] = 2;
+	}
+	for (unsigned long pb = 0; pb < nr; pb++)
+		unknown += state[pb] == 1;
+	for (unsigned long pb = 0; pb < nr; pb++) {
+		int mt = MIGRATE_MOVABLE;
+		long behind = 0;
+
+		if (state[pb] != 1)
+			continue;
+		done++;
+		if ((pb & 1) && state[pb - 1] == 1 &&
+		    (types[pb - 1] == MIGRATE_MOVABLE || got[types[pb - 1]] < left[types[pb - 1]])) {
+			mt = types[pb - 1];
+		} else {
+			for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
+				long b = (long)((left[t] * done + unknown / 2) / unknown) - (long)got[t];
+
+				if (t == MIGRATE_MOVABLE || got[t] >= left[t] || b <= behind)
+					continue;
+				behind = b;
+				mt = t;
 			}
 		}
+		types[pb] = (unsigned char)mt;
+		got[mt]++;
 	}
-	free(voted);
+	/* rounding: a count still short takes the last unknown Movable pageblocks */
+	for (unsigned long pb = nr; pb-- > 0;) {
+		if (state[pb] != 1 || types[pb] != MIGRATE_MOVABLE)
+			continue;
+		for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+			if (t != MIGRATE_MOVABLE && got[t] < left[t]) {
+				types[pb] = (unsigned char)t;
+				got[t]++;
+				break;
+			}
+	}
+out:
+	free(votes);
+	free(state);
 }
 
 static int pre_add(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
@@ -353,7 +425,10 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	} else {
 		unsigned long sum = 0;
 
-		/* rounded, but a type the snapshot has keeps at least one pair */
+		/*
+		 * counts: rounded, but a type the snapshot has keeps at least one
+		 * pair; positional (the kernel's layout): exactly the snapshot's
+		 */
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
 			unsigned long had = want_blocks[mt];
 
@@ -361,7 +436,7 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 				continue;
 			if (nr_pb < snap_blocks)
 				want_blocks[mt] = (had * nr_pb + snap_blocks / 2) / snap_blocks;
-			if (had && want_blocks[mt] < 2)
+			if (!pos && had && want_blocks[mt] < 2)
 				want_blocks[mt] = 2;
 			sum += want_blocks[mt];
 		}
@@ -371,7 +446,7 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	if (!types)
 		return -ENOMEM;
 	if (pos)
-		vote_types(zone, pos, want_blocks, types);
+		vote_types(zone, pos, snap, want_blocks, types);
 	else
 		assign_types(zone, want_blocks, types);
 

@@ -577,6 +577,84 @@ static void test_load_state_positional(void **state)
 	pl_machine_destroy(m);
 }
 
+/*
+ * Positional pageblock types (issue 13 fidelity): a pageblock's type comes
+ * from the first event that states it exactly, however late in the trace
+ * (zone_locked: the free list's type; pcpu_drain: the pageblock's type at
+ * the drain; extfrag: the type before the claim), not only from first
+ * sightings (a free says nothing); the snapshot's counts hold exactly for
+ * the online pageblocks; pageblocks beyond the online memory
+ * (snapshot-6.18's Normal zone has 2304 pageblocks online from pfn
+ * 0x100000, so up to 0x220000) are Movable, as hotplug onlines them.
+ */
+static void test_positional_pageblock_types(void **state)
+{
+	static const char text[] =
+		/* first sighted freed, drained later from an Unmovable pageblock */
+		"  a-1 [000] d..2. 1.0: mm_page_free: page=x pfn=0x150004 order=2\n"
+		"  a-1 [000] d..2. 1.1: mm_page_pcpu_drain: page=x pfn=0x150004 order=2 migratetype=0\n"
+		/* freed, then taken off the Reclaimable free list */
+		"  a-1 [000] d..2. 1.2: mm_page_free: page=x pfn=0x158000 order=0\n"
+		"  a-1 [000] d..2. 1.3: mm_page_alloc_zone_locked: page=x pfn=0x158000 order=0 migratetype=2 percpu_refill=1\n"
+		/* an order-10 Reclaimable block claimed for Unmovable */
+		"  a-1 [000] d..2. 1.4: mm_page_alloc_extfrag: page=x pfn=0x15a000 alloc_order=0 fallback_order=10 "
+		"pageblock_order=9 alloc_migratetype=0 fallback_migratetype=2 fragmenting=0 change_ownership=1\n"
+		/* hotplug onlining an order-10 block of memory offline at the snapshot */
+		"  a-1 [001] d..1. 1.5: mm_page_free: page=x pfn=0x230000 order=10\n";
+	struct pl_positional pos = { 0 };
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_trace_event ev;
+	struct pl_snapshot snap;
+	struct pl_config cfg;
+	struct pl_machine *m;
+	struct pl_loaded_state *st;
+	struct zone *zone;
+	unsigned long online[MIGRATE_TYPES] = { 0 }, offline_other = 0;
+
+	(void)state;
+	while (pl_trace_next(r, &ev) > 0)
+		assert_int_equal(pl_positional_event(&pos, &ev), 0);
+	pl_trace_close(r);
+	assert_int_equal(pos.pb_exact, 4);
+	assert_int_equal(pos.pb_type[0x150000 >> pageblock_order], MIGRATE_UNMOVABLE);
+	assert_int_equal(pos.pb_type[0x158000 >> pageblock_order], MIGRATE_RECLAIMABLE);
+	assert_int_equal(pos.pb_type[0x15a200 >> pageblock_order], MIGRATE_RECLAIMABLE);
+
+	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
+	pl_config_default(&cfg);
+	cfg.nr_cpus = 2;
+	pl_snapshot_config_positional(&snap, &pos, &cfg);
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	st = pl_machine_load_positional(m, &snap, &pos);
+	assert_non_null(st);
+	pl_enter(m, 0);
+	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x150004), MIGRATE_UNMOVABLE);
+	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x158000), MIGRATE_RECLAIMABLE);
+	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x15a000), MIGRATE_RECLAIMABLE);
+	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x15a200), MIGRATE_RECLAIMABLE);
+	zone = &m->node_zones[ZONE_NORMAL];
+	assert_int_equal(zone->zone_start_pfn, 0x100000);
+	for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone);
+	     pfn += pageblock_nr_pages) {
+		int mt = get_pageblock_migratetype(m->mem_map + pfn);
+
+		if (pfn < 0x220000)
+			online[mt]++;
+		else
+			offline_other += mt != MIGRATE_MOVABLE;
+	}
+	/* the snapshot's "Number of blocks type" for Normal, exactly */
+	assert_int_equal(online[MIGRATE_UNMOVABLE], 242);
+	assert_int_equal(online[MIGRATE_MOVABLE], 1891);
+	assert_int_equal(online[MIGRATE_RECLAIMABLE], 171);
+	assert_int_equal(offline_other, 0);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_state_release(st);
+	pl_positional_release(&pos);
+	pl_machine_destroy(m);
+}
+
 /* pagelab's tracepoints printed as ftrace text parse back to the same events. */
 static void test_emit_roundtrip(void **state)
 {
@@ -654,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_load_state_counts),
 		cmocka_unit_test(test_pcp_high_below_min_is_legal),
 		cmocka_unit_test(test_load_state_positional),
+		cmocka_unit_test(test_positional_pageblock_types),
 		cmocka_unit_test(test_replay_deterministic),
 		cmocka_unit_test(test_replay_bad_input),
 		cmocka_unit_test(test_replay_pretrace_free),
