@@ -241,7 +241,7 @@ static double now_s(void)
 }
 
 /*
- * show_state=FILE: the machine's /proc/pagetypeinfo and buddyinfo, once as
+ * show_state=FILE: the machine's /proc/pagetypeinfo, buddyinfo and zoneinfo, once as
  * loaded and once at the end of the replay, appended to FILE (%s: design),
  * to set against the trace's before/ and after/ snapshots.
  */
@@ -266,6 +266,7 @@ static void show_state(const struct bench *b, struct pl_machine *m, const char *
 	pl_enter(m, 0);
 	pl_show_pagetypeinfo_file(m, f);
 	pl_show_buddyinfo_file(m, f);
+	pl_show_zoneinfo_file(m, f);
 	fclose(f);
 }
 

@@ -8,7 +8,10 @@
  *   mm_page_alloc (no refill before it), mm_page_pcpu_drain
  *                              it sat on that CPU's PCP, with that order
  *                              and list;
- *   mm_page_free               it was allocated, with that order.
+ *   mm_page_free               it was allocated, with that order;
+ *   mm_page_alloc_extfrag      of a claimed pageblock or more, or a stolen
+ *                              block: that block of fallback_order was free
+ *                              (no zone_locked event shows it).
  *
  * A block whose pages were partly seen before is ambiguous and not
  * recorded. One record per first sighting; a bitmap of seen pfns, grown as
@@ -100,9 +103,31 @@ static int note_type(struct pl_positional *pos, unsigned long pfn, int order, in
 	return 0;
 }
 
-int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *ev)
+/* Mark the block's pages seen; a block none of whose pages was seen is a first sighting. */
+static int sight(struct pl_positional *pos, const struct pl_trace_event *ev, int kind)
 {
 	unsigned long nr, fresh = 0;
+
+	nr = 1UL << ev->order;
+	if (ev->pfn + nr > (1UL << 40) || grow_seen(pos, ev->pfn + nr))
+		return -ENOMEM;
+	for (unsigned long p = ev->pfn; p < ev->pfn + nr; p++) {
+		uint64_t bit = 1ull << (p % 64);
+
+		if (!(pos->seen[p / 64] & bit)) {
+			pos->seen[p / 64] |= bit;
+			fresh++;
+		}
+	}
+	if (ev->pfn + nr > pos->max_pfn)
+		pos->max_pfn = ev->pfn + nr;
+	if (fresh != nr)	/* partly seen before: ambiguous */
+		return 0;
+	return add_rec(pos, ev, kind);
+}
+
+int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *ev)
+{
 	int kind;
 
 	switch (ev->type) {
@@ -118,10 +143,20 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 		 * smaller claim it came from __rmqueue_smallest(), anywhere.
 		 */
 		if ((ev->fallback_order >= pageblock_order || !ev->change_ownership) &&
-		    ev->fallback_order >= 0 && ev->fallback_order <= MAX_PAGE_ORDER &&
-		    note_type(pos, ev->pfn & ~((1UL << ev->fallback_order) - 1), ev->fallback_order,
-			      ev->fallback_migratetype))
-			return -ENOMEM;
+		    ev->fallback_order >= 0 && ev->fallback_order <= MAX_PAGE_ORDER) {
+			struct pl_trace_event blk = *ev;
+
+			/*
+			 * That whole block was free, on the fallback type's list, and
+			 * no zone_locked event shows it: a sighting of its own.
+			 */
+			blk.pfn = ev->pfn & ~((1UL << ev->fallback_order) - 1);
+			blk.order = ev->fallback_order;
+			blk.migratetype = ev->fallback_migratetype;
+			if (note_type(pos, blk.pfn, blk.order, blk.migratetype))
+				return -ENOMEM;
+			return sight(pos, &blk, PL_SEEN_FREE);
+		}
 		return 0;
 	default:
 		break;
@@ -147,22 +182,7 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 	default:
 		return 0;
 	}
-	nr = 1UL << ev->order;
-	if (ev->pfn + nr > (1UL << 40) || grow_seen(pos, ev->pfn + nr))
-		return -ENOMEM;
-	for (unsigned long p = ev->pfn; p < ev->pfn + nr; p++) {
-		uint64_t bit = 1ull << (p % 64);
-
-		if (!(pos->seen[p / 64] & bit)) {
-			pos->seen[p / 64] |= bit;
-			fresh++;
-		}
-	}
-	if (ev->pfn + nr > pos->max_pfn)
-		pos->max_pfn = ev->pfn + nr;
-	if (fresh != nr)	/* partly seen before: ambiguous */
-		return 0;
-	return add_rec(pos, ev, kind);
+	return sight(pos, ev, kind);
 }
 
 void pl_positional_release(struct pl_positional *pos)

@@ -20,6 +20,13 @@
  * those (pl_state_take()). PCP high and batch are set as reported and each
  * CPU's PCP is filled with its reported count of held pages.
  *
+ * Positional (the kernel's pfn layout): pageblock types from the trace's
+ * exact evidence, the snapshot's counts for the online pageblocks
+ * (vote_types()); the sighted blocks where the trace saw them
+ * (place_sightings(), load_pcp()); a free block the trace used only part
+ * of grown back whole where the snapshot has blocks of its order to place
+ * (grow_free()); then the rest as above, first into untouched memory.
+ *
  * Invariant: a set bit in @held is an allocated order-0 page the state owns.
  */
 #include <errno.h>
@@ -387,6 +394,136 @@ static int place_sightings(struct pl_loaded_state *st, struct zone *zone,
 	return 0;
 }
 
+static bool pfn_seen(const struct pl_positional *pos, unsigned long pfn)
+{
+	return pfn / 64 < pos->seen_words && (pos->seen[pfn / 64] >> (pfn % 64) & 1);
+}
+
+struct grow_cand {
+	unsigned long pfn, free;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct grow_cand *x = a, *y = b;
+
+	if (x->free != y->free)
+		return x->free < y->free ? 1 : -1;
+	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+}
+
+/*
+ * Free pages in the 2^@k region at @pfn if it can have been one free block
+ * of order @k of type @mt at trace start: all its pageblocks of type @mt,
+ * every page either free (placed by a free sighting) or never seen by the
+ * trace and held, at least one free, no free block of order @k or more in
+ * it, and its buddy no free block of order @k (they would merge). Else 0.
+ */
+static unsigned long grow_score(const struct pl_loaded_state *st, struct zone *zone,
+				const struct pl_positional *pos, unsigned long pfn, unsigned int k,
+				int mt)
+{
+	unsigned long end = pfn + (1UL << k), free = 0, buddy = pfn ^ (1UL << k);
+
+	if (!zone_spans_pfn(zone, pfn) || !zone_spans_pfn(zone, end - 1))
+		return 0;
+	for (unsigned long p = pfn; p < end; p += pageblock_nr_pages)
+		if (get_pageblock_migratetype(pfn_to_page(p)) != mt)
+			return 0;
+	for (unsigned long p = pfn; p < end;) {
+		const struct page *page = pfn_to_page(p);
+
+		if (PageBuddy(page)) {
+			if (buddy_order(page) >= k)
+				return 0;
+			free += 1UL << buddy_order(page);
+			p += 1UL << buddy_order(page);
+			continue;
+		}
+		if (!held(st, p) || pfn_seen(pos, p))
+			return 0;
+		p++;
+	}
+	if (k < MAX_PAGE_ORDER && zone_spans_pfn(zone, buddy) && PageBuddy(pfn_to_page(buddy)) &&
+	    buddy_order(pfn_to_page(buddy)) == k)
+		return 0;
+	return free;
+}
+
+/* Give every held page of [@pfn, @end) back, in the largest aligned runs. */
+static void give_held(struct pl_loaded_state *st, struct zone *zone, unsigned long pfn,
+		      unsigned long end)
+{
+	while (pfn < end) {
+		unsigned int j = 0;
+
+		if (!held(st, pfn)) {
+			pfn++;
+			continue;
+		}
+		while (j < MAX_PAGE_ORDER && IS_ALIGNED(pfn, 2UL << j) && pfn + (2UL << j) <= end &&
+		       run_held(st, pfn, j + 1))
+			j++;
+		if (!pl_zone_give_free_block(zone, pfn, j))
+			unhold(st, pfn, j);
+		pfn += 1UL << j;
+	}
+}
+
+/*
+ * Positional: a free block the trace used only part of shows as the free
+ * pieces it handed out; the rest of it, never seen, was free too. Where
+ * the snapshot has more free blocks of order k and type @mt than the
+ * sightings placed, the regions that can have been such a block (see
+ * grow_score()), most free pages first, get their unseen pages back, which
+ * merge with the pieces into one order-k block. Highest order first, so
+ * the pieces a grown block absorbs no longer count at the lower orders.
+ */
+static int grow_free(struct pl_loaded_state *st, struct zone *zone,
+		     const struct pl_positional *pos, int mt, const unsigned long need[NR_PAGE_ORDERS])
+{
+	for (int k = MAX_PAGE_ORDER; k >= 1; k--) {
+		unsigned long have = list_length(&zone->free_area[k].free_list[mt]);
+		unsigned long nr = 1UL << k, n = 0, cap = 0;
+		struct grow_cand *c = NULL;
+
+		if (have >= need[k])
+			continue;
+		for (unsigned long pfn = (zone->zone_start_pfn + nr - 1) & ~(nr - 1); pfn + nr <= zone_end_pfn(zone);
+		     pfn += nr) {
+			unsigned long nfree;
+
+			if (nr >= 64 && !touched(pos, pfn, nr))
+				continue;
+			nfree = grow_score(st, zone, pos, pfn, (unsigned int)k, mt);
+			if (!nfree)
+				continue;
+			if (n == cap) {
+				struct grow_cand *g;
+
+				cap = cap ? cap * 2 : 256;
+				g = realloc(c, cap * sizeof(*c));
+				if (!g) {
+					free(c);
+					return -ENOMEM;
+				}
+				c = g;
+			}
+			c[n++] = (struct grow_cand){ .pfn = pfn, .free = nfree };
+		}
+		qsort(c, n, sizeof(*c), cmp_cand);
+		for (unsigned long i = 0; i < n && have < need[k]; i++) {
+			/* an earlier growth may have merged next to it */
+			if (!grow_score(st, zone, pos, c[i].pfn, (unsigned int)k, mt))
+				continue;
+			give_held(st, zone, c[i].pfn, c[i].pfn + nr);
+			have++;
+		}
+		free(c);
+	}
+	return 0;
+}
+
 static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct pl_snapshot *snap,
 		     const struct pl_positional *pos)
 {
@@ -475,6 +612,10 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 			for (int o = 0; o < NR_PAGE_ORDERS; o++)
 				f.need[o] += sz->has_pagetypeinfo ? sz->free_mt[mt][o]
 								  : (mt == MIGRATE_MOVABLE ? sz->nr_free[o] : 0);
+		}
+		if (pos && mt < MIGRATE_PCPTYPES && grow_free(st, zone, pos, mt, f.need)) {
+			free(types);
+			return -ENOMEM;
 		}
 		/*
 		 * What the sightings placed already counts. Sighted pieces merge

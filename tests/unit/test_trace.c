@@ -599,6 +599,10 @@ static void test_positional_pageblock_types(void **state)
 		/* an order-10 Reclaimable block claimed for Unmovable */
 		"  a-1 [000] d..2. 1.4: mm_page_alloc_extfrag: page=x pfn=0x15a000 alloc_order=0 fallback_order=10 "
 		"pageblock_order=9 alloc_migratetype=0 fallback_migratetype=2 fragmenting=0 change_ownership=1\n"
+		"  a-1 [000] ..... 1.41: mm_page_alloc: page=x pfn=0x15a000 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		/* two pages of a Movable order-10 block a refill cut into; the rest never seen */
+		"  a-1 [000] d..2. 1.42: mm_page_alloc_zone_locked: page=x pfn=0x160000 order=0 migratetype=1 percpu_refill=1\n"
+		"  a-1 [000] d..2. 1.43: mm_page_alloc_zone_locked: page=x pfn=0x1603ff order=0 migratetype=1 percpu_refill=1\n"
 		/* hotplug onlining an order-10 block of memory offline at the snapshot */
 		"  a-1 [001] d..1. 1.5: mm_page_free: page=x pfn=0x230000 order=10\n";
 	struct pl_positional pos = { 0 };
@@ -615,7 +619,10 @@ static void test_positional_pageblock_types(void **state)
 	while (pl_trace_next(r, &ev) > 0)
 		assert_int_equal(pl_positional_event(&pos, &ev), 0);
 	pl_trace_close(r);
-	assert_int_equal(pos.pb_exact, 4);
+	assert_int_equal(pos.pb_exact, 6);
+	/* the claimed order-10 block was free at the start: a sighting, not the alloc after */
+	assert_int_equal(pos.by_kind[PL_SEEN_FREE], 3);
+	assert_int_equal(pos.by_kind[PL_SEEN_PCP], 0);
 	assert_int_equal(pos.pb_type[0x150000 >> pageblock_order], MIGRATE_UNMOVABLE);
 	assert_int_equal(pos.pb_type[0x158000 >> pageblock_order], MIGRATE_RECLAIMABLE);
 	assert_int_equal(pos.pb_type[0x15a200 >> pageblock_order], MIGRATE_RECLAIMABLE);
@@ -633,6 +640,14 @@ static void test_positional_pageblock_types(void **state)
 	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x158000), MIGRATE_RECLAIMABLE);
 	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x15a000), MIGRATE_RECLAIMABLE);
 	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x15a200), MIGRATE_RECLAIMABLE);
+	assert_true(PageBuddy(m->mem_map + 0x15a000));
+	assert_int_equal(buddy_order(m->mem_map + 0x15a000), MAX_PAGE_ORDER);
+	/*
+	 * The snapshot has Movable order-10 blocks to place: the region the
+	 * refill's pieces came from is one of them (the unseen rest was free).
+	 */
+	assert_true(PageBuddy(m->mem_map + 0x160000));
+	assert_int_equal(buddy_order(m->mem_map + 0x160000), MAX_PAGE_ORDER);
 	zone = &m->node_zones[ZONE_NORMAL];
 	assert_int_equal(zone->zone_start_pfn, 0x100000);
 	for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone);
