@@ -90,7 +90,8 @@ struct pl_trace_event {
 	X(cpu_out_of_range)                                                     \
 	X(alloc_failed)                                                         \
 	X(realloc_unfreed)                                                      \
-	X(order_mismatch)
+	X(order_mismatch)                                                       \
+	X(refreed)
 
 enum pl_trace_warn {
 #define PL_TW_ENUM(name) PL_TW_##name,

@@ -12,6 +12,12 @@
  * warning. Refills, drains and fallbacks are not replayed: pagelab makes
  * its own, seen through its tracepoints and scored as the kernel's are.
  *
+ * A free of a block the trace freed before, with no traced allocation
+ * between, is a block the kernel took again without an mm_page_alloc
+ * event: taken and given back, it changes nothing to replay (a counted
+ * "refreed"; freeing a loaded block for it would add free memory the
+ * kernel never had).
+ *
  * mm_page_free_batched is not a free of its own: the kernel fires
  * mm_page_free for the same page first, in free_pages_prepare() (then
  * free_unref_folios() fires _batched as it commits the page to the PCP).
@@ -59,6 +65,8 @@ struct pl_replay {
 	struct page *vmap_page;		/* what vmap() maps for a traced area */
 	struct page **vmap_pages;
 	unsigned int vmap_pages_cap;
+	uint64_t *freed;		/* kernel pfns freed and not allocated since */
+	size_t freed_words;
 };
 
 /* ---- the pfn table (linear probing, backward-shift deletion) ---------------- */
@@ -237,6 +245,37 @@ static void advance_time(struct pl_replay *r, uint64_t ts)
 
 /* ---- allocations and frees --------------------------------------------------- */
 
+/* Mark (or clear) kernel pfns [@pfn, @end) as freed by the trace. */
+static void mark_freed(struct pl_replay *r, unsigned long pfn, unsigned long end, bool on)
+{
+	if (end > (1UL << 40))
+		return;
+	if (on && (end + 63) / 64 > r->freed_words) {
+		size_t nw = max((end + 63) / 64, r->freed_words * 2);
+		uint64_t *n = realloc(r->freed, nw * sizeof(*n));
+
+		if (!n)
+			return;	/* then a refree falls back to the loaded state */
+		memset(n + r->freed_words, 0, (nw - r->freed_words) * sizeof(*n));
+		r->freed = n;
+		r->freed_words = nw;
+	}
+	for (; pfn < end && pfn / 64 < r->freed_words; pfn++) {
+		if (on)
+			r->freed[pfn / 64] |= 1ull << (pfn % 64);
+		else
+			r->freed[pfn / 64] &= ~(1ull << (pfn % 64));
+	}
+}
+
+static bool all_freed(const struct pl_replay *r, unsigned long pfn, unsigned long end)
+{
+	for (; pfn < end; pfn++)
+		if (pfn / 64 >= r->freed_words || !(r->freed[pfn / 64] >> (pfn % 64) & 1))
+			return false;
+	return true;
+}
+
 static gfp_t replay_gfp(const struct pl_trace_event *ev)
 {
 	gfp_t gfp = ev->gfp ? ev->gfp : GFP_KERNEL;
@@ -300,6 +339,7 @@ static int replay_alloc(struct pl_replay *r, const struct pl_trace_event *ev)
 		free_entry(r, e);
 		warn(r, PL_TW_realloc_unfreed, ev);
 	}
+	mark_freed(r, ev->pfn, ev->pfn + (1UL << ev->order), false);
 	page = alloc_pages(replay_gfp(ev), (unsigned int)ev->order);
 	if (!page)
 		return warn(r, PL_TW_alloc_failed, ev);
@@ -325,13 +365,18 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 	if (e && e->order > (unsigned int)ev->order && split_entry(r, e))
 		return warn(r, PL_TW_order_mismatch, ev);
 	if (!e) {
-		struct page *page = r->st ? pl_state_take(r->st, (unsigned int)ev->order, -1) : NULL;
+		struct page *page;
 
+		if (all_freed(r, pfn, end))
+			return warn(r, PL_TW_refreed, ev);
+		page = r->st ? pl_state_take(r->st, (unsigned int)ev->order, -1) : NULL;
 		if (!page)
 			return warn(r, PL_TW_free_unallocated, ev);
+		mark_freed(r, pfn, end, true);
 		__free_pages(page, (unsigned int)ev->order);
 		return 0;
 	}
+	mark_freed(r, pfn, end, true);
 	/* free every mapped block inside [pfn, end) */
 	while (pfn < end) {
 		e = table_find(&r->blocks, pfn);
@@ -432,6 +477,7 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 	if (r->vmap_page && free_live)
 		__free_page(r->vmap_page);
 	free(r->vmap_pages);
+	free(r->freed);
 	free(r->blocks.slot);
 	free(r->areas.slot);
 	free(r);

@@ -513,6 +513,49 @@ static void test_replay_pretrace_free(void **state)
 	pl_machine_destroy(m);
 }
 
+/*
+ * A block the trace frees twice with no traced allocation between was
+ * taken again without an mm_page_alloc event: the second free gives back
+ * nothing of the loaded state's (a counted "refreed"), while a free of a
+ * block the trace never showed before still does.
+ */
+static void test_replay_refreed(void **state)
+{
+	static const char text[] =
+		"  a-1 [000] ..... 1.0: mm_page_alloc: page=x pfn=0x123450 order=1 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		"  a-1 [000] ..... 1.1: mm_page_free: page=x pfn=0x123450 order=1\n"
+		"  a-1 [000] ..... 1.2: mm_page_free: page=x pfn=0x123450 order=1\n"
+		"  a-1 [000] ..... 1.3: mm_page_free: page=x pfn=0x123451 order=0\n"
+		"  a-1 [000] ..... 1.4: mm_page_free: page=x pfn=0x123470 order=0\n";
+	struct pl_snapshot snap;
+	struct pl_loaded_state *st;
+	struct pl_machine *m = loaded_machine(&snap, &st, "v6.18");
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_replay *rp = pl_replay_create(m, st);
+	struct pl_trace_event ev;
+	unsigned long before;
+
+	(void)state;
+	pl_enter(m, 0);
+	drain_all_pages(NULL);
+	before = pl_nr_free_pages(m);
+	pl_warn_set_quiet(true);
+	while (pl_trace_next(r, &ev) > 0)
+		pl_replay_event(rp, &ev);
+	pl_warn_set_quiet(false);
+	assert_int_equal(pl_replay_warnings(rp)[PL_TW_refreed], 2);
+	assert_int_equal(pl_replay_warnings(rp)[PL_TW_free_unallocated], 0);
+	pl_enter(m, 0);
+	drain_all_pages(NULL);
+	/* only the never-seen pfn 0x123470 took a page of the loaded state */
+	assert_int_equal(pl_nr_free_pages(m), before + 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_replay_destroy(rp, true);
+	pl_trace_close(r);
+	pl_state_release(st);
+	pl_machine_destroy(m);
+}
+
 /* Positional: each sighted block where the trace saw it at the start. */
 static void test_load_state_positional(void **state)
 {
@@ -560,6 +603,12 @@ static void test_load_state_positional(void **state)
 	page = m->mem_map + 0x160001;
 	assert_int_equal(page_ref_count(page), 0);
 	assert_false(PageBuddy(page));
+	/*
+	 * and only what the trace saw there: not zoneinfo's counts from
+	 * before the trace (46316 and 8115 pages)
+	 */
+	assert_int_equal(m->node_zones[ZONE_NORMAL].per_cpu_pageset[0].count, 0);
+	assert_int_equal(m->node_zones[ZONE_NORMAL].per_cpu_pageset[1].count, 1);
 	/* allocated with order 2, handed to the replay at its own pfn */
 	assert_int_equal(pl_state_pretrace(st, &pfn, &order), 1);
 	assert_int_equal(pfn[0], 0x170004);
@@ -746,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_read),
 		cmocka_unit_test(test_load_state_counts),
 		cmocka_unit_test(test_pcp_high_below_min_is_legal),
+		cmocka_unit_test(test_replay_refreed),
 		cmocka_unit_test(test_load_state_positional),
 		cmocka_unit_test(test_positional_pageblock_types),
 		cmocka_unit_test(test_replay_deterministic),
