@@ -58,6 +58,8 @@ extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
  *          own definition; perf prints a wrong value for it).
  * @va_start, @size: vmap area start and size (alloc/free_vmap_area);
  * @npurged: purge_vmap_area_lazy's num_purged. @failed: alloc_vmap_area.
+ * @nr_lazy: free_vmap_area_noflush's nr_lazy, the kernel's vmap_lazy_nr
+ *          (pages) after the free; -1 (or 0 from a zeroed struct) absent.
  */
 struct pl_trace_event {
 	enum pl_trace_type type;
@@ -77,6 +79,7 @@ struct pl_trace_event {
 	unsigned long va_start;
 	unsigned long size;
 	unsigned long npurged;
+	long nr_lazy;	/* free_vmap_area_noflush: the kernel's vmap_lazy_nr after it; -1 absent */
 };
 
 /* ---- warnings ------------------------------------------------------------ */

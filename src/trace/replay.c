@@ -67,6 +67,9 @@ struct pl_replay {
 	unsigned int vmap_pages_cap;
 	uint64_t *freed;		/* kernel pfns freed and not allocated since */
 	size_t freed_words;
+	long last_nr_lazy;		/* the kernel's vmap_lazy_nr at the last lazy free; -1 unknown */
+	bool lazy_loaded;		/* the kernel's lazy backlog stood in for */
+	unsigned int last_area_pages;	/* pages (with the guard) of the last traced vmap area */
 };
 
 /* ---- the pfn table (linear probing, backward-shift deletion) ---------------- */
@@ -169,6 +172,7 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 		return NULL;
 	r->m = m;
 	r->st = st;
+	r->last_nr_lazy = -1;
 	pl_trace_score_init(&r->score);
 	if (table_grow(&r->blocks) || table_grow(&r->areas)) {
 		free(r->blocks.slot);
@@ -393,33 +397,39 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 
 /* ---- vmap areas ---------------------------------------------------------------- */
 
-static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
+/* vmap() @count pages (all the one traced-area page) at a new area. */
+static void *map_area(struct pl_replay *r, unsigned long count)
 {
-	unsigned long count = ev->size >> PAGE_SHIFT;
-	void *addr;
-
-	if (ev->failed || count < 2)
-		return 0;
-	count--;	/* the guard page */
 	if (!r->vmap_page) {
 		r->vmap_page = alloc_page(GFP_KERNEL);
 		if (!r->vmap_page)
-			return warn(r, PL_TW_alloc_failed, ev);
+			return NULL;
 	}
 	if (count > r->vmap_pages_cap) {
 		struct page **n = realloc(r->vmap_pages, count * sizeof(*n));
 
 		if (!n)
-			return warn(r, PL_TW_alloc_failed, ev);
+			return NULL;
 		r->vmap_pages = n;
 		for (unsigned long i = r->vmap_pages_cap; i < count; i++)
 			n[i] = r->vmap_page;
 		r->vmap_pages_cap = (unsigned int)count;
 	}
-	addr = vmap(r->vmap_pages, (unsigned int)count, VM_MAP, PAGE_KERNEL);
+	return vmap(r->vmap_pages, (unsigned int)count, VM_MAP, PAGE_KERNEL);
+}
+
+static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	unsigned long count = ev->size >> PAGE_SHIFT;
+	void *addr;
+
+	if (ev->failed || count < 2 || count > (1UL << 30))
+		return 0;
+	r->last_area_pages = (unsigned int)count;
+	addr = map_area(r, count - 1);	/* less the guard page */
 	if (!addr)
 		return warn(r, PL_TW_alloc_failed, ev);
-	if (table_insert(&r->areas, ev->va_start, addr, 0)) {
+	if (table_insert(&r->areas, ev->va_start, addr, (unsigned int)count)) {
 		vunmap(addr);
 		return warn(r, PL_TW_alloc_failed, ev);
 	}
@@ -427,13 +437,52 @@ static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
 	return 0;
 }
 
+/*
+ * A lazily freed stand-in of @pages pages (guard included) for an area of
+ * the kernel's pagelab does not have, so that vmap_lazy_nr, and with it the
+ * purges, follow the kernel's.
+ */
+static void stand_in(struct pl_replay *r, unsigned long pages)
+{
+	void *addr;
+
+	if (pages < 2)
+		return;
+	addr = map_area(r, pages - 1);
+	if (addr)
+		vunmap(addr);
+}
+
+/*
+ * free_vmap_area_noflush carries the kernel's vmap_lazy_nr after the free.
+ * At the first one, the kernel's lazy backlog from before the trace is
+ * stood in for (areas of the traced size); an area from before the trace
+ * is stood in for by the pages nr_lazy grew by.
+ */
 static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
 {
 	struct pfn_ent *e = table_find(&r->areas, ev->va_start);
+	unsigned long pages = e ? e->order : 0;
 	void *addr;
 
-	if (!e)	/* an area from before the trace: nothing of pagelab's */
+	if (!e && ev->nr_lazy > 0 && r->last_nr_lazy > 0 && ev->nr_lazy > r->last_nr_lazy)
+		pages = (unsigned long)(ev->nr_lazy - r->last_nr_lazy);
+	if (!r->lazy_loaded && ev->nr_lazy > 0) {
+		unsigned long chunk = pages ? pages : (r->last_area_pages ? r->last_area_pages : 2);
+		unsigned long backlog = (unsigned long)ev->nr_lazy - (e ? pages : 0);
+
+		r->lazy_loaded = true;
+		for (; backlog >= chunk && chunk >= 2; backlog -= chunk)
+			stand_in(r, chunk);
+		stand_in(r, backlog);
+		pages = e ? pages : 0;	/* this area is in the backlog */
+	}
+	if (ev->nr_lazy > 0)
+		r->last_nr_lazy = ev->nr_lazy;
+	if (!e) {	/* an area from before the trace */
+		stand_in(r, pages);
 		return 0;
+	}
 	addr = e->addr;
 	table_remove(&r->areas, e);
 	vunmap(addr);
@@ -456,6 +505,9 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 		return replay_vmap(r, ev);
 	case PL_TRACE_FREE_VMAP_AREA:
 		return replay_vunmap(r, ev);
+	case PL_TRACE_PURGE_VMAP_AREA:
+		r->last_nr_lazy = -1;	/* the kernel's counter fell by what it purged */
+		return 0;
 	default:
 		return 0;	/* the kernel's internal steps: pagelab makes its own */
 	}

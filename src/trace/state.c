@@ -701,6 +701,8 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 	 * pages of every list first, so a page on a PCP at trace start that no
 	 * event shows was not there when the trace began (zoneinfo's count is
 	 * from before: git's CPU 0 showed 14,532 of the reported 21,242 pages).
+	 * The rest stays allocated: given to the buddy instead, git's drain
+	 * calls fell from 0.99x to 0.74x of the kernel's.
 	 */
 	if (pos)
 		count = 0;

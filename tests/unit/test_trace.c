@@ -556,6 +556,46 @@ static void test_replay_refreed(void **state)
 	pl_machine_destroy(m);
 }
 
+/*
+ * free_vmap_area_noflush's nr_lazy is the kernel's vmap_lazy_nr: the
+ * replay stands in for the kernel's lazy backlog from before the trace and
+ * for areas allocated before it, so pagelab purges where the kernel did
+ * (lazy_max_pages() is 8192 pages at one CPU).
+ */
+static void test_replay_lazy_backlog(void **state)
+{
+	static const char text[] =
+		"  a-1 [000] ..... 1.0: free_vmap_area_noflush: va_start=0xffffc90001300000 nr_lazy=8180 nr_lazy_max=8192\n"
+		"  a-1 [000] ..... 1.1: free_vmap_area_noflush: va_start=0xffffc90001320000 nr_lazy=8185 nr_lazy_max=8192\n"
+		"  a-1 [000] ..... 1.2: alloc_vmap_area: va_start: 18446683600596795392 size=20480 align=16384 "
+		"vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n"
+		"  a-1 [000] ..... 1.3: free_vmap_area_noflush: va_start=18446683600596795392 nr_lazy=8190 nr_lazy_max=8192\n"
+		"  a-1 [000] ..... 1.4: alloc_vmap_area: va_start: 18446683600596762624 size=20480 align=16384 "
+		"vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n"
+		"  a-1 [000] ..... 1.5: free_vmap_area_noflush: va_start=18446683600596762624 nr_lazy=8195 nr_lazy_max=8192\n";
+	struct pl_machine *m = test_machine_cfg(64 * MiB, 16 * MiB, "v6.18", 1);
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_replay *rp = pl_replay_create(m, NULL);
+	struct pl_trace_event ev;
+	unsigned long ev_sum[NR_PL_VM_EVENTS];
+	int n = 0;
+
+	(void)state;
+	while (pl_trace_next(r, &ev) > 0) {
+		assert_int_equal(pl_replay_event(rp, &ev), 0);
+		pl_events_sum(m, ev_sum);
+		/* no purge until the kernel's counter passed lazy_max_pages() */
+		if (++n < 6)
+			assert_int_equal(ev_sum[PL_EV_VMAP_PURGE], 0);
+	}
+	pl_events_sum(m, ev_sum);
+	assert_int_equal(ev_sum[PL_EV_VMAP_PURGE], 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_replay_destroy(rp, true);
+	pl_trace_close(r);
+	test_machine_done(m);
+}
+
 /* Positional: each sighted block where the trace saw it at the start. */
 static void test_load_state_positional(void **state)
 {
@@ -796,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_load_state_counts),
 		cmocka_unit_test(test_pcp_high_below_min_is_legal),
 		cmocka_unit_test(test_replay_refreed),
+		cmocka_unit_test(test_replay_lazy_backlog),
 		cmocka_unit_test(test_load_state_positional),
 		cmocka_unit_test(test_positional_pageblock_types),
 		cmocka_unit_test(test_replay_deterministic),
