@@ -7,7 +7,8 @@
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab agree RUN1_DIR RUN2_DIR
   pagelab report [RESULTS...] [-o out/report.html]
-  pagelab show buddyinfo|pagetypeinfo|zoneinfo|events [--workload fresh|churn] [key=value ...]
+  pagelab show buddyinfo|pagetypeinfo|zoneinfo|vmallocinfo|vmstat|lock_stat|events
+      [--workload fresh|churn] [key=value ...]
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
                  [--emit-trace DIR] [--label L]
@@ -263,8 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     s = sub.add_parser("show", help="a /proc report after a workload")
-    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, events (pagelab's "
-                   "counters; lockstat: later)")
+    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, vmstat, lock_stat "
+                   "(the kernel's formats), events (all of pagelab's counters)")
     s.add_argument("params", nargs="*", help="machine parameters: mem= dma32= seed= rounds= vcpus=")
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
     s.add_argument("--design", help="design: PRESET[+SWITCH...] (default v6.18)")

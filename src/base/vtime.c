@@ -185,7 +185,9 @@ static void vt_acquire(struct pl_spinlock *lock, struct pl_vt_cpu *c, bool may_w
 		c->now = lock->vt_free_at + p->handoff_ps;
 		c->contentions++;
 		__atomic_fetch_add(&lock->stat.contentions, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&lock->stat.wait_ns, wait / 1000, __ATOMIC_RELAXED);
+		if (lock->timed && lock->cpu != pl_lock_cpu)
+			__atomic_fetch_add(&lock->stat.con_bounces, 1, __ATOMIC_RELAXED);
+		pl_lock_stat_wait(lock, wait / 1000);
 	}
 	__pl_vt_touch(&lock->locked, true);
 	lock->vt_acq_at = c->now;
