@@ -169,7 +169,7 @@ static int run(struct bench *b)
 		pl_churn_release(st);
 		pl_leave();
 	}
-	pl_machine_destroy(m);
+	bench_machine_destroy(m);
 	return ret ? 1 : 0;
 }
 
