@@ -94,6 +94,31 @@ def _seed_pct(text) -> float | None:
     return float(m.group(1)) if m else None
 
 
+# A seed that prints bare figures (001, 002, 004: no confidence intervals)
+# claims a change only where it is large; issue 19 draws that line at 10%.
+IMPLIED_FLOOR = 10.0
+MARKED_SEEDS = ("000",)     # seeds whose tables print Fastpath's (R)/(I) marks
+
+
+def _seed_mark(text, marked: bool) -> str | None:
+    """The seed's verdict on a cell: None when it makes none.
+
+    @marked: the seed's table prints Fastpath's (R)/(I) marks (seed 000), so an
+    unmarked figure is a verdict of "no significant change".  A seed of bare
+    figures claims an improvement or a regression of >= IMPLIED_FLOOR%, and
+    nothing below it.
+    """
+    pct = _seed_pct(text)
+    if pct is None:
+        return None
+    if marked:
+        m = re.match(r"\s*\(([RI])\)", text) if isinstance(text, str) else None
+        return f"({m.group(1)})" if m else ""
+    if abs(pct) < IMPLIED_FLOOR:
+        return None
+    return "(I)" if pct > 0 else "(R)"
+
+
 def judge_cell(doc: dict, row: str, col: str, base, new, better: str, seed=None,
                fmt: str = "{:.2f}%") -> str:
     """Judge one cell under the document's policy, log it, return its text.
@@ -108,7 +133,8 @@ def judge_cell(doc: dict, row: str, col: str, base, new, better: str, seed=None,
     c = stats.judge(base, new, better, pol)
     doc.setdefault("_cells", []).append({
         "row": row, "col": col, "change": c.change, "mark": c.mark, "noisy": c.noisy,
-        "n": c.n, "cov": c.cov, "why": c.why, "seed": _seed_pct(seed)})
+        "n": c.n, "cov": c.cov, "why": c.why, "seed": _seed_pct(seed),
+        "seed_mark": _seed_mark(seed, doc.get("seed") in MARKED_SEEDS)})
     return c.text(fmt)
 
 
