@@ -138,3 +138,14 @@ def test_bad_snapshot_keys_are_one_line_exit_2(tmp_path, args, msg):
         lines = [x for x in p.stderr.splitlines() if x.strip()]
         assert p.returncode == 2 and len(lines) == 1 and msg in lines[0], (suite, p.stderr)
         assert not (tmp_path / "d" / "index").exists()
+
+
+def test_pagelab_list_shows_the_snapshot_keys(capsys):
+    from pagelab.cli import main
+    assert main(["list", "suites"]) == 0
+    out = capsys.readouterr().out
+    every = out[out.index("  every suite:"):]
+    for key in ("snapshot_ms", "snapshot_ops", "snapshot_dir"):
+        assert f"      {key} " in every
+    keys = subprocess.run([bench_binary(), "--keys"], capture_output=True, text=True).stdout
+    assert "kbuild snapshot_ms number 1 86400000" in keys.splitlines()
