@@ -91,6 +91,8 @@ void __pl_vt_charge(uint64_t ps)
 	pl_vt_cur->now += ps;
 }
 
+_Static_assert(NR_PL_VM_EVENTS <= PL_VT_MAX_EVENTS, "event_ps[] has a cost for every vm event");
+
 void __pl_vt_event(unsigned int item, unsigned long delta)
 {
 	struct pl_vt_cpu *c = pl_vt_cur;
