@@ -28,8 +28,12 @@
  *
  * A snapshot observes and leaves no trace: the reports take zone->lock,
  * so each zone lock's lock_stat numbers (and last CPU) are put back after
- * it, and it runs outside virtual time (pl_vt_cur cleared), so no vCPU's
- * clock moves; the machine's free lists and counters are only read.
+ * it (pl_lock_stat_save()/_put_back()), and it runs outside virtual time
+ * (pl_vt_cur cleared), so no vCPU's clock moves; the machine's free lists
+ * and counters are only read. At a pause point no vCPU runs; the one
+ * thread that may (pagealloc_micro's monitor=1 reader, which only reads)
+ * loses the lock_stat counts it makes during a snapshot, in a suite whose
+ * records carry no counters.
  *
  * Protected by: the main thread (the harness's pause points run there).
  */
@@ -158,17 +162,14 @@ static void take(struct snap_machine *s, const char *why)
 		{ "buddyinfo", pl_show_buddyinfo }, { "pagetypeinfo", pl_show_pagetypeinfo },
 		{ "vmstat", pl_show_vmstat }, { "zoneinfo", pl_show_zoneinfo },
 	};
-	struct pl_lock_stat saved[MAX_NR_ZONES];
-	unsigned int saved_cpu[MAX_NR_ZONES];
+	struct pl_lock_saved saved[MAX_NR_ZONES];
 	struct pl_vt_cpu *vt = pl_vt_cur;
 	char dir[4120], index[4120];
 	int err = 0;
 	FILE *f;
 
-	for (int z = 0; z < MAX_NR_ZONES; z++) {
-		saved[z] = s->m->node_zones[z].lock.stat;
-		saved_cpu[z] = s->m->node_zones[z].lock.cpu;
-	}
+	for (int z = 0; z < MAX_NR_ZONES; z++)
+		pl_lock_stat_save(&s->m->node_zones[z].lock, &saved[z]);
 	pl_vt_cur = NULL;
 	snprintf(dir, sizeof(dir), "%s/%04u", snap.dir, snap.next_nr);
 	if (mkdir(dir, 0777) && errno != EEXIST)
@@ -176,10 +177,8 @@ static void take(struct snap_machine *s, const char *why)
 	for (size_t i = 0; !err && i < ARRAY_SIZE(reports); i++)
 		err = write_report(dir, reports[i].name, s->m, reports[i].show);
 	pl_vt_cur = vt;
-	for (int z = 0; z < MAX_NR_ZONES; z++) {
-		s->m->node_zones[z].lock.stat = saved[z];
-		s->m->node_zones[z].lock.cpu = saved_cpu[z];
-	}
+	for (int z = 0; z < MAX_NR_ZONES; z++)
+		pl_lock_stat_put_back(&s->m->node_zones[z].lock, &saved[z]);
 	snprintf(index, sizeof(index), "%s/index", snap.dir);
 	f = err ? NULL : fopen(index, "a");
 	if (!f || fprintf(f, "%04u %s %s %u %.3f %lu %s\n", snap.next_nr, snap.b->suite,

@@ -167,6 +167,24 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
  */
 void pl_lock_stat_wait(struct pl_spinlock *lock, uint64_t ns);
 
+/**
+ * struct pl_lock_saved - a lock's lock_stat numbers and last CPU, as an
+ * observer saves them before using the lock and puts them back after
+ * (bench/snapshot.c), so that its reports leave no trace in the figures.
+ */
+struct pl_lock_saved {
+	struct pl_lock_stat stat;
+	unsigned int cpu;
+};
+/*
+ * pl_lock_stat_save(), pl_lock_stat_put_back() - copy them out and back,
+ * each while holding the lock word without any accounting (so no holder
+ * updates them meanwhile). A waiter's contention that lands between the
+ * two is lost with the rest: observe when no vCPU runs.
+ */
+void pl_lock_stat_save(struct pl_spinlock *lock, struct pl_lock_saved *out);
+void pl_lock_stat_put_back(struct pl_spinlock *lock, const struct pl_lock_saved *in);
+
 /* ---- seq_file over a caller's buffer (the pl_show_*() reports) ------------- */
 
 /**

@@ -118,3 +118,39 @@ void pl_lock_stat_reset(struct pl_spinlock *lock)
 	WRITE_ONCE(lock->stat.con_bounces, 0);
 	WRITE_ONCE(lock->stat.acq_bounces, 0);
 }
+
+/* The lock word alone: no lock_stat, no virtual time (an observer's). */
+static void raw_lock(struct pl_spinlock *lock)
+{
+	while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
+		while (READ_ONCE(lock->locked))
+			cpu_relax();
+}
+
+static void raw_unlock(struct pl_spinlock *lock)
+{
+	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
+}
+
+#define STAT_FIELDS(X) X(acquisitions) X(contentions) X(wait_ns) X(hold_ns) X(hold_max_ns) \
+	X(wait_min_ns) X(wait_max_ns) X(hold_min_ns) X(con_bounces) X(acq_bounces)
+
+void pl_lock_stat_save(struct pl_spinlock *lock, struct pl_lock_saved *out)
+{
+	raw_lock(lock);
+#define COPY_OUT(f) out->stat.f = __atomic_load_n(&lock->stat.f, __ATOMIC_RELAXED);
+	STAT_FIELDS(COPY_OUT)
+#undef COPY_OUT
+	out->cpu = __atomic_load_n(&lock->cpu, __ATOMIC_RELAXED);
+	raw_unlock(lock);
+}
+
+void pl_lock_stat_put_back(struct pl_spinlock *lock, const struct pl_lock_saved *in)
+{
+	raw_lock(lock);
+#define COPY_IN(f) __atomic_store_n(&lock->stat.f, in->stat.f, __ATOMIC_RELAXED);
+	STAT_FIELDS(COPY_IN)
+#undef COPY_IN
+	__atomic_store_n(&lock->cpu, in->cpu, __ATOMIC_RELAXED);
+	raw_unlock(lock);
+}
