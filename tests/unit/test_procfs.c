@@ -6,6 +6,7 @@
  * refused with one warning and nothing changed. The NUL and size-query
  * contract is test_show.c's, which covers both reports too.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include "helpers.h"
 
@@ -234,6 +235,54 @@ static void test_lock_stat_machine(void **state)
 	test_machine_done(m);
 }
 
+struct hammer {
+	struct pl_machine *m;
+	unsigned int cpu;
+};
+
+static void *hammer_fn(void *arg)
+{
+	struct hammer *h = arg;
+	struct zone *normal = &h->m->node_zones[ZONE_NORMAL];
+
+	assert_int_equal(pl_enter(h->m, h->cpu), 0);
+	for (int i = 0; i < 20000; i++) {
+		spin_lock(&normal->lock);
+		spin_unlock(&normal->lock);
+	}
+	pl_leave();
+	return NULL;
+}
+
+/* Real threads on two vCPUs: the numbers stay consistent whatever the interleaving. */
+static void test_lock_stat_threads(void **state)
+{
+	struct pl_machine *m = machine(true, false, 2);
+	struct zone *normal = &m->node_zones[ZONE_NORMAL];
+	struct hammer h[2] = { { m, 0 }, { m, 1 } };
+	struct pl_lock_stat before, after;
+	pthread_t t[2];
+
+	(void)state;
+	pl_leave();
+	pl_lock_stat_read(&normal->lock, &before);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, hammer_fn, &h[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	pl_lock_stat_read(&normal->lock, &after);
+	assert_int_equal(after.acquisitions - before.acquisitions, 40000);
+	assert_true(after.acq_bounces - before.acq_bounces >= 1);
+	assert_true(after.acq_bounces <= after.acquisitions);
+	assert_true(after.con_bounces <= after.contentions);
+	assert_true(after.wait_min_ns <= after.wait_max_ns);
+	assert_true(after.hold_min_ns <= after.hold_max_ns);
+	assert_true(after.contentions == 0 || after.wait_max_ns <= after.wait_ns);
+	assert_true(pl_show_lock_stat(m, buf, sizeof(buf)) > 0);
+	assert_int_equal(pl_enter(m, 0), 0);
+	test_machine_done(m);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct pl_machine *m = machine(false, false, 1);
@@ -270,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_vmstat_memmap_boot_pages),
 		cmocka_unit_test(test_lock_stat_format),
 		cmocka_unit_test(test_lock_stat_machine),
+		cmocka_unit_test(test_lock_stat_threads),
 		cmocka_unit_test(test_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
