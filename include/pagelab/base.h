@@ -82,7 +82,7 @@ struct pl_spinlock {
 	int locked;
 	bool timed;
 	unsigned char vt_class;
-	unsigned int cpu;	/* vCPU of the last spin_lock() (timed only; the kernel's lock->cpu) */
+	unsigned short cpu;	/* vCPU of the last spin_lock() (timed; the kernel's lock->cpu), < PL_MAX_VCPUS */
 	uint64_t t_acquired;
 	struct pl_lock_stat stat;
 	uint64_t vt_acq_at, vt_free_at;
@@ -112,7 +112,7 @@ static inline void pl_spin_acquired_cpu(struct pl_spinlock *lock)
 {
 	if (lock->timed && lock->cpu != pl_lock_cpu) {
 		WRITE_ONCE(lock->stat.acq_bounces, lock->stat.acq_bounces + 1);
-		WRITE_ONCE(lock->cpu, pl_lock_cpu);
+		WRITE_ONCE(lock->cpu, (unsigned short)pl_lock_cpu);
 	}
 }
 

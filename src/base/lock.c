@@ -36,7 +36,7 @@ void pl_spin_init(struct pl_spinlock *lock, bool timed)
 	memset(lock, 0, sizeof(*lock));
 	lock->timed = timed;
 	/* lockdep_init_map() starts lock->cpu at the initialising CPU */
-	lock->cpu = pl_lock_cpu;
+	lock->cpu = (unsigned short)pl_lock_cpu;
 	lock->stat.wait_min_ns = UINT64_MAX;
 	lock->stat.hold_min_ns = UINT64_MAX;
 }
@@ -151,6 +151,6 @@ void pl_lock_stat_put_back(struct pl_spinlock *lock, const struct pl_lock_saved 
 #define COPY_IN(f) __atomic_store_n(&lock->stat.f, in->stat.f, __ATOMIC_RELAXED);
 	STAT_FIELDS(COPY_IN)
 #undef COPY_IN
-	__atomic_store_n(&lock->cpu, in->cpu, __ATOMIC_RELAXED);
+	__atomic_store_n(&lock->cpu, (unsigned short)in->cpu, __ATOMIC_RELAXED);
 	raw_unlock(lock);
 }
