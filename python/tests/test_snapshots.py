@@ -149,3 +149,23 @@ def test_pagelab_list_shows_the_snapshot_keys(capsys):
         assert f"      {key} " in every
     keys = subprocess.run([bench_binary(), "--keys"], capture_output=True, text=True).stdout
     assert "kbuild snapshot_ms number 1 86400000" in keys.splitlines()
+
+
+def test_read_snapshots_back(tmp_path):
+    """pagelab.snapshots reads the directory; report.buddyinfo_figure draws it."""
+    from pagelab import snapshots
+    d = tmp_path / "s"
+    assert bench("show", "workload=churn", "rounds=5000", *TINY, "snapshot_ops=1000",
+                 f"snapshot_dir={d}").returncode == 0
+    snaps = snapshots.read_dir(d)
+    assert [s["why"] for s in snaps] == ["start", "ops", "end"]
+    assert set(snaps[0]["zones"]) == {"0/DMA32", "0/Normal"}
+    free = [sum(n << o for z in s["zones"].values() for o, n in enumerate(z)) for s in snaps]
+    assert free[0] > free[1]                       # the churn's survivors hold pages
+    assert snaps[1]["vmstat"]["pgalloc_normal"] > 0
+    assert snaps[0]["vmstat"]["nr_free_pages"] == free[0]   # nothing on a PCP at boot
+    pytest.importorskip("matplotlib")
+    from pagelab.report import buddyinfo_figure
+    assert buddyinfo_figure({"snapshots": snaps}) is not None
+    with pytest.raises(ValueError, match="no snapshot index"):
+        snapshots.read_dir(tmp_path / "none")
