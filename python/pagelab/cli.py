@@ -124,10 +124,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    if args.seed:
-        if args.run2 is not None or args.cells:
-            raise BenchError("agree --seed takes one run directory (and no --cells)")
-        print(agree.seed_match_text(Path(args.run1)))
+    if args.seed or args.second:
+        if args.run2 is not None or args.cells or (args.seed and args.second):
+            raise BenchError("agree --seed or --second takes one run directory (and no --cells)")
+        print(agree.seed_match_text(Path(args.run1)) if args.seed
+              else agree.second_text(Path(args.run1)))
     elif args.run2 is None:
         raise BenchError("agree needs two run directories (or --seed RUN)")
     elif args.cells:
@@ -264,6 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="every cell of both runs side by side (markdown), e.g. instr against wall")
     a.add_argument("--seed", action="store_true",
                    help="one run against the seeds' own marks (issue 14: >= 95%% of cells)")
+    a.add_argument("--second", action="store_true",
+                   help="one run's judged cells beside its --second opinion (markdown)")
     a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")
