@@ -32,12 +32,17 @@ static const struct key_doc docs[] = {
 	{ NULL, "machine", "(none)", "a machine profile: CPUs, memory layout, topology (machine profiles below)" },
 	{ NULL, "pin", "1", "pin the main thread to its CPU (every suite; bench/harness.c)" },
 	{ NULL, "vtime", "0", "1: virtual time (issue 15): every record gets a deterministic \"vtime\" figure" },
+	{ NULL, "snapshot_ms", "(off)", "every N ms of wall time: buddyinfo, pagetypeinfo, vmstat, zoneinfo into snapshot_dir (outside measured regions)" },
+	{ NULL, "snapshot_ops", "(off)", "the same every K page operations (pages allocated + freed): deterministic, for vtime=1" },
+	{ NULL, "snapshot_dir", "(none)", "where snapshots go: DIR/NNNN/{buddyinfo,...} and DIR/index" },
 	/* llfree_anchors (issue 15) */
 	{ "llfree_anchors", "threads", "1", "threads (vtime=1: vCPUs in virtual time) running the workload" },
 	{ "llfree_anchors", "order", "0", "allocation order" },
 	{ "llfree_anchors", "allocs", "20000 (order 0), 64", "blocks per thread" },
 	{ "llfree_anchors", "workload", "bulk,repeat,rand", "which of the LLFree artifact's workloads" },
 	{ "llfree_anchors", "pcp_autotune", "1", "0: pagelab's own switch, a fixed pcp->high as Linux 6.0 (no auto-tuning)" },
+	{ "llfree_anchors", "warmup", "0", "1: an untimed bulk pass first (first touches out of the timed phases)" },
+	{ "llfree_anchors", "clock", "wall", "real threads' clock: wall, or thread (each thread's CPU time: a loaded host's waits left out)" },
 	{ "llfree_anchors", "topology", "the profile's, else 2x26x1", "SOCKETSxCORESxTHREADS pricing cache line transfers" },
 	/* pagetypeinfo */
 	{ "pagetypeinfo", "design", "v6.18,mt-counts", NULL },

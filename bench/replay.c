@@ -307,6 +307,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		fprintf(stderr, "pagelab-bench: replay: cannot create the machine\n");
 		exit(2);
 	}
+	bench_snap_machine(m, design);
 	if (snap && state != PL_STATE_FRESH) {
 		st = state == PL_STATE_POSITIONAL ? pl_machine_load_positional(m, snap, pos)
 						  : pl_machine_load_state(m, snap);
@@ -380,7 +381,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	pl_state_release(st);
 	if (ef)
 		fclose(ef);
-	pl_machine_destroy(m);
+	bench_machine_destroy(m);
 }
 
 /* ---- output ---------------------------------------------------------------- */
@@ -532,6 +533,15 @@ static int run_replay(struct bench *b)
 	nr_designs = bench_designs(b, "v6.18", designs, 16);
 
 	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL);
+	if (!stats.events) {
+		/* an empty file, or text that is no trace: nothing to score */
+		fprintf(stderr, "pagelab-bench: replay: %s: no page-allocator events in %lu lines "
+			"(want tracefs, trace-cmd report or perf script text of kmem/vmalloc "
+			"events)\n", path, stats.lines);
+		free(k.tl);
+		pl_positional_release(&pos);
+		return 2;
+	}
 	k.state = pl_state_level_names[state];
 	nr_cpus = (unsigned int)param_ulong(b, "cpus", a.nr_cpus ? a.nr_cpus
 						    : (unsigned int)(stats.max_cpu + 1));
