@@ -369,6 +369,7 @@ struct pl_sighting {
  *           as it was drained) or mm_page_alloc_extfrag (fallback_migratetype,
  *           the type before a claim) that touches it; else PL_PB_UNKNOWN.
  * @pb_exact: pageblocks with a type in @pb_type.
+ * @pcp_drained: pages of mm_page_pcpu_drain events per CPU over the trace.
  */
 struct pl_positional {
 	struct pl_sighting *rec;
@@ -380,6 +381,7 @@ struct pl_positional {
 	unsigned char *pb_type;
 	size_t pb_nr;
 	unsigned long pb_exact;
+	unsigned long pcp_drained[PL_SNAP_MAX_CPUS];
 };
 
 /**

@@ -135,6 +135,8 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 	case PL_TRACE_PCPU_DRAIN:
 		if (note_type(pos, ev->pfn, ev->order, ev->migratetype))
 			return -ENOMEM;
+		if (ev->type == PL_TRACE_PCPU_DRAIN && ev->cpu < PL_SNAP_MAX_CPUS)
+			pos->pcp_drained[ev->cpu] += 1UL << ev->order;
 		break;
 	case PL_TRACE_EXTFRAG:
 		/*

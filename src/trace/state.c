@@ -527,7 +527,8 @@ static int grow_free(struct pl_loaded_state *st, struct zone *zone,
 			}
 			c[n++] = (struct grow_cand){ .pfn = pfn, .free = nfree };
 		}
-		qsort(c, n, sizeof(*c), cmp_cand);
+		if (n)
+			qsort(c, n, sizeof(*c), cmp_cand);
 		for (unsigned long i = 0; i < n && have < need[k]; i++) {
 			/* an earlier growth may have merged next to it */
 			if (!grow_score(st, zone, pos, c[i].pfn, (unsigned int)k, mt))
@@ -695,6 +696,7 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 		     int batch, int count, const struct pl_positional *pos)
 {
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+	int reported = count;
 
 	if (batch > 0 && pl_pcp_set_high_batch(zone, cpu, min(high, pcp->high_max), batch))
 		return;
@@ -713,15 +715,22 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 		count -= 1 << r->order;
 	}
 	/*
-	 * Positional: the sighted blocks are the PCP. Drains free the oldest
-	 * pages of every list first, so a page on a PCP at trace start that no
-	 * event shows was not there when the trace began (zoneinfo's count is
-	 * from before: git's CPU 0 showed 14,532 of the reported 21,242 pages).
-	 * The rest stays allocated: given to the buddy instead, git's drain
-	 * calls fell from 0.99x to 0.74x of the kernel's.
+	 * Positional: drains free the oldest pages of every list first, so a
+	 * page on a PCP at trace start that no event shows can only have been
+	 * there if the trace drained fewer pages off that CPU than the PCP
+	 * held: the rest of zoneinfo's count (from before the trace: git's
+	 * CPU 0 reported 21,242 pages, the trace shows 14,532 and drains 0.6 M)
+	 * was gone when the trace began and stays allocated (given to the
+	 * buddy instead, git's drain calls fell from 0.99x to 0.74x).
 	 */
-	if (pos)
-		count = 0;
+	if (pos) {
+		unsigned long drained = cpu < PL_SNAP_MAX_CPUS ? pos->pcp_drained[cpu] : 0;
+
+		if (drained >= (unsigned long)reported)
+			count = 0;
+		else
+			count = min(count, reported - (int)drained);
+	}
 	count = min(count, pcp->high - pcp->count);
 	for (unsigned long pfn = zone->zone_start_pfn; count > 0 && pfn < zone_end_pfn(zone); pfn++) {
 		if (!held(st, pfn))
