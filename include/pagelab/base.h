@@ -200,7 +200,8 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(PCP_PREMERGE_OTHER, "pcp_premerge: buddy owned (pcp_owner) or outside the zone") \
 	X(TARGETED_DRAIN_CPUS, "CPUs drained by targeted_drain")                \
 	X(DRAIN_ALL_CPUS, "CPUs drained by drain_all_pages")                    \
-	X(ECONOMY_STEAL, "pageblocks stolen from another CPU (pcp_block_economy)")
+	X(ECONOMY_STEAL, "pageblocks stolen from another CPU (pcp_block_economy)") \
+	X(PCP_SPLIT, "halvings of owned chunks under pcp->lock (pcp_owner)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -23,6 +23,12 @@
 
 _Thread_local struct pl_vt_cpu *pl_vt_cur;
 
+/*
+ * Every event's cost is looked up by its index: with more events than
+ * slots, the last ones would read the next fields' costs (path_ps) instead.
+ */
+_Static_assert(NR_PL_VM_EVENTS <= PL_VT_MAX_EVENTS, "pl_vt_params.event_ps holds every vm event");
+
 void pl_topology_default(struct pl_topology *t)
 {
 	t->nr_sockets = 2;

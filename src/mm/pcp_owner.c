@@ -137,6 +137,7 @@ static struct page *owned_rmqueue_smallest(struct per_cpu_pages *pcp, unsigned i
 		while (o > order) {
 			o--;
 			add_chunk(pcp, page + (1UL << o), o, mt);
+			pl_count(PL_EV_PCP_SPLIT, 1);	/* expand()'s work, under pcp->lock */
 		}
 		pcp->owned_count -= 1 << order;
 		return page;

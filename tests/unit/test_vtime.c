@@ -269,6 +269,38 @@ static void test_pick(void **state)
 	pl_vtime_destroy(vt);
 }
 
+/*
+ * Every vm event costs its own parameter, the last ones too (they once read
+ * the path costs past a 64-slot array), and a split or merge under
+ * pcp->lock costs what the zone's does.
+ */
+static void test_event_costs(void **state)
+{
+	struct pl_vtime *vt = vt_new(1);
+	struct pl_cpu_events ev;
+	struct pl_vt_params d;
+
+	(void)state;
+	memset(&ev, 0, sizeof(ev));
+	for (int i = 0; i < NR_VT_PATHS; i++)
+		vt->p.path_ps[i] = 1000;
+	vt->p.event_ps[PL_EV_PCP_SPLIT] = 7;
+	pl_vt_enter(vt, 0);
+	for (int i = 0; i < NR_PL_VM_EVENTS; i++) {
+		uint64_t t0 = vt->cpu[0].now;
+
+		pl_count_events(&ev, (enum pl_vm_event)i, 2);
+		assert_int_equal(vt->cpu[0].now - t0, 2 * vt->p.event_ps[i]);
+		assert_int_equal(vt->p.event_ps[i], i == PL_EV_PCP_SPLIT ? 7 : 0);
+	}
+	pl_vt_enter(NULL, 0);
+	pl_vtime_destroy(vt);
+	pl_vt_params_default(&d);
+	assert_true(d.event_ps[PL_EV_BUDDY_MERGE] > 0);
+	assert_int_equal(d.event_ps[PL_EV_PCP_MERGE], d.event_ps[PL_EV_BUDDY_MERGE]);
+	assert_int_equal(d.event_ps[PL_EV_PCP_SPLIT], d.event_ps[PL_EV_BUDDY_SPLIT]);
+}
+
 /* Bad parameter overrides change nothing. */
 static void test_params_override(void **state)
 {
@@ -298,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_params_override),
+		cmocka_unit_test(test_event_costs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
