@@ -38,6 +38,8 @@ static const struct key_doc docs[] = {
 	{ "llfree_anchors", "allocs", "20000 (order 0), 64", "blocks per thread" },
 	{ "llfree_anchors", "workload", "bulk,repeat,rand", "which of the LLFree artifact's workloads" },
 	{ "llfree_anchors", "pcp_autotune", "1", "0: pagelab's own switch, a fixed pcp->high as Linux 6.0 (no auto-tuning)" },
+	{ "llfree_anchors", "warmup", "0", "1: an untimed bulk pass first (first touches out of the timed phases)" },
+	{ "llfree_anchors", "clock", "wall", "real threads' clock: wall, or thread (each thread's CPU time: a loaded host's waits left out)" },
 	{ "llfree_anchors", "topology", "the profile's, else 2x26x1", "SOCKETSxCORESxTHREADS pricing cache line transfers" },
 	/* pagetypeinfo */
 	{ "pagetypeinfo", "design", "v6.18,mt-counts", NULL },

@@ -72,6 +72,8 @@ static const struct param_spec specs[] = {
 	{ "llfree_anchors", "workload", PK_NAMES, 0, 0, "bulk,repeat,rand" },
 	{ "llfree_anchors", "allocs", PK_NUM, 1, 100000000UL, NULL },
 	{ "llfree_anchors", "pcp_autotune", PK_NUM, 0, 1, NULL },
+	{ "llfree_anchors", "warmup", PK_NUM, 0, 1, NULL },
+	{ "llfree_anchors", "clock", PK_NAME, 0, 0, "wall,thread" },
 	{ NULL, "vtime", PK_NUM, 0, 1, NULL },	/* the virtual-time model (issue 15) */
 	{ NULL, "topology", PK_TEXT, 0, 0, NULL },	/* SOCKETSxCORESxTHREADS, parsed by bench_machine() */
 	/* the machine */

@@ -500,6 +500,15 @@ static int run_replay(struct bench *b)
 	nr_designs = bench_designs(b, "v6.18", designs, 16);
 
 	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL);
+	if (!stats.events) {
+		/* an empty file, or text that is no trace: nothing to score */
+		fprintf(stderr, "pagelab-bench: replay: %s: no page-allocator events in %lu lines "
+			"(want tracefs, trace-cmd report or perf script text of kmem/vmalloc "
+			"events)\n", path, stats.lines);
+		free(k.tl);
+		pl_positional_release(&pos);
+		return 2;
+	}
 	k.state = pl_state_level_names[state];
 	nr_cpus = (unsigned int)param_ulong(b, "cpus", a.nr_cpus ? a.nr_cpus
 						    : (unsigned int)(stats.max_cpu + 1));

@@ -6,6 +6,10 @@ change where the seed publishes one.  Two runs agree on a cell when the marks
 are equal; the sign check covers every cell whose seed change is at least
 10% in magnitude (issue 19's bar: the same mark on >= 95% of all cells and
 the same sign on every such cell).
+
+`pagelab agree --seed RUN` compares one run with the seeds themselves: the
+seed's own verdict mark against ours on every cell where the seed publishes
+a figure (issue 14's bar: >= 95% of those cells).
 """
 from __future__ import annotations
 
@@ -28,12 +32,16 @@ def _cells(run_dir: Path) -> dict:
             doc = json.loads(f.read_text())
         except (OSError, ValueError):
             raise BenchError(f"{f}: not a pagelab seed document") from None
-        if "cells" not in doc and doc.get("seed"):
+        # Judge again a document from before the cells (or the seed's marks)
+        # were saved: its measurements are all the judging needs.
+        if doc.get("seed") and ("cells" not in doc or (doc.get("measurements") and any(
+                "seed_mark" not in c for c in doc["cells"]))):
             # A document from before the cells were saved: judge it again.
             from .reproduce import render_saved
             from .runner import load_results
             doc = load_results(f)
             doc.setdefault("measure", "wall")
+            doc.pop("cells", None)
             render_saved(doc)
             doc["cells"] = doc.pop("_cells", [])
         for c in doc.get("cells", []):
@@ -87,4 +95,35 @@ def cells_text(run1: Path, run2: Path) -> str:
         seed = "" if x.get("seed") is None else f"{x['seed']:.2f}%"
         same = "yes" if (x["change"] > 0) == (y["change"] > 0) else "**no**"
         lines.append(f"| {k[0]} | {k[1]} | {k[2]} | {seed} | {cell(x)} | {cell(y)} | {same} |")
+    return "\n".join(lines)
+
+
+def seed_match(run: Path) -> dict:
+    """Our mark against the seed's own on every cell where the seed gives a figure."""
+    cells = _cells(run)
+    keys = sorted(k for k, c in cells.items() if c.get("seed_mark") is not None)
+    same = [k for k in keys if cells[k]["mark"] == cells[k]["seed_mark"]]
+    per_seed: dict[str, list[int]] = {}
+    for k in keys:
+        t = per_seed.setdefault(k[0], [0, 0])
+        t[0] += k in same
+        t[1] += 1
+    return {"cells": len(keys), "same_mark": len(same),
+            "same_mark_pct": 100.0 * len(same) / len(keys) if keys else 0.0,
+            "per_seed": per_seed,
+            "differ": [(k, cells[k]) for k in keys if k not in same]}
+
+
+def seed_match_text(run: Path) -> str:
+    r = seed_match(run)
+    lines = [f"{run} against the seeds' own tables:",
+             f"  same verdict mark as the seed: {r['same_mark']} of {r['cells']} cells "
+             f"({r['same_mark_pct']:.1f}%; target >= {MARK_TARGET:g}%)",
+             "  per seed: " + ", ".join(f"{s} {a}/{n}" for s, (a, n) in
+                                        sorted(r["per_seed"].items())),
+             f"  {'PASS' if r['same_mark_pct'] >= MARK_TARGET else 'FAIL'}"]
+    for (seed, row, col), c in r["differ"]:
+        ours = (c["mark"] or "-") + f" {c['change']:.2f}%" + (" (noisy)" if c["noisy"] else "")
+        lines.append(f"  differs: seed {seed} {row} [{col}]: seed {c['seed_mark'] or '-'} "
+                     f"{c['seed']:.2f}%, ours {ours}")
     return "\n".join(lines)

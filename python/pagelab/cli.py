@@ -123,7 +123,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    if args.cells:
+    if args.seed:
+        if args.run2 is not None or args.cells:
+            raise BenchError("agree --seed takes one run directory (and no --cells)")
+        print(agree.seed_match_text(Path(args.run1)))
+    elif args.run2 is None:
+        raise BenchError("agree needs two run directories (or --seed RUN)")
+    elif args.cells:
         print(agree.cells_text(Path(args.run1), Path(args.run2)))
     else:
         print(agree.agreement_text(Path(args.run1), Path(args.run2)))
@@ -252,9 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("agree", help="do two reproduce runs give the same verdict marks?")
     a.add_argument("run1", help="a reproduce --out directory")
-    a.add_argument("run2", help="another")
+    a.add_argument("run2", nargs="?", help="another")
     a.add_argument("--cells", action="store_true",
                    help="every cell of both runs side by side (markdown), e.g. instr against wall")
+    a.add_argument("--seed", action="store_true",
+                   help="one run against the seeds' own marks (issue 14: >= 95%% of cells)")
     a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")

@@ -21,9 +21,12 @@ def test_reproduce_002_quick_tiny(tmp_path, capsys):
     assert main(["reproduce", "002", "--quick", *TINY, "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     # The seed's layout, its numbers beside ours, and the counters.
-    assert "|    Just after boot    | 700.9 us |" in out
-    assert "| After building kernel |  28.7 ms |" in out
+    assert "|         Just after boot        | 700.9 us |" in out
+    assert "|      After building kernel     |  28.7 ms |" in out
     assert "268.6 us 160.95%" in out
+    # the booted state (issue 14 §6): loaded from the committed 6.18 snapshot
+    assert "| Just after boot (booted state) | 700.9 us |" in out
+    assert "tests/fixtures/booted-6.18" in out
     assert "zone->lock acquisitions per read, after the churn" in out
     # pagelab's extension beside the seed's columns, labelled as such
     assert "mt-counts+blocks" in out and "(pagelab's extension)" in out
@@ -31,6 +34,8 @@ def test_reproduce_002_quick_tiny(tmp_path, capsys):
     assert doc["seed"] == "002" and doc["mode"] == "quick" and doc["machine"]["commit"]
     reps = {m["rep"] for m in doc["measurements"] if m["test"] == "read-fresh"}
     assert reps == set(range(reproduce.SEED_002_MODES["quick"]["reps"]))
+    booted = [m for m in doc["measurements"] if m["test"] == "booted-read-fresh"]
+    assert booted and {m["params"].get("state") for m in booted} == {"counts"}
     assert len(doc["timeline"]["snapshots"]) == reproduce.SEED_002_MODES["quick"]["snapshots"] + 2
     html = (tmp_path / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3     # bars, fragmentation, buddyinfo

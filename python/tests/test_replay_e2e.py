@@ -62,3 +62,11 @@ def test_engine_refuses_a_missing_trace(tmp_path, capsys):
     assert main(["replay", str(d)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "trace file 'trace.txt.zst' is missing" in err
+
+
+def test_text_that_is_no_trace_is_refused_in_one_line(tmp_path, capsys):
+    not_trace = tmp_path / "notes.txt"
+    not_trace.write_text("root:x:0:0:root:/root:/bin/bash\n" * 20)
+    assert main(["replay", str(not_trace)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no page-allocator events in 20 lines" in err[0]

@@ -226,6 +226,31 @@ def test_agree_counts_marks_and_signs(tmp_path, capsys):
     assert r["same_mark"] == 18 and r["same_mark_pct"] == 90.0
 
 
+def test_agree_seed_counts_our_marks_against_the_seeds(tmp_path, capsys):
+    from pagelab import agree
+    cells = [dict(_c(f"r{i}", -20.0, "(R)", seed=-22.0), seed_mark="(R)") for i in range(18)]
+    cells += [dict(_c("quiet", -4.0, "(R)", seed=-1.0), seed_mark=""),
+              dict(_c("none", 3.0, "(I)"), seed_mark=None)]
+    _seed_doc(tmp_path / "a", cells)
+    r = agree.seed_match(tmp_path / "a")
+    assert (r["cells"], r["same_mark"]) == (19, 18)
+    assert main(["agree", "--seed", str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "18 of 19 cells (94.7%" in out and "FAIL" in out
+    assert "differs: seed 000 quiet [d]: seed - -1.00%, ours (R) -4.00%" in out
+    assert main(["agree", "--seed", str(tmp_path / "a"), str(tmp_path / "a")]) == 2
+    assert main(["agree", str(tmp_path / "a")]) == 2
+
+
+def test_seed_marks_printed_or_implied():
+    assert reproduce._seed_mark("(R) -40.69%", True) == "(R)"
+    assert reproduce._seed_mark("0.10%", True) == ""
+    assert reproduce._seed_mark("64.9%", False) == "(I)"
+    assert reproduce._seed_mark("-12%", False) == "(R)"
+    assert reproduce._seed_mark("4.0%", False) is None       # a bare small figure claims nothing
+    assert reproduce._seed_mark("fewer zone->lock trips", False) is None
+
+
 def test_agree_refuses_a_directory_without_results(tmp_path, capsys):
     assert main(["agree", str(tmp_path), str(tmp_path)]) == 2
     assert "no seed-*.json" in capsys.readouterr().err

@@ -197,10 +197,52 @@ static int pop_fragment(struct zone *zone, int mt)
 }
 
 /*
+ * The block economy's refill when the zone has no whole free block: adopt an
+ * unowned block that has free chunks below pageblock order in the zone (left
+ * by isolation, alloc_contig_range()/free_contig_range(), or a block given
+ * back while partly allocated), the block whose largest free chunk is
+ * largest; the migratetype's own blocks first, then another type's, claimed
+ * for @mt as the kernel's fallback claims a pageblock. The zone still hands
+ * out whole blocks: every free chunk of the adopted block moves to the PCP.
+ * Return: pages adopted, 0 if the zone has no free chunk in an unowned block.
+ * Context: pcp->lock and zone->lock.
+ */
+static int economy_adopt(struct zone *zone, struct per_cpu_pages *pcp, int mt)
+{
+	for (int any = 0; any < 2; any++) {
+		for (int order = (int)pageblock_order - 1; order >= 0; order--) {
+			for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
+				struct list_head *pos, *head = &zone->free_area[order].free_list[t];
+
+				if ((t == mt) == any)
+					continue;
+				list_for_each(pos, head) {
+					struct page *page = list_entry(pos, struct page, buddy_list);
+					unsigned int idx = (unsigned int)pfn_to_pageblock_idx(
+						zone, page_to_pfn(page));
+
+					if (zone->pageblock_owner[idx] >= 0)
+						continue;	/* owned blocks keep their pages on PCPs */
+					if (t != mt) {
+						if (move_freepages_block(zone, page, t, mt) < 0)
+							continue;	/* straddles the zone's edge */
+						pl_count(PL_EV_FALLBACK_CLAIM, 1);
+					}
+					WRITE_ONCE(zone->pageblock_owner[idx], PB_OWNER_NONE);
+					return recover_fragment(zone, pcp, idx, mt);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/*
  * Give this pcp another owned block: a fragment first, else a whole free
- * pageblock; economy_batch then takes more whole blocks under the same
- * hold, up to @nr_blocks. Return: false if neither fits or exists
- * (degrade to baseline). Context: pcp->lock; takes zone->lock.
+ * pageblock (the block economy: else a partly free unowned one);
+ * economy_batch then takes more whole blocks under the same hold, up to
+ * @nr_blocks. Return: false if neither fits or exists (degrade to
+ * baseline). Context: pcp->lock; takes zone->lock.
  */
 static bool pcp_owner_refill(struct zone *zone, struct per_cpu_pages *pcp, int mt,
 			     unsigned int alloc_flags, int nr_blocks)
@@ -238,6 +280,8 @@ static bool pcp_owner_refill(struct zone *zone, struct per_cpu_pages *pcp, int m
 		got += (int)pageblock_nr_pages;
 		pl_count(PL_EV_PCP_OWN_BLOCK, 1);
 	}
+	if (!got && design_block_economy(zone))
+		got = economy_adopt(zone, pcp, mt);
 	spin_unlock(&zone->lock);
 	if (!got && design_block_economy(zone))
 		return economy_steal(zone, pcp, mt);

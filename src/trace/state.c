@@ -86,10 +86,26 @@ static unsigned long zone_pages(const struct pl_snapshot *snap, int zi)
 	return (pages + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 }
 
+/*
+ * The snapshot decides the memory layout: its zones already hold the kernel's
+ * reserves and holes as allocated pages, so a machine profile's own ZONE_DMA,
+ * holes and boot reserve (which the loader would find not allocated where the
+ * snapshot needs free blocks) are dropped; the profile keeps its CPUs,
+ * topology and architecture.
+ */
+static void snapshot_layout(struct pl_config *cfg)
+{
+	cfg->dma_bytes = 0;
+	cfg->nr_holes = 0;
+	cfg->boot_reserve = false;
+	cfg->kernel_image_bytes = 0;
+}
+
 void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg)
 {
 	unsigned long dma32 = zone_pages(snap, ZONE_DMA32), normal = zone_pages(snap, ZONE_NORMAL);
 
+	snapshot_layout(cfg);
 	cfg->dma32_bytes = dma32 << PAGE_SHIFT;
 	cfg->mem_bytes = (dma32 + normal) << PAGE_SHIFT;
 	cfg->min_free_kbytes = snap->min_free_kbytes;
@@ -558,6 +574,7 @@ void pl_snapshot_config_positional(const struct pl_snapshot *snap, const struct 
 {
 	unsigned long dma32_end = 0, normal_end = 0;
 
+	snapshot_layout(cfg);
 	for (int i = 0; i < snap->nr_zones; i++) {
 		const struct pl_snap_zone *sz = &snap->zone[i];
 

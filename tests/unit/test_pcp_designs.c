@@ -5,7 +5,8 @@
  * pcp->lock before a drain takes zone->lock, and says why a lookup failed;
  * targeted_drain lets an allocation succeed by draining only the CPU that
  * holds what it needs; pcp_block_economy moves only whole pageblocks under
- * zone->lock, steals a block from another CPU when the zone has none, counts
+ * zone->lock (adopting a partly free unowned block whole when the zone has no
+ * free one), steals a block from another CPU when the zone has none, counts
  * PCP-held pages for the watermarks, and gives owned blocks back to
  * isolation so alloc_contig_range() still succeeds; economy_batch takes
  * and gives back several whole blocks per zone->lock hold.
@@ -313,6 +314,59 @@ static void test_economy_batch_moves_several_blocks_per_hold(void **state)
 	assert_true(batch.free_holds * 2 <= batch.released);
 }
 
+/*
+ * Every block is allocated whole, then the second halves of four of them
+ * are freed page by page: their pages go to the zone (the blocks have no
+ * owner), so the zone has free pages but no whole free block, and no PCP
+ * holds any. An order-0 allocation must adopt one of those blocks, not fail
+ * (the fuzzer found vmalloc failing with 2,000 pages free).
+ */
+static void test_economy_adopts_a_partly_free_block(void **state)
+{
+	static struct page *pages[256];
+	struct pl_machine *m;
+	struct pl_config cfg;
+	unsigned long n, idx;
+	struct zone *zone;
+	struct page *p;
+
+	(void)state;
+	/* one zone and a zero min watermark: exhaust() takes every block */
+	pl_config_default(&cfg);
+	cfg.mem_bytes = cfg.dma32_bytes = 64 * MiB;
+	cfg.min_free_kbytes = 1;
+	cfg.debug = 1;
+	assert_int_equal(pl_design_preset("block-economy", &cfg.design), 0);
+	assert_non_null(m = pl_machine_create(&cfg));
+	assert_int_equal(pl_enter(m, 0), 0);
+	n = exhaust(GFP_HIGHUSER_MOVABLE, pageblock_order, pages, 256);
+	assert_true(n >= 8);
+	assert_null(alloc_pages(GFP_HIGHUSER_MOVABLE, pageblock_order));
+	for (unsigned long b = 0; b < 4; b++) {
+		assert_int_equal(split_page(pages[b], pageblock_order), 0);
+		for (unsigned long i = pageblock_nr_pages / 2; i < pageblock_nr_pages; i++)
+			assert_int_equal(__free_pages(pages[b] + i, 0), 0);
+	}
+	assert_int_equal(pl_check_machine(m), 0);
+	p = alloc_pages(GFP_KERNEL, 0);
+	assert_non_null(p);
+	zone = page_zone(p);
+	idx = pfn_to_pageblock_idx(zone, page_to_pfn(p));
+	assert_int_equal(zone->pageblock_owner[idx], 0);	/* adopted by CPU 0 */
+	assert_int_equal(get_pageblock_migratetype(p), MIGRATE_UNMOVABLE);	/* claimed */
+	assert_true(event(m, PL_EV_FALLBACK_CLAIM) >= 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_int_equal(__free_pages(p, 0), 0);
+	for (unsigned long b = 0; b < 4; b++)
+		for (unsigned long i = 0; i < pageblock_nr_pages / 2; i++)
+			assert_int_equal(__free_pages(pages[b] + i, 0), 0);
+	while (n > 4)
+		assert_int_equal(__free_pages(pages[--n], pageblock_order), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
 /* Isolation takes owned blocks back: alloc_contig_range() still works. */
 static void test_economy_contig_range_reaches_owned_blocks(void **state)
 {
@@ -345,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_economy_steals_when_the_zone_has_no_block),
 		cmocka_unit_test(test_economy_contig_range_reaches_owned_blocks),
 		cmocka_unit_test(test_economy_batch_moves_several_blocks_per_hold),
+		cmocka_unit_test(test_economy_adopts_a_partly_free_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
