@@ -54,7 +54,7 @@ test-asan: build-asan
 		ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(NPROC)
 
 test-py: build
-	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pytest -q python/tests
+	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench PAGELAB_REQUIRE_LIB=1 $(VENV)/bin/python -m pytest -q python/tests
 
 # The tests with real threads (CTest label "concurrency") under ThreadSanitizer,
 # without ASLR where allowed (gcc 12's TSan rejects some high-entropy layouts).

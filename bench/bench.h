@@ -82,6 +82,19 @@ void bench_harness_json(const struct bench *b);
 /* Parameters every suite accepts (the harness's): pin= */
 bool bench_harness_key(const char *key);
 
+/*
+ * snapshot.c: snapshot_ms=/snapshot_ops= with snapshot_dir= (every suite).
+ * bench_snap_check() validates the three together (0, or 2 after one line);
+ * bench_machine() registers its machines (bench_snap_machine(), also for
+ * suites that make their own); the harness's pause points call
+ * bench_snap_poll(); suites end their machines with bench_machine_destroy().
+ */
+int bench_snap_check(const struct bench *b);
+void bench_snap_init(const struct bench *b);
+void bench_snap_machine(struct pl_machine *m, const char *design);
+void bench_snap_poll(void);
+void bench_machine_destroy(struct pl_machine *m);
+
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
 		double value, const char *unit, struct pl_machine *m);
 

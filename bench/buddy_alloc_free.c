@@ -222,7 +222,7 @@ static int run(struct bench *b)
 	for (int i = 0; i < n; i++) {
 		fprintf(b->out, "%-12s %10.1f %10.1f %14.1f %10.1f\n", names[i], best_pair[i],
 			threads * 1e3 / best_pair[i], best_batch[i], threads * 1e3 / best_batch[i]);
-		pl_machine_destroy(m[i]);
+		bench_machine_destroy(m[i]);
 	}
 	return 0;
 }

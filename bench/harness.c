@@ -18,6 +18,9 @@
  * global, so every thread's instructions inside the region are counted and
  * nothing outside any region is.  The Python runner sums a slot's dumps.
  *
+ * Snapshots (snapshot.c) are taken at the regions' edges, outside them:
+ * before a region's clock starts and after it stops.
+ *
  * Invariants: regions do not nest (one open region per process, opened and
  * closed by the same thread); a slot's figures only grow.
  */
@@ -99,6 +102,7 @@ void bench_region_begin(struct bench *b, int slot)
 			b->open_slot);
 		exit(1);
 	}
+	bench_snap_poll();	/* a snapshot due goes before the region, not in it */
 	b->open_slot = slot;
 	s->entries++;
 	s->minflt_start = minflt_now();
@@ -139,6 +143,7 @@ uint64_t bench_region_end(struct bench *b, int slot)
 	s->ns += ns;
 	s->minflt += flt;
 	b->minflt_in += flt;
+	bench_snap_poll();	/* after the region's figures are taken */
 	return ns;
 }
 
@@ -187,5 +192,6 @@ void bench_harness_json(const struct bench *b)
 
 bool bench_harness_key(const char *key)
 {
-	return !strcmp(key, "pin");
+	return !strcmp(key, "pin") || !strcmp(key, "snapshot_ms") || !strcmp(key, "snapshot_ops") ||
+	       !strcmp(key, "snapshot_dir");
 }

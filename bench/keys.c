@@ -32,6 +32,9 @@ static const struct key_doc docs[] = {
 	{ NULL, "machine", "(none)", "a machine profile: CPUs, memory layout, topology (machine profiles below)" },
 	{ NULL, "pin", "1", "pin the main thread to its CPU (every suite; bench/harness.c)" },
 	{ NULL, "vtime", "0", "1: virtual time (issue 15): every record gets a deterministic \"vtime\" figure" },
+	{ NULL, "snapshot_ms", "(off)", "every N ms of wall time: buddyinfo, pagetypeinfo, vmstat, zoneinfo into snapshot_dir (outside measured regions)" },
+	{ NULL, "snapshot_ops", "(off)", "the same every K page operations (pages allocated + freed): deterministic, for vtime=1" },
+	{ NULL, "snapshot_dir", "(none)", "where snapshots go: DIR/NNNN/{buddyinfo,...} and DIR/index" },
 	/* llfree_anchors (issue 15) */
 	{ "llfree_anchors", "threads", "1", "threads (vtime=1: vCPUs in virtual time) running the workload" },
 	{ "llfree_anchors", "order", "0", "allocation order" },

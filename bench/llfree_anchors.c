@@ -247,7 +247,7 @@ static int run(struct bench *b)
 		for (unsigned int t = 0; t < threads; t++)
 			free(a.cpu[t].pages);
 		free(a.cpu);
-		pl_machine_destroy(a.m);
+		bench_machine_destroy(a.m);
 	}
 	return 0;
 }

@@ -53,6 +53,7 @@ static int show_profile(struct bench *b, const struct pl_machine_profile *p, boo
 		fprintf(stderr, "pagelab-bench: machines: cannot create '%s'\n", p->name);
 		return 1;
 	}
+	bench_snap_machine(m, "v6.18");
 	fmt_bytes(mem, sizeof(mem), p->ram_bytes);
 	for_each_zone(zone, m) {
 		const struct per_cpu_pages *pcp = &zone->per_cpu_pageset[0];
@@ -81,7 +82,7 @@ static int show_profile(struct bench *b, const struct pl_machine_profile *p, boo
 			"%lu MiB\n", total << (PAGE_SHIFT - 10),
 			(host_rss_kib() - (rss_before < host_rss_kib() ? rss_before : 0)) >> 10);
 	}
-	pl_machine_destroy(m);
+	bench_machine_destroy(m);
 	return 0;
 }
 

@@ -126,6 +126,7 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 		}
 		pl_state_release(st);	/* its pages stay allocated: the booted machine's */
 	}
+	bench_snap_machine(m, design);
 	return m;
 }
 
@@ -279,6 +280,7 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 {
 	unsigned long ev[NR_PL_VM_EVENTS];
 
+	bench_snap_poll();	/* records are emitted outside every region */
 	if (!b->json)
 		return;
 	printf("{\"suite\": ");
@@ -365,8 +367,11 @@ static int list(bool json)
 	}
 	/* the keys every suite takes: the harness's and the machine profile */
 	printf(json ? "], \"common_keys\": [" : "  every suite:\n");
-	for (int i = 0; i < 3; i++) {
-		const char *key = i == 2 ? "vtime" : i ? "machine" : "pin";
+	static const char *const common[] = { "pin", "machine", "vtime", "snapshot_ms",
+					      "snapshot_ops", "snapshot_dir" };
+
+	for (int i = 0; i < (int)ARRAY_SIZE(common); i++) {
+		const char *key = common[i];
 
 		bench_key_doc("", key, &def, &meaning);
 		if (json) {
@@ -508,7 +513,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--keys")) {
 		/* harness.c's, and bench_machine()'s for every suite */
 		static const char *const harness_keys[] = { "pin", "machine", "snapshot", "state", "vtime",
-							    NULL };
+							    "snapshot_ms", "snapshot_ops",
+							    "snapshot_dir", NULL };
 
 		for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 			bench_list_keys(stdout, suites[i]->name, suites[i]->keys);
@@ -559,8 +565,9 @@ int main(int argc, char **argv)
 		b.keys[b.nr_params] = argv[i];
 		b.vals[b.nr_params++] = eq + 1;
 	}
-	if (bench_check_params(&b))
+	if (bench_check_params(&b) || bench_snap_check(&b))
 		return 2;
 	bench_harness_init(&b);
+	bench_snap_init(&b);
 	return suite->run(&b);
 }

@@ -171,7 +171,7 @@ static int run(struct bench *b)
 					   "ns", m);
 				if (r.ns < best[o][d].ns)
 					best[o][d] = r;
-				pl_machine_destroy(m);
+				bench_machine_destroy(m);
 			}
 			if (with_floor)
 				floor_ns[o] = min(floor_ns[o],

@@ -164,7 +164,7 @@ static int run(struct bench *b)
 			pl_churn_release(cfgs[i].churn);
 			pl_leave();
 		}
-		pl_machine_destroy(cfgs[i].m);
+		bench_machine_destroy(cfgs[i].m);
 	}
 	free(pages);
 	return 0;

@@ -173,7 +173,7 @@ static int run(struct bench *b)
 		pl_enter(m[i], 0);
 		pl_churn_release(st[i]);
 		pl_leave();
-		pl_machine_destroy(m[i]);
+		bench_machine_destroy(m[i]);
 		free(bufs[i]);
 	}
 	return identical ? 0 : 1;

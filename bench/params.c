@@ -104,7 +104,7 @@ static const struct param_spec specs[] = {
 	{ NULL, "monitor", PK_NUM, 0, 1, NULL },
 	{ NULL, "monitor_ms", PK_NUM, 1, 1000, NULL },	/* the run waits out a period */
 	{ NULL, "churn", PK_NUM, 0, 1, NULL },
-	{ NULL, "what", PK_NAMES, 0, 0, "buddyinfo,pagetypeinfo,zoneinfo,vmallocinfo,events" },
+	{ NULL, "what", PK_NAMES, 0, 0, "buddyinfo,pagetypeinfo,zoneinfo,vmallocinfo,vmstat,lock_stat,events" },
 	{ NULL, "workload", PK_NAME, 0, 0, "fresh,churn" },
 	{ NULL, "live", PK_NUMLIST, 1, 100000000UL, NULL },
 	{ NULL, "align", PK_POW2LIST, 1, 1UL << 20, NULL },
@@ -129,6 +129,10 @@ static const struct param_spec specs[] = {
 	{ NULL, "max_events", PK_NUM, 1, ULONG_MAX, NULL },
 	{ NULL, "warmup", PK_NUM, 0, 1000000000UL, NULL },
 	{ NULL, "pin", PK_NUM, 0, 1, NULL },	/* the harness's (harness.c), every suite */
+	/* snapshots during a run (snapshot.c), every suite; needed together: bench_snap_check() */
+	{ NULL, "snapshot_ms", PK_NUM, 1, 86400000UL, NULL },
+	{ NULL, "snapshot_ops", PK_NUM, 1, 100000000000UL, NULL },
+	{ NULL, "snapshot_dir", PK_TEXT, 0, 0, NULL },
 	/* every suite's machine (bench_machine()); machine= is also checked in main() */
 	{ NULL, "machine", PK_TEXT, 0, 0, NULL },
 	{ NULL, "snapshot", PK_TEXT, 0, 0, NULL },

@@ -584,7 +584,7 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 		fprintf(stderr, "pagelab-bench: the checker found the machine inconsistent\n");
 		exit(1);
 	}
-	pl_machine_destroy(m);
+	bench_machine_destroy(m);
 }
 
 static int parse_list(const char *s, unsigned int *out, int max)

@@ -277,6 +277,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		fprintf(stderr, "pagelab-bench: replay: cannot create the machine\n");
 		exit(2);
 	}
+	bench_snap_machine(m, design);
 	if (snap && state != PL_STATE_FRESH) {
 		st = state == PL_STATE_POSITIONAL ? pl_machine_load_positional(m, snap, pos)
 						  : pl_machine_load_state(m, snap);
@@ -348,7 +349,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	pl_state_release(st);
 	if (ef)
 		fclose(ef);
-	pl_machine_destroy(m);
+	bench_machine_destroy(m);
 }
 
 /* ---- output ---------------------------------------------------------------- */

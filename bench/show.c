@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * show.c - the kernel's /proc reports of a machine after a chosen workload:
- * `pagelab-bench show what=buddyinfo,pagetypeinfo,zoneinfo,events workload=fresh|churn`
- * (events: pagelab's counters, /proc/vmstat-style, not a kernel report).
+ * `pagelab-bench show what=buddyinfo,pagetypeinfo,zoneinfo,vmstat,lock_stat,events
+ * workload=fresh|churn` (events: all of pagelab's counters, /proc/vmstat-style
+ * but with pagelab's names, not a kernel report; vmstat is the kernel's).
+ * lock_stat turns lock_stat=1 on unless the run says lock_stat=0 (then the
+ * report is refused, as a kernel without CONFIG_LOCK_STAT has none).
  *
  * fresh: the machine just after boot. churn: after the kernel-build-like
  * churn of workloads.c (seed=, rounds= as in the pagetypeinfo suite), with
@@ -58,6 +61,8 @@ static const struct report reports[] = {
 	{ "pagetypeinfo", pl_show_pagetypeinfo },
 	{ "zoneinfo", pl_show_zoneinfo },
 	{ "vmallocinfo", pl_show_vmallocinfo },
+	{ "vmstat", pl_show_vmstat },
+	{ "lock_stat", pl_show_lock_stat },
 	{ "events", show_events },
 };
 
@@ -110,7 +115,8 @@ static int run(struct bench *b)
 
 		if (!r) {
 			fprintf(stderr, "pagelab-bench: show: unknown report '%s' "
-				"(buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, events)\n", tok);
+				"(buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, vmstat, "
+				"lock_stat, events)\n", tok);
 			return 2;
 		}
 		if (nr < (int)ARRAY_SIZE(want))
@@ -130,6 +136,18 @@ static int run(struct bench *b)
 		return 2;
 	}
 
+	for (int i = 0; i < nr; i++) {
+		if (want[i]->show != pl_show_lock_stat)
+			continue;
+		if (!param_str(b, "lock_stat", NULL) && b->nr_params < BENCH_MAX_PARAMS) {
+			b->keys[b->nr_params] = "lock_stat";
+			b->vals[b->nr_params++] = "1";
+		} else if (!param_ulong(b, "lock_stat", 1)) {
+			fprintf(stderr, "pagelab-bench: show: what=lock_stat needs lock_stat=1 "
+				"(a kernel without CONFIG_LOCK_STAT has no /proc/lock_stat)\n");
+			return 2;
+		}
+	}
 	m = bench_machine(b, design);
 	if (!strcmp(workload, "churn")) {
 		pl_enter(m, 0);
@@ -151,7 +169,7 @@ static int run(struct bench *b)
 		pl_churn_release(st);
 		pl_leave();
 	}
-	pl_machine_destroy(m);
+	bench_machine_destroy(m);
 	return ret ? 1 : 0;
 }
 

@@ -662,7 +662,7 @@ static int run_design(struct bench *b, const struct tv_params *p, const char *de
 			(unsigned long long)(w->stop - w->start));
 	}
 	free(r.w);
-	pl_machine_destroy(r.m);
+	bench_machine_destroy(r.m);
 	return failed;
 }
 

@@ -84,6 +84,7 @@ static int run_throughput(struct bench *b)
 			fprintf(stderr, "pagelab-bench: trace_throughput: cannot create the machine\n");
 			return 2;
 		}
+		bench_snap_machine(m, designs[0]);
 		rp = pl_replay_create(m, NULL);
 		pl_warn_set_quiet(true);
 		t0 = now_s();
@@ -98,7 +99,7 @@ static int run_throughput(struct bench *b)
 			t, (double)n / t / 1e6);
 		bench_emit(b, "replay", designs[0], rep, (double)n / t, "events/s", m);
 		pl_replay_destroy(rp, true);
-		pl_machine_destroy(m);
+		bench_machine_destroy(m);
 	}
 	return 0;
 }

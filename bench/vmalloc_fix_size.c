@@ -86,7 +86,7 @@ static int run(struct bench *b)
 	fprintf(b->out, "%s, vmalloc+vfree, best of %d (ns per pair)\n", test, reps);
 	for (int d = 0; d < nd; d++) {
 		fprintf(b->out, "  %-18s %8.1f\n", designs[d], best[d]);
-		pl_machine_destroy(m[d]);
+		bench_machine_destroy(m[d]);
 	}
 	return 0;
 }

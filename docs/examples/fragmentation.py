@@ -33,6 +33,15 @@ for d, res in churn.items():
 print(machines["v6.18"].buddyinfo())
 
 # %% [markdown]
+# /proc/vmstat in the kernel's names: free pages, pages allocated per zone, pages
+# freed (boot's included, as the kernel counts them); only the items pagelab keeps.
+
+# %%
+vmstat = dict(line.split() for line in machines["v6.18"].vmstat().splitlines())
+print(machines["v6.18"].vmstat(), end="")
+assert int(vmstat["nr_free_pages"]) <= free_at_boot["v6.18"]
+
+# %% [markdown]
 # Reading /proc/pagetypeinfo: the baseline walks every free list under
 # zone->lock, seed 002 (mt_counts) reads counters. Same text, different cost
 # (zone->lock acquisitions counted by the library; times are indicative only).

@@ -16,6 +16,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "compiler.h"
 #include "vtime.h"
@@ -37,6 +38,15 @@ uint64_t pl_now_ns(void);
  * @wait_ns:      total time spent waiting (atomic).
  * @hold_ns:      total time held (written by holder; only with timing on).
  * @hold_max_ns:  longest hold (written by holder).
+ * The rest only with timing on (lock_stat=1), as CONFIG_LOCK_STAT keeps them:
+ * @wait_min_ns, @wait_max_ns: shortest and longest wait (atomic; the min is
+ *                UINT64_MAX in the lock until a wait, 0 once read).
+ * @hold_min_ns:  shortest hold (written by holder; UINT64_MAX until one).
+ * @con_bounces:  contentions where the lock was last taken on another vCPU
+ *                (the kernel's bounce_contended; atomic).
+ * @acq_bounces:  spin_lock() acquisitions where it was last taken on another
+ *                vCPU (bounce_acquired; trylocks are not counted, as in the
+ *                kernel, whose trylock does not call lock_acquired()).
  */
 struct pl_lock_stat {
 	uint64_t acquisitions;
@@ -44,7 +54,18 @@ struct pl_lock_stat {
 	uint64_t wait_ns;
 	uint64_t hold_ns;
 	uint64_t hold_max_ns;
+	uint64_t wait_min_ns;
+	uint64_t wait_max_ns;
+	uint64_t hold_min_ns;
+	uint64_t con_bounces;
+	uint64_t acq_bounces;
 };
+
+/*
+ * The vCPU the calling thread runs, for lock_stat's bounces (pl_enter()
+ * sets it; 0 on a thread that entered none). Thread-local.
+ */
+extern _Thread_local unsigned int pl_lock_cpu;
 
 /**
  * struct pl_spinlock - test-and-test-and-set spinlock.
@@ -61,6 +82,7 @@ struct pl_spinlock {
 	int locked;
 	bool timed;
 	unsigned char vt_class;
+	unsigned short cpu;	/* vCPU of the last spin_lock() (timed; the kernel's lock->cpu), < PL_MAX_VCPUS */
 	uint64_t t_acquired;
 	struct pl_lock_stat stat;
 	uint64_t vt_acq_at, vt_free_at;
@@ -85,15 +107,26 @@ static inline void pl_spin_acquired(struct pl_spinlock *lock)
 		lock->t_acquired = pl_now_ns();
 }
 
+/* lock_stat's acq-bounces: the kernel's __lock_acquired() (not on trylocks). */
+static inline void pl_spin_acquired_cpu(struct pl_spinlock *lock)
+{
+	if (lock->timed && lock->cpu != pl_lock_cpu) {
+		WRITE_ONCE(lock->stat.acq_bounces, lock->stat.acq_bounces + 1);
+		WRITE_ONCE(lock->cpu, (unsigned short)pl_lock_cpu);
+	}
+}
+
 /** spin_lock() - take @lock, spinning; counts a contention if it had to wait. */
 static inline void spin_lock(struct pl_spinlock *lock)
 {
 	if (unlikely(pl_vt_cur))
 		pl_vt_lock(lock);
-	if (likely(!__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE)))
+	if (likely(!__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))) {
 		pl_spin_acquired(lock);
-	else
+		pl_spin_acquired_cpu(lock);
+	} else {
 		pl_spin_lock_slow(lock);
+	}
 }
 
 /** spin_trylock() - take @lock if free. Return: true if taken. */
@@ -119,6 +152,8 @@ static inline void spin_unlock(struct pl_spinlock *lock)
 		WRITE_ONCE(lock->stat.hold_ns, lock->stat.hold_ns + held);
 		if (held > lock->stat.hold_max_ns)
 			WRITE_ONCE(lock->stat.hold_max_ns, held);
+		if (held < lock->stat.hold_min_ns)
+			WRITE_ONCE(lock->stat.hold_min_ns, held);
 	}
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 }
@@ -126,6 +161,78 @@ static inline void spin_unlock(struct pl_spinlock *lock)
 /** pl_lock_stat_read() - snapshot @lock's numbers into @out. */
 void pl_lock_stat_read(const struct pl_spinlock *lock, struct pl_lock_stat *out);
 void pl_lock_stat_reset(struct pl_spinlock *lock);
+/*
+ * pl_lock_stat_wait() - account one contended acquisition's wait of @ns
+ * (the kernel's lock_time_inc() on the wait time; vtime.c passes virtual ns).
+ */
+void pl_lock_stat_wait(struct pl_spinlock *lock, uint64_t ns);
+
+/**
+ * struct pl_lock_saved - a lock's lock_stat numbers and last CPU, as an
+ * observer saves them before using the lock and puts them back after
+ * (bench/snapshot.c), so that its reports leave no trace in the figures.
+ */
+struct pl_lock_saved {
+	struct pl_lock_stat stat;
+	unsigned int cpu;
+};
+/*
+ * pl_lock_stat_save(), pl_lock_stat_put_back() - copy them out and back,
+ * each while holding the lock word without any accounting (so no holder
+ * updates them meanwhile). A waiter's contention that lands between the
+ * two is lost with the rest: observe when no vCPU runs.
+ */
+void pl_lock_stat_save(struct pl_spinlock *lock, struct pl_lock_saved *out);
+void pl_lock_stat_put_back(struct pl_spinlock *lock, const struct pl_lock_saved *in);
+
+/* ---- seq_file over a caller's buffer (the pl_show_*() reports) ------------- */
+
+/**
+ * struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled.
+ * With @buf NULL it only counts (to learn the size a report needs).
+ */
+struct pl_seq {
+	char *buf;
+	size_t size;
+	size_t count;
+	bool overflow;
+};
+
+/**
+ * pl_seq_finish() - end a report: NUL-terminate the buffer (when there is
+ * one of size > 0). Return: the length (without the NUL), -ENOSPC if it
+ * did not fit (the buffer then holds a terminated prefix); with no buffer,
+ * the length the report needs.
+ */
+long pl_seq_finish(struct pl_seq *s);
+
+/* ---- /proc/lock_stat (lock_stat.c) ----------------------------------------- */
+
+/**
+ * struct pl_lock_class_stat - one lock class of /proc/lock_stat: the numbers
+ * of every lock of the class summed, as lockdep keeps them per class (the
+ * min and max are taken over the locks, the rest summed).
+ * @name:     the class name as lockdep derives it from the init expression
+ *            ("&zone->lock").
+ * @nr_locks: locks folded in.
+ */
+struct pl_lock_class_stat {
+	const char *name;
+	unsigned long nr_locks;
+	struct pl_lock_stat st;
+};
+
+/** pl_lock_class_add() - fold @lock's numbers into class @c. */
+void pl_lock_class_add(struct pl_lock_class_stat *c, const struct pl_spinlock *lock);
+
+/**
+ * pl_lock_stat_print() - /proc/lock_stat's text for @nr classes into @s:
+ * the "lock_stat version 0.4" header, the column line between dashed rules,
+ * then one line per class, most contended first (ties keep @classes' order),
+ * times in microseconds with two decimals. Classes with no acquisition are
+ * left out, as lockdep lists only classes in use. @classes is reordered.
+ */
+void pl_lock_stat_print(struct pl_seq *s, struct pl_lock_class_stat *classes, unsigned int nr);
 
 /* ---- per-CPU event counters ---------------------------------------------- */
 
@@ -201,6 +308,9 @@ void pl_lock_stat_reset(struct pl_spinlock *lock);
 	X(TARGETED_DRAIN_CPUS, "CPUs drained by targeted_drain")                \
 	X(DRAIN_ALL_CPUS, "CPUs drained by drain_all_pages")                    \
 	X(ECONOMY_STEAL, "pageblocks stolen from another CPU (pcp_block_economy)") \
+	X(PGALLOC_DMA, "pages allocated from ZONE_DMA (the kernel's pgalloc_dma)") \
+	X(PGALLOC_DMA32, "pages allocated from ZONE_DMA32 (pgalloc_dma32)")   \
+	X(PGALLOC_NORMAL, "pages allocated from ZONE_NORMAL (pgalloc_normal)") \
 	X(PCP_SPLIT, "halvings of owned chunks under pcp->lock (pcp_owner)")
 
 enum pl_vm_event {

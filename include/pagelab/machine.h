@@ -30,6 +30,26 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg);
 /** pl_machine_destroy() - release a machine (runs the checker at debug >= 1). */
 void pl_machine_destroy(struct pl_machine *m);
 
+/* ---- /proc/lock_stat (lock_stat_show.c) ----------------------------------- */
+
+/**
+ * pl_show_lock_stat() - /proc/lock_stat in the kernel's format (version
+ * 0.4): the machine's timed spinlocks folded into lockdep's classes
+ * (&zone->lock, &pcp->lock, free_vmap_area_lock, &vn->busy.lock, ...), one
+ * line each, most contended first, times in microseconds. The pl_show_*()
+ * contract of mm.h: NUL-terminated, (m, NULL, 0) gives the length needed.
+ * Contention points (call sites) are not recorded and not printed.
+ * @m:    a machine created with lock_stat=1 (struct pl_config.lock_stat).
+ * @buf:  where the text goes, or NULL with @size 0.
+ * @size: bytes at @buf.
+ * Context: any thread; reads the locks' numbers racily.
+ * Return: length, -ENOSPC, -EINVAL (NULL machine, NULL buffer with a size)
+ * or -ENOENT (no lock_stat on @m), the errors after a rate-limited warning.
+ */
+long pl_show_lock_stat(struct pl_machine *m, char *buf, size_t size);
+/** pl_show_lock_stat_file() - /proc/lock_stat to @f. Return: length or a -errno as above, -ENOMEM, -EIO. */
+long pl_show_lock_stat_file(struct pl_machine *m, FILE *f);
+
 /* ---- designs from switches (design.c) ----------------------------------- */
 
 /**

@@ -644,6 +644,8 @@ struct pl_machine {
 	unsigned long dma_pfn, dma32_pfn;		/* zone boundaries */
 	unsigned long node_start_pfn, node_end_pfn;	/* first RAM pfn, last + 1 */
 	unsigned long boot_reserved[NR_PL_BOOT_RESERVE];	/* pages, by kind */
+	/* pages memblock_free_all() gave the buddy: the kernel's pgfree counts them */
+	unsigned long boot_freed_pages;
 	struct pl_mem_range unavailable[PL_MAX_UNAVAILABLE];	/* pfns, sorted */
 	signed char unavailable_kind[PL_MAX_UNAVAILABLE];	/* pl_boot_reserve or hole */
 	unsigned int nr_unavailable;
@@ -863,24 +865,7 @@ void pl_events_sum(const struct pl_machine *m, unsigned long out[NR_PL_VM_EVENTS
 
 /* ---- reports (mm/vmstat.c) ------------------------------------------------ */
 
-/**
- * struct pl_seq - a seq_file over a caller's buffer; @overflow if it filled.
- * With @buf NULL it only counts (to learn the size a report needs).
- */
-struct pl_seq {
-	char *buf;
-	size_t size;
-	size_t count;
-	bool overflow;
-};
-
-/**
- * pl_seq_finish() - end a report: NUL-terminate the buffer (when there is
- * one of size > 0). Return: the length (without the NUL), -ENOSPC if it
- * did not fit (the buffer then holds a terminated prefix); with no buffer,
- * the length the report needs.
- */
-long pl_seq_finish(struct pl_seq *s);
+/* struct pl_seq and pl_seq_finish(): base.h. */
 
 /*
  * The pl_show_*() reports share one contract: the text goes into @buf and is
@@ -904,6 +889,21 @@ long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);
 /** pl_show_zoneinfo() - the page-allocator part of /proc/zoneinfo. Return: length or -ENOSPC. */
 long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size);
+/**
+ * pl_show_vmstat() - /proc/vmstat: "name value" lines in the kernel's order
+ * (mm/vmstat.c's vmstat_text), only for the items pagelab keeps:
+ * nr_free_pages, nr_free_pages_blocks, nr_memmap_boot_pages (with the boot
+ * reserve modelled), pgalloc_dma, pgalloc_dma32, pgalloc_normal and pgfree
+ * (boot's frees included, as __free_pages_core() counts them). Items pagelab
+ * does not model are left out, not printed as 0 (README "/proc/vmstat").
+ * @m:    the machine.
+ * @buf:  where the text goes (NUL-terminated), or NULL with @size 0.
+ * @size: bytes at @buf.
+ * Context: any thread; reads the vCPUs' counters racily, as the kernel does.
+ * Return: length, -ENOSPC (see above), or -EINVAL after a rate-limited
+ * warning for a NULL machine or a NULL buffer with a size.
+ */
+long pl_show_vmstat(struct pl_machine *m, char *buf, size_t size);
 
 /** pl_show_buddyinfo_file() - /proc/buddyinfo to @f. Return: length, -ENOMEM or -EIO. */
 long pl_show_buddyinfo_file(struct pl_machine *m, FILE *f);
@@ -911,6 +911,8 @@ long pl_show_buddyinfo_file(struct pl_machine *m, FILE *f);
 long pl_show_pagetypeinfo_file(struct pl_machine *m, FILE *f);
 /** pl_show_zoneinfo_file() - /proc/zoneinfo (page-allocator part) to @f. */
 long pl_show_zoneinfo_file(struct pl_machine *m, FILE *f);
+/** pl_show_vmstat_file() - /proc/vmstat to @f. Return: length, -EINVAL, -ENOMEM or -EIO. */
+long pl_show_vmstat_file(struct pl_machine *m, FILE *f);
 
 /**
  * pl_show_to_file() - run report @show into a buffer of the size it needs

@@ -214,6 +214,17 @@ long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size);
 long pl_show_vmallocinfo_file(struct pl_machine *m, FILE *f);
 
 /**
+ * pl_vmalloc_for_each_lock() - call @fn for every spinlock of @m's vmalloc
+ * space with its lockdep class name (free_vmap_area_lock, &vn->busy.lock,
+ * &vn->lazy.lock, &vn->pool_lock, &vbq->lock, pcpu_lock, and seed 004's
+ * per-CPU bump locks), for /proc/lock_stat (pl_show_lock_stat()).
+ * Context: reads the locks' numbers racily; the space must stay alive.
+ */
+void pl_vmalloc_for_each_lock(struct pl_machine *m,
+			      void (*fn)(void *ctx, const char *cls, const struct pl_spinlock *lock),
+			      void *ctx);
+
+/**
  * pl_check_vmalloc() - the vmalloc checker: the partition of the space, the
  * free index's augmented values and order, the busy/lazy indexes per node,
  * the pools, the lazy page count, the vmap_area objects in use, and the

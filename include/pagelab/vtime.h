@@ -88,11 +88,11 @@ enum pl_vt_path {
  * @idle_ps:     a step of the interleaver that did no allocator work (a
  *               vCPU polling for work): one pass of the workload's loop.
  */
-/* Room for every vm event's cost (vtime.c asserts NR_PL_VM_EVENTS fits). */
-#define PL_VT_MAX_EVENTS 96
+/* Room for the vm events (base.h's enum pl_vm_event, which includes this file). */
+#define PL_VT_MAX_EVENTS 128
 
 struct pl_vt_params {
-	uint64_t event_ps[PL_VT_MAX_EVENTS];
+	uint64_t event_ps[PL_VT_MAX_EVENTS];	/* >= NR_PL_VM_EVENTS, checked in vtime.c */
 	uint64_t path_ps[NR_VT_PATHS];
 	uint64_t lock_ps;
 	uint64_t hold_ps[NR_VT_LOCK_CLASSES];

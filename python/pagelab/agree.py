@@ -83,10 +83,40 @@ def agreement_text(run1: Path, run2: Path) -> str:
 
 def cells_text(run1: Path, run2: Path) -> str:
     """Every cell of both runs side by side (a markdown table): e.g. instr against wall."""
-    a, b = _cells(run1), _cells(run2)
+    return _side_by_side(_cells(run1), _cells(run2), f" ({run1})", f" ({run2})")
+
+
+def _second_cells(run_dir: Path) -> tuple[dict, dict]:
+    """The judged cells and the --second opinion's cells of every seed document."""
+    first, second = {}, {}
+    for f in sorted(Path(run_dir).glob("seed-*.json")):
+        try:
+            doc = json.loads(f.read_text())
+        except (OSError, ValueError):
+            raise BenchError(f"{f}: not a pagelab seed document") from None
+        sec = doc.get("second")
+        if not isinstance(sec, dict):
+            continue
+        for d, out in ((doc, first), (sec, second)):
+            for c in d.get("cells", []):
+                out[(doc.get("seed", f.stem), c["row"], c["col"])] = dict(
+                    c, measure=d.get("measure"))
+    if not first:
+        raise BenchError(f"{run_dir}: no seed document with a second opinion "
+                         "(run pagelab reproduce --second wall --out DIR)")
+    return first, second
+
+
+def second_text(run_dir: Path) -> str:
+    """One run's judged cells beside its --second opinion (the README's instr/wall table)."""
+    a, b = _second_cells(run_dir)
+    return _side_by_side(a, b, "", "")
+
+
+def _side_by_side(a: dict, b: dict, la: str, lb: str) -> str:
     ma = next((c["measure"] for c in a.values()), "?")
     mb = next((c["measure"] for c in b.values()), "?")
-    lines = [f"| seed | row | design | seed's change | {ma} ({run1}) | {mb} ({run2}) | same sign |",
+    lines = [f"| seed | row | design | seed's change | {ma}{la} | {mb}{lb} | same sign |",
              "|---|---|---|---|---|---|---|"]
     for k in sorted(set(a) & set(b)):
         x, y = a[k], b[k]

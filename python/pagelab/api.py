@@ -61,6 +61,8 @@ long pl_show_buddyinfo(struct pl_machine *m, char *buf, size_t size);
 long pl_show_pagetypeinfo(struct pl_machine *m, char *buf, size_t size);
 long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size);
 long pl_show_vmallocinfo(struct pl_machine *m, char *buf, size_t size);
+long pl_show_vmstat(struct pl_machine *m, char *buf, size_t size);
+long pl_show_lock_stat(struct pl_machine *m, char *buf, size_t size);
 struct pl_churn;
 struct pl_churn_result { unsigned long live_blocks, free_blocks, allocs, frees; };
 struct pl_churn *pl_churn_run(struct pl_machine *m, uint64_t seed, unsigned long rounds,
@@ -352,6 +354,8 @@ class Machine:
     def _report(self, fn) -> str:
         m = self._machine()
         need = fn(m, self._ffi.NULL, 0)
+        if need < 0:     # refused, with the library's warning
+            raise ValueError(_last_warning() or f"report: error {need}")
         for _ in range(8):   # the machine may change between measure and write
             buf = self._ffi.new("char[]", need + 1)
             n = fn(m, buf, need + 1)
@@ -375,6 +379,14 @@ class Machine:
     def vmallocinfo(self) -> str:
         """/proc/vmallocinfo."""
         return self._report(self._lib.pl_show_vmallocinfo)
+
+    def vmstat(self) -> str:
+        """/proc/vmstat: the items pagelab keeps, in the kernel's names and order."""
+        return self._report(self._lib.pl_show_vmstat)
+
+    def lock_stat(self) -> str:
+        """/proc/lock_stat (needs Machine(lock_stat=1); ValueError otherwise)."""
+        return self._report(self._lib.pl_show_lock_stat)
 
     def __repr__(self) -> str:
         state = "closed" if self._m is None else f"{self.nr_free_pages()} pages free"

@@ -7,7 +7,8 @@
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab agree RUN1_DIR RUN2_DIR
   pagelab report [RESULTS...] [-o out/report.html]
-  pagelab show buddyinfo|pagetypeinfo|zoneinfo|events [--workload fresh|churn] [key=value ...]
+  pagelab show buddyinfo|pagetypeinfo|zoneinfo|vmallocinfo|vmstat|lock_stat|events
+      [--workload fresh|churn] [key=value ...]
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
                  [--emit-trace DIR] [--label L]
@@ -123,10 +124,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    if args.seed:
-        if args.run2 is not None or args.cells:
-            raise BenchError("agree --seed takes one run directory (and no --cells)")
-        print(agree.seed_match_text(Path(args.run1)))
+    if args.seed or args.second:
+        if args.run2 is not None or args.cells or (args.seed and args.second):
+            raise BenchError("agree --seed or --second takes one run directory (and no --cells)")
+        print(agree.seed_match_text(Path(args.run1)) if args.seed
+              else agree.second_text(Path(args.run1)))
     elif args.run2 is None:
         raise BenchError("agree needs two run directories (or --seed RUN)")
     elif args.cells:
@@ -263,6 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="every cell of both runs side by side (markdown), e.g. instr against wall")
     a.add_argument("--seed", action="store_true",
                    help="one run against the seeds' own marks (issue 14: >= 95%% of cells)")
+    a.add_argument("--second", action="store_true",
+                   help="one run's judged cells beside its --second opinion (markdown)")
     a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")
@@ -271,8 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     s = sub.add_parser("show", help="a /proc report after a workload")
-    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, events (pagelab's "
-                   "counters; lockstat: later)")
+    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, vmstat, lock_stat "
+                   "(the kernel's formats), events (all of pagelab's counters)")
     s.add_argument("params", nargs="*", help="machine parameters: mem= dma32= seed= rounds= vcpus=")
     s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
     s.add_argument("--design", help="design: PRESET[+SWITCH...] (default v6.18)")

@@ -34,6 +34,10 @@ def list_text(info: dict, what: str = "all") -> str:
             out.append(f"  {s['name']}: {s['summary']}")
             for k in s["keys"]:
                 out.append(f"      {k['key']:<22} {k['default']:<16} {k['meaning']}")
+        if info.get("common_keys"):
+            out.append("  every suite:")
+            for k in info["common_keys"]:
+                out.append(f"      {k['key']:<22} {k['default']:<16} {k['meaning']}")
         out.append("")
     if what in ("all", "presets"):
         out.append("presets (--design PRESET[+SWITCH...]):")

@@ -1,9 +1,9 @@
 """`pagelab show REPORT`: a machine's /proc report after a chosen workload.
 
 Runs the C `show` suite (bench/show.c), which prints the kernel's report
-text byte for byte, and parses /proc/buddyinfo for the plots.  Reports that
-are not there yet (lockstat) are named here so that asking for them says
-what is missing rather than "unknown".
+text byte for byte, and parses /proc/buddyinfo for the plots.  lock_stat
+runs the machine with lock_stat=1 (unless the parameters say otherwise);
+"lockstat" is taken as another spelling of it.
 """
 from __future__ import annotations
 
@@ -11,23 +11,23 @@ import re
 
 from .runner import BenchError, run_raw
 
-REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmallocinfo", "events")
-LATER = {
-    "lockstat": "not yet available: needs a lock_stat report from the C side",
-}
+REPORTS = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmallocinfo", "vmstat", "lock_stat",
+           "events")
+ALIASES = {"lockstat": "lock_stat"}
 WORKLOADS = ("fresh", "churn")
 
 
 def show_text(what: str, workload: str = "fresh", params: dict[str, str] | None = None) -> str:
     """The report text (several reports: comma-separated @what)."""
+    what = ",".join(ALIASES.get(w, w) for w in what.split(","))
     for w in what.split(","):
-        if w in LATER:
-            raise BenchError(f"{w}: {LATER[w]}")
         if w not in REPORTS:
-            raise BenchError(f"unknown report '{w}' ({', '.join(REPORTS + tuple(LATER))})")
+            raise BenchError(f"unknown report '{w}' ({', '.join(REPORTS)})")
     if workload not in WORKLOADS:
         raise BenchError(f"unknown workload '{workload}' ({', '.join(WORKLOADS)})")
     p = dict(params or {})
+    if "lock_stat" in what.split(","):
+        p.setdefault("lock_stat", "1")
     p.update(what=what, workload=workload)
     text = run_raw("show", p, json_out=False)
     # PAGELAB_BENCH is not ours (vmallocinfo and events have no per-zone lines;

@@ -147,3 +147,24 @@ def test_machine_profile_and_bad_profile():
         assert m.check() == 0
     with pytest.raises(ValueError, match="unknown machine profile 'nope'"):
         pagelab.Machine(machine="nope")
+
+
+def test_vmstat_and_lock_stat():
+    """/proc/vmstat counts pages by zone as the kernel does; /proc/lock_stat needs lock_stat=1."""
+    with pagelab.Machine(lock_stat=1, **SMALL) as m:
+        before = dict(line.split() for line in m.vmstat().splitlines())
+        pages = [m.alloc_pages(order=1) for _ in range(3)]
+        after = dict(line.split() for line in m.vmstat().splitlines())
+        assert int(after["pgalloc_normal"]) - int(before["pgalloc_normal"]) == 6
+        for p in pages:
+            m.free_pages(p)
+        after = dict(line.split() for line in m.vmstat().splitlines())
+        assert int(after["pgfree"]) - int(before["pgfree"]) == 6
+        text = m.lock_stat()
+        assert text.startswith("lock_stat version 0.4\n") and "&zone->lock:" in text
+        assert m.check() == 0
+    with pagelab.Machine(**SMALL) as m:
+        before = m.buddyinfo()
+        with pytest.raises(ValueError, match="lock_stat"):
+            m.lock_stat()
+        assert m.buddyinfo() == before

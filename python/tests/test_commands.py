@@ -185,6 +185,28 @@ def test_show_command(capsys):
     events = dict(line.split() for line in capsys.readouterr().out.splitlines())
     assert int(events["pgalloc"]) > 0
     assert {"drain_retry", "highatomic_reserve", "wmark_boost", "kswapd_run"} <= set(events)
+    # /proc/vmstat: the kernel's names and order, only the items pagelab keeps
+    assert main(["show", "vmstat", *TINY, "--workload", "churn"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    names = [line.split()[0] for line in lines]
+    assert names == ["nr_free_pages", "nr_free_pages_blocks", "pgalloc_dma", "pgalloc_dma32",
+                     "pgalloc_normal", "pgfree"]
+    vm = {k: int(v) for k, v in (line.split() for line in lines)}
+    assert vm["pgalloc_normal"] > 0 and vm["pgfree"] > vm["pgalloc_normal"]
+    # /proc/lock_stat (lock_stat=1 implied; "lockstat" spelled either way)
+    for spelling in ("lock_stat", "lockstat"):
+        assert main(["show", spelling, *TINY, "--workload", "churn"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[0] == "lock_stat version 0.4" and out[1] == "-" * 221
+        assert out[2].split() == ["class", "name", "con-bounces", "contentions", "waittime-min",
+                                  "waittime-max", "waittime-total", "waittime-avg",
+                                  "acq-bounces", "acquisitions", "holdtime-min",
+                                  "holdtime-max", "holdtime-total", "holdtime-avg"]
+        classes = {line.split(":")[0].strip(): line.split(":")[1].split()
+                   for line in out[5:] if ":" in line}
+        assert {"&zone->lock", "&pcp->lock"} <= set(classes)
+        assert all(len(v) == 12 for v in classes.values())
+        assert int(classes["&zone->lock"][7]) > 0          # acquisitions
 
 
 def test_show_on_a_machine_profile(capsys):
@@ -210,7 +232,7 @@ def test_each_seed_runs_on_its_profile():
 
 @pytest.mark.parametrize("argv,msg", [
     (["show", "nope"], "unknown report 'nope'"),
-    (["show", "lockstat"], "not yet available"),
+    (["show", "lock_stat", "lock_stat=0", *TINY], "needs lock_stat=1"),
     (["show", "buddyinfo", "--workload", "boot"], "unknown workload 'boot'"),
     (["show", "buddyinfo", "bogus=1"], "unknown parameter 'bogus'"),
     (["show", "buddyinfo", "--design", "nope"], "unknown design 'nope'"),

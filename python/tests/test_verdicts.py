@@ -242,6 +242,20 @@ def test_agree_seed_counts_our_marks_against_the_seeds(tmp_path, capsys):
     assert main(["agree", str(tmp_path / "a")]) == 2
 
 
+def test_agree_second_puts_the_second_opinion_beside(tmp_path, capsys):
+    doc = {"seed": "001", "measure": "instr", "measurements": [],
+           "cells": [_c("order 9", 1270.0, "(I)", seed=461.0)],
+           "second": {"measure": "wall", "cells": [_c("order 9", -5.0, "", seed=461.0)]}}
+    (tmp_path / "seed-001.json").write_text(json.dumps(doc))
+    assert main(["agree", "--second", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| seed | row | design | seed's change | instr | wall | same sign |" in out
+    assert "| 001 | order 9 | d | 461.00% | (I) 1270.00% | -5.00% | **no** |" in out
+    _seed_doc(tmp_path / "plain", [_c("r", 1.0)])
+    assert main(["agree", "--second", str(tmp_path / "plain")]) == 2
+    assert "no seed document with a second opinion" in capsys.readouterr().err
+
+
 def test_seed_marks_printed_or_implied():
     assert reproduce._seed_mark("(R) -40.69%", True) == "(R)"
     assert reproduce._seed_mark("0.10%", True) == ""

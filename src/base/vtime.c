@@ -23,12 +23,6 @@
 
 _Thread_local struct pl_vt_cpu *pl_vt_cur;
 
-/*
- * Every event's cost is looked up by its index: with more events than
- * slots, the last ones would read the next fields' costs (path_ps) instead.
- */
-_Static_assert(NR_PL_VM_EVENTS <= PL_VT_MAX_EVENTS, "pl_vt_params.event_ps holds every vm event");
-
 void pl_topology_default(struct pl_topology *t)
 {
 	t->nr_sockets = 2;
@@ -96,6 +90,8 @@ void __pl_vt_charge(uint64_t ps)
 {
 	pl_vt_cur->now += ps;
 }
+
+_Static_assert(NR_PL_VM_EVENTS <= PL_VT_MAX_EVENTS, "event_ps[] has a cost for every vm event");
 
 void __pl_vt_event(unsigned int item, unsigned long delta)
 {
@@ -191,7 +187,9 @@ static void vt_acquire(struct pl_spinlock *lock, struct pl_vt_cpu *c, bool may_w
 		c->now = lock->vt_free_at + p->handoff_ps;
 		c->contentions++;
 		__atomic_fetch_add(&lock->stat.contentions, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&lock->stat.wait_ns, wait / 1000, __ATOMIC_RELAXED);
+		if (lock->timed && lock->cpu != pl_lock_cpu)
+			__atomic_fetch_add(&lock->stat.con_bounces, 1, __ATOMIC_RELAXED);
+		pl_lock_stat_wait(lock, wait / 1000);
 	}
 	__pl_vt_touch(&lock->locked, true);
 	lock->vt_acq_at = c->now;

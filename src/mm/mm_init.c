@@ -482,6 +482,7 @@ void pl_mm_free_all_bootmem(struct pl_machine *m)
 					order--;
 				__free_one_page(page, pfn, zone, order,
 						get_pfnblock_migratetype(page, pfn), FPI_TO_TAIL);
+				m->boot_freed_pages += 1UL << order;
 				pfn += 1UL << order;
 			}
 		}
@@ -661,6 +662,7 @@ int pl_enter(struct pl_machine *m, unsigned int cpu)
 		return err;
 	pl_this.machine = m;
 	pl_this.cpu = &m->cpus[cpu];
+	pl_lock_cpu = cpu;	/* lock_stat's bounces */
 	pl_vt_enter(m->vt, cpu);
 	return 0;
 }

@@ -1176,6 +1176,8 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	}
 	pl_count(PL_EV_PGALLOC, 1);
 	pl_count(PL_EV_PGALLOC_PAGES, 1UL << order);
+	/* the kernel's __count_zid_vm_events(PGALLOC, page_zonenum(page), ...) */
+	pl_count(PL_EV_PGALLOC_DMA + page_zonenum(page), 1UL << order);
 	pl_trace(m, PL_TP_MM_PAGE_ALLOC,
 		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
 				       .migratetype = migratetype, .gfp = gfp });

@@ -714,6 +714,7 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 	spin_unlock(&pcp->lock);
 	pl_count(PL_EV_PGALLOC, nr_account);
 	pl_count(PL_EV_PGALLOC_PAGES, nr_account);
+	pl_count(PL_EV_PGALLOC_DMA + zone->zone_idx, nr_account);
 	return nr_populated;
 
 failed:

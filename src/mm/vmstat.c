@@ -19,95 +19,29 @@
  * buf NULL and size 0 returns the length it needs; the _file variants
  * measure, allocate and write.
  *
- * Numbers are formatted by hand (seq_put_num) rather than with printf: the
- * mt_counts read is a few hundred numbers and printf would dominate it.
+ * Numbers are formatted by hand (seq_put_num, base/seq.h) rather than with
+ * printf: the mt_counts read is a few hundred numbers and printf would
+ * dominate it. /proc/vmstat is in vmstat_show.c.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "validate.h"
+#include "base/seq.h"
 
 #define PAGETYPEINFO_CAP 100000UL
-
-/*
- * One byte of the caller's buffer is kept for the NUL that pl_seq_finish()
- * writes; with no buffer (measuring) only the count grows.
- */
-static void seq_write(struct pl_seq *s, const char *p, size_t n)
-{
-	size_t room;
-
-	if (!s->buf) {
-		s->count += n;
-		return;
-	}
-	room = s->size ? s->size - 1 - s->count : 0;
-	if (n > room) {
-		s->overflow = true;
-		n = room;
-	}
-	memcpy(s->buf + s->count, p, n);
-	s->count += n;
-}
-
-static void seq_puts(struct pl_seq *s, const char *str) { seq_write(s, str, strlen(str)); }
-static void seq_putc(struct pl_seq *s, char c) { seq_write(s, &c, 1); }
-
-static void seq_pad(struct pl_seq *s, size_t n)
-{
-	static const char spaces[] = "                                            ";
-
-	while (n) {
-		size_t k = min(n, sizeof(spaces) - 1);
-
-		seq_write(s, spaces, k);
-		n -= k;
-	}
-}
-
-/* printf("%*s") for width > 0, printf("%-*s") for width < 0. */
-static void seq_put_str(struct pl_seq *s, const char *str, int width)
-{
-	size_t len = strlen(str), w = (size_t)(width < 0 ? -width : width);
-
-	if (width > 0 && len < w)
-		seq_pad(s, w - len);
-	seq_write(s, str, len);
-	if (width < 0 && len < w)
-		seq_pad(s, w - len);
-}
-
-/* printf("%*lu"), with an optional prefix counted inside the width. */
-static void seq_put_num(struct pl_seq *s, const char *prefix, unsigned long v, int width)
-{
-	char tmp[32];
-	int n = 0;
-
-	do {
-		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (prefix)
-		seq_puts(s, prefix);
-	if (n < width)
-		seq_pad(s, (size_t)(width - n));
-	seq_write(s, tmp + sizeof(tmp) - n, (size_t)n);
-}
-
-long pl_seq_finish(struct pl_seq *s)
-{
-	if (!s->buf)
-		return (long)s->count;
-	if (s->size)
-		s->buf[s->count] = '\0';
-	return s->overflow || !s->size ? -ENOSPC : (long)s->count;
-}
 
 long pl_show_to_file(struct pl_machine *m, long (*show)(struct pl_machine *, char *, size_t),
 		     FILE *f)
 {
-	long need = show(m, NULL, 0), n = -ENOSPC;
+	long need, n = -ENOSPC;
 	char *buf = NULL;
+
+	if (pl_check_ptr(__func__, f, "FILE"))
+		return -EINVAL;
+	need = show(m, NULL, 0);
+	if (need < 0)	/* refused (and warned about) by the report */
+		return need;
 
 	/* The report may grow between the measure and the write: retry larger. */
 	for (int tries = 0; n == -ENOSPC && need >= 0 && tries < 8; tries++) {

@@ -873,3 +873,12 @@ void percpu_destroy(struct vmap_space *vs)
 	free(ps);
 	vs->percpu = NULL;
 }
+
+/* pcpu_lock, the kernel's global spinlock (made with the space, on first use) */
+void pcpu_for_each_lock(struct vmap_space *vs, vmap_lock_fn fn, void *ctx)
+{
+	struct pcpu_space *ps = __atomic_load_n(&vs->percpu, __ATOMIC_ACQUIRE);
+
+	if (ps)
+		fn(ctx, "pcpu_lock", &ps->lock);
+}

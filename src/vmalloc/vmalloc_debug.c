@@ -439,3 +439,26 @@ int pl_check_vmalloc(struct pl_machine *m)
 		fprintf(stderr, "pl_check_vmalloc: %d more\n", c.errors - MAX_REPORTS);
 	return c.errors;
 }
+
+void pl_vmalloc_for_each_lock(struct pl_machine *m,
+			      void (*fn)(void *ctx, const char *cls, const struct pl_spinlock *lock),
+			      void *ctx)
+{
+	struct vmap_space *vs;
+
+	if (pl_check_ptr(__func__, m, "machine") || pl_check_ptr(__func__, fn, "fn"))
+		return;
+	vs = m->vmap;
+	if (!vs)
+		return;
+	/* the kernel's names: a global lock by its own, the others by init site */
+	fn(ctx, "free_vmap_area_lock", &vs->free.lock);
+	for (unsigned int i = 0; i < vs->nr_vmap_nodes; i++) {
+		fn(ctx, "&vn->busy.lock", &vs->vmap_nodes[i].busy.lock);
+		fn(ctx, "&vn->lazy.lock", &vs->vmap_nodes[i].lazy.lock);
+		fn(ctx, "&vn->pool_lock", &vs->vmap_nodes[i].pool_lock);
+	}
+	vmap_blocks_for_each_lock(vs, fn, ctx);
+	vmap_bump_for_each_lock(vs, fn, ctx);
+	pcpu_for_each_lock(vs, fn, ctx);
+}

@@ -406,6 +406,11 @@ unsigned long tlb_calibrate_loops_per_us(void);
 /* ---- vmap_block.c: vm_map_ram's per-CPU blocks ---------------------------- */
 
 int vmap_blocks_init(struct vmap_space *vs);
+/* /proc/lock_stat: call @fn for each lock of the file, with its lockdep class name */
+typedef void (*vmap_lock_fn)(void *ctx, const char *cls, const struct pl_spinlock *lock);
+void vmap_blocks_for_each_lock(struct vmap_space *vs, vmap_lock_fn fn, void *ctx);
+void vmap_bump_for_each_lock(struct vmap_space *vs, vmap_lock_fn fn, void *ctx);
+void pcpu_for_each_lock(struct vmap_space *vs, vmap_lock_fn fn, void *ctx);
 void vmap_blocks_destroy(struct vmap_space *vs);
 void purge_fragmented_blocks_allcpus(struct vmap_space *vs);
 void _vm_unmap_aliases(struct vmap_space *vs);

@@ -537,6 +537,12 @@ int vmap_blocks_init(struct vmap_space *vs)
 	return 0;
 }
 
+void vmap_blocks_for_each_lock(struct vmap_space *vs, vmap_lock_fn fn, void *ctx)
+{
+	for (unsigned int i = 0; vs->vmap_block_queue && i < vs->m->nr_cpus; i++)
+		fn(ctx, "&vbq->lock", &vs->vmap_block_queue[i].lock);
+}
+
 /* Free the block structures left (their areas go with the space). */
 void vmap_blocks_destroy(struct vmap_space *vs)
 {

@@ -134,6 +134,12 @@ int vmap_bump_init(struct vmap_space *vs)
 	return 0;
 }
 
+void vmap_bump_for_each_lock(struct vmap_space *vs, vmap_lock_fn fn, void *ctx)
+{
+	for (unsigned int i = 0; vs->bump && i < vs->bump->nr_cpus; i++)
+		fn(ctx, "&b->cpu[i].lock", &vs->bump->cpu[i].lock);
+}
+
 /* Teardown: the chunks' areas go with the object cache. */
 void vmap_bump_destroy(struct vmap_space *vs)
 {

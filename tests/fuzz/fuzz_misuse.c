@@ -181,11 +181,12 @@ void op_misuse(struct fz *f, const uint8_t *a)
 		break;
 	case MU_NULL_SHOW: {
 		long (*const show[])(struct pl_machine *, char *, size_t) = {
-			pl_show_buddyinfo, pl_show_pagetypeinfo, pl_show_zoneinfo, pl_show_vmallocinfo };
+			pl_show_buddyinfo, pl_show_pagetypeinfo, pl_show_zoneinfo, pl_show_vmallocinfo,
+			pl_show_vmstat };
 
 		/* A NULL buffer with a size (NULL, 0 is the size query, not misuse). */
 		bad_begin(f, &bc);
-		bad_end(f, &bc, show[a[2] % 4](a[3] & 1 ? NULL : f->m, a[3] & 1 ? buf : NULL,
+		bad_end(f, &bc, show[a[2] % 5](a[3] & 1 ? NULL : f->m, a[3] & 1 ? buf : NULL,
 					       a[3] & 1 ? sizeof(buf) : 1 + (size_t)a[4]), -EINVAL);
 		break;
 	}
@@ -438,8 +439,9 @@ void op_raw_call(struct fz *f, const uint8_t *a)
 	case 5: {	/* reports into a raw-sized buffer */
 		static char buf[256];
 		long (*const show[])(struct pl_machine *, char *, size_t) = {
-			pl_show_buddyinfo, pl_show_pagetypeinfo, pl_show_zoneinfo, pl_show_vmallocinfo };
-		long n = show[a[5] % 4](f->m, buf, a[6]);
+			pl_show_buddyinfo, pl_show_pagetypeinfo, pl_show_zoneinfo, pl_show_vmallocinfo,
+			pl_show_vmstat };
+		long n = show[a[5] % 5](f->m, buf, a[6]);
 
 		FZ_ASSERT(f, n == -ENOSPC || (n >= 0 && n <= a[6]) || n == -EINVAL);
 		break;

@@ -21,15 +21,27 @@ static const struct {
 	{ "pagetypeinfo", pl_show_pagetypeinfo, pl_show_pagetypeinfo_file },
 	{ "zoneinfo", pl_show_zoneinfo, pl_show_zoneinfo_file },
 	{ "vmallocinfo", pl_show_vmallocinfo, pl_show_vmallocinfo_file },
+	{ "vmstat", pl_show_vmstat, pl_show_vmstat_file },
+	{ "lock_stat", pl_show_lock_stat, pl_show_lock_stat_file },
 };
 
 static char big[1 << 20];
 
-/* A machine with some vmalloc areas, so vmallocinfo has lines. */
+/* A machine with some vmalloc areas, so vmallocinfo has lines, and lock_stat. */
 static struct pl_machine *busy_machine(void **areas, int n)
 {
-	struct pl_machine *m = test_machine("v6.18");
+	struct pl_config cfg;
+	struct pl_machine *m;
 
+	/* lock_stat=1: /proc/lock_stat exists only with it */
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.debug = 1;
+	cfg.lock_stat = true;
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	assert_int_equal(pl_enter(m, 0), 0);
 	for (int i = 0; i < n; i++) {
 		areas[i] = vmalloc((unsigned long)(i + 1) * 4096);
 		assert_non_null(areas[i]);
