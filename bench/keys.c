@@ -136,6 +136,7 @@ static const struct key_doc docs[] = {
 	{ "replay", "state", "positional with a snapshot, else fresh", "starting state: fresh, counts or positional" },
 	{ "replay", "snapshot", "the artifact's before/", "a /proc snapshot directory to load the state from" },
 	{ "replay", "emit_trace", "(none)", "write pagelab's own trace of the replay here" },
+	{ "replay", "show_state", "(none)", "append the machine's pagetypeinfo, buddyinfo and zoneinfo, as loaded and at the end, to this file" },
 	{ "replay", "cpus", "the trace's CPUs", "vCPUs of the replaying machine" },
 	{ "replay", "vmalloc", "1", "replay the vmap_area events too (0: page allocator only)" },
 	{ "trace_throughput", "trace", "(required)", "a trace file to parse and replay" },

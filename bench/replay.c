@@ -17,7 +17,7 @@
 #include "pagelab/trace.h"
 
 static const char *const replay_keys[] = { "trace", "state", "snapshot", "design", "emit_trace",
-					   "cpus", "mem", "dma32", "debug", "vmalloc", NULL };
+					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", NULL };
 
 struct artifact {
 	char trace[4096];
@@ -240,6 +240,36 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * show_state=FILE: the machine's /proc/pagetypeinfo, buddyinfo and zoneinfo, once as
+ * loaded and once at the end of the replay, appended to FILE (%s: design),
+ * to set against the trace's before/ and after/ snapshots.
+ */
+static void show_state(const struct bench *b, struct pl_machine *m, const char *design,
+		       const char *when)
+{
+	const char *path = param_str(b, "show_state", NULL);
+	char name[4096];
+	FILE *f;
+
+	if (!path)
+		return;
+	snprintf(name, sizeof(name), "%s", path);
+	if (strstr(path, "%s"))
+		snprintf(name, sizeof(name), path, design);
+	f = fopen(name, "a");
+	if (!f) {
+		fprintf(stderr, "pagelab-bench: replay: cannot write %s: %s\n", name, strerror(errno));
+		exit(2);
+	}
+	fprintf(f, "# %s, %s\n", design, when);
+	pl_enter(m, 0);
+	pl_show_pagetypeinfo_file(m, f);
+	pl_show_buddyinfo_file(m, f);
+	pl_show_zoneinfo_file(m, f);
+	fclose(f);
+}
+
 static void pagelab_side(const struct bench *b, const struct artifact *a, const char *design,
 			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
 			 unsigned int nr_cpus, struct side *s, double *replay_secs)
@@ -322,6 +352,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		fprintf(ef, "# tracer: nop\n#\n# pagelab %s replay of %s\n#\n", design, a->trace);
 		pl_replay_set_emit(r, ef);
 	}
+	show_state(b, m, design, "loaded");
 	tc = (struct tl_ctx){ .s = s, .r = r, .m = m };
 	pl_replay_set_timeline(r, on_second, &tc);
 	rd = open_trace(a->trace);
@@ -336,6 +367,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	pl_trace_close(rd);
 	s->score = *pl_replay_score(r);
 	memcpy(s->warn, pl_replay_warnings(r), sizeof(s->warn));
+	show_state(b, m, design, "end of the replay");
 	pl_free_pages_by_order(m, s->free_by_order);
 	s->nr_free = pl_nr_free_pages(m);
 	s->has_free = true;

@@ -58,6 +58,8 @@ extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
  *          own definition; perf prints a wrong value for it).
  * @va_start, @size: vmap area start and size (alloc/free_vmap_area);
  * @npurged: purge_vmap_area_lazy's num_purged. @failed: alloc_vmap_area.
+ * @nr_lazy: free_vmap_area_noflush's nr_lazy, the kernel's vmap_lazy_nr
+ *          (pages) after the free; -1 (or 0 from a zeroed struct) absent.
  */
 struct pl_trace_event {
 	enum pl_trace_type type;
@@ -77,6 +79,7 @@ struct pl_trace_event {
 	unsigned long va_start;
 	unsigned long size;
 	unsigned long npurged;
+	long nr_lazy;	/* free_vmap_area_noflush: the kernel's vmap_lazy_nr after it; -1 absent */
 };
 
 /* ---- warnings ------------------------------------------------------------ */
@@ -90,7 +93,8 @@ struct pl_trace_event {
 	X(cpu_out_of_range)                                                     \
 	X(alloc_failed)                                                         \
 	X(realloc_unfreed)                                                      \
-	X(order_mismatch)
+	X(order_mismatch)                                                       \
+	X(refreed)
 
 enum pl_trace_warn {
 #define PL_TW_ENUM(name) PL_TW_##name,
@@ -350,11 +354,22 @@ struct pl_sighting {
 	unsigned short cpu;	/* PL_SEEN_PCP: whose PCP */
 };
 
+/* pl_positional.pb_type of a pageblock the trace says nothing exact about */
+#define PL_PB_UNKNOWN 0xff
+
 /**
  * struct pl_positional - the first sightings of a trace (zero it to start).
  * @rec: @nr records in trace order. @seen: a bitmap of kernel pfns seen
  * (@seen_words words). @max_pfn: one past the highest pfn seen.
  * @by_kind: records per PL_SEEN_* kind.
+ * @pb_type: per pageblock of the kernel's pfns (@pb_nr of them), its
+ *           migratetype at trace start where an event states it exactly:
+ *           the first mm_page_alloc_zone_locked (taken off the free list of
+ *           the pageblock's type), mm_page_pcpu_drain (the pageblock's type
+ *           as it was drained) or mm_page_alloc_extfrag (fallback_migratetype,
+ *           the type before a claim) that touches it; else PL_PB_UNKNOWN.
+ * @pb_exact: pageblocks with a type in @pb_type.
+ * @pcp_drained: pages of mm_page_pcpu_drain events per CPU over the trace.
  */
 struct pl_positional {
 	struct pl_sighting *rec;
@@ -363,6 +378,10 @@ struct pl_positional {
 	size_t seen_words;
 	unsigned long max_pfn;
 	unsigned long by_kind[NR_PL_SEEN];
+	unsigned char *pb_type;
+	size_t pb_nr;
+	unsigned long pb_exact;
+	unsigned long pcp_drained[PL_SNAP_MAX_CPUS];
 };
 
 /**

@@ -493,6 +493,8 @@ static unsigned int parse_fields(const char *p, const char *end, struct pl_trace
 			if (tok_eq(key, klen, "num_purged") && parse_num(&val, vend, &v)) {
 				ev->npurged = (unsigned long)v;
 				found |= F_PURGED;
+			} else if (tok_eq(key, klen, "nr_lazy") && parse_num(&val, vend, &v) && v >= 0) {
+				ev->nr_lazy = v;	/* free_vmap_area_noflush */
 			}
 			break;
 		default:
@@ -642,6 +644,7 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 		return 0;
 	}
 	memset(&e, 0, sizeof(e));
+	e.nr_lazy = -1;
 	e.type = (enum pl_trace_type)type;
 	e.cpu = (unsigned int)cpu;
 	e.ts_ns = (uint64_t)secs * 1000000000ull + (uint64_t)frac;

@@ -8,11 +8,27 @@
  *   mm_page_alloc (no refill before it), mm_page_pcpu_drain
  *                              it sat on that CPU's PCP, with that order
  *                              and list;
- *   mm_page_free               it was allocated, with that order.
+ *   mm_page_free               it was allocated, with that order;
+ *   mm_page_alloc_extfrag      of a claimed pageblock or more, or a stolen
+ *                              block: that block of fallback_order was free
+ *                              (no zone_locked event shows it).
  *
  * A block whose pages were partly seen before is ambiguous and not
  * recorded. One record per first sighting; a bitmap of seen pfns, grown as
  * higher pfns appear. The records are what the loader (state.c) places.
+ *
+ * Pageblock types, over the whole trace: in 6.18 a free list holds only
+ * blocks of pageblocks of its type, so __rmqueue_smallest()'s
+ * mm_page_alloc_zone_locked names the pageblock's type; free_pcppages_bulk()
+ * traces mm_page_pcpu_drain with the pageblock's type as it frees the page;
+ * mm_page_alloc_extfrag's fallback_migratetype is the type of the block
+ * before a claim changed it. A pageblock's type changes only by such a
+ * traced claim (or, untraced, a merge across pageblocks at order 10 and the
+ * highatomic reserve), so the first of these events per pageblock gives its
+ * type at trace start, however late in the trace it comes. A first sighting
+ * of a page on a PCP (mm_page_alloc) names the list it was freed to, the
+ * pageblock's type at that free: weaker, used only where nothing exact is
+ * known (state.c's votes).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -60,10 +76,93 @@ static int add_rec(struct pl_positional *pos, const struct pl_trace_event *ev, i
 	return 0;
 }
 
-int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *ev)
+/* The first exact type of the pageblocks of [@pfn, @pfn + 2^@order). */
+static int note_type(struct pl_positional *pos, unsigned long pfn, int order, int mt)
+{
+	unsigned long pb = pfn >> pageblock_order, end;
+
+	if (mt < 0 || mt >= MIGRATE_PCPTYPES || order < 0 || order > MAX_PAGE_ORDER ||
+	    pfn >= (1UL << 40))
+		return 0;
+	end = (pfn + (1UL << order) - 1) >> pageblock_order;
+	if (end >= pos->pb_nr) {
+		size_t nn = max((size_t)end + 1, pos->pb_nr * 2);
+		unsigned char *n = realloc(pos->pb_type, nn);
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + pos->pb_nr, PL_PB_UNKNOWN, nn - pos->pb_nr);
+		pos->pb_type = n;
+		pos->pb_nr = nn;
+	}
+	for (; pb <= end; pb++)
+		if (pos->pb_type[pb] == PL_PB_UNKNOWN) {
+			pos->pb_type[pb] = (unsigned char)mt;
+			pos->pb_exact++;
+		}
+	return 0;
+}
+
+/* Mark the block's pages seen; a block none of whose pages was seen is a first sighting. */
+static int sight(struct pl_positional *pos, const struct pl_trace_event *ev, int kind)
 {
 	unsigned long nr, fresh = 0;
+
+	nr = 1UL << ev->order;
+	if (ev->pfn + nr > (1UL << 40) || grow_seen(pos, ev->pfn + nr))
+		return -ENOMEM;
+	for (unsigned long p = ev->pfn; p < ev->pfn + nr; p++) {
+		uint64_t bit = 1ull << (p % 64);
+
+		if (!(pos->seen[p / 64] & bit)) {
+			pos->seen[p / 64] |= bit;
+			fresh++;
+		}
+	}
+	if (ev->pfn + nr > pos->max_pfn)
+		pos->max_pfn = ev->pfn + nr;
+	if (fresh != nr)	/* partly seen before: ambiguous */
+		return 0;
+	return add_rec(pos, ev, kind);
+}
+
+int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *ev)
+{
 	int kind;
+
+	switch (ev->type) {
+	case PL_TRACE_ZONE_LOCKED:
+	case PL_TRACE_PCPU_DRAIN:
+		if (note_type(pos, ev->pfn, ev->order, ev->migratetype))
+			return -ENOMEM;
+		if (ev->type == PL_TRACE_PCPU_DRAIN && ev->cpu < PL_SNAP_MAX_CPUS)
+			pos->pcp_drained[ev->cpu] += 1UL << ev->order;
+		break;
+	case PL_TRACE_EXTFRAG:
+		/*
+		 * The page lies in the fallback block (of fallback_order) when a
+		 * pageblock or more was claimed or a block stolen; after a
+		 * smaller claim it came from __rmqueue_smallest(), anywhere.
+		 */
+		if ((ev->fallback_order >= pageblock_order || !ev->change_ownership) &&
+		    ev->fallback_order >= 0 && ev->fallback_order <= MAX_PAGE_ORDER) {
+			struct pl_trace_event blk = *ev;
+
+			/*
+			 * That whole block was free, on the fallback type's list, and
+			 * no zone_locked event shows it: a sighting of its own.
+			 */
+			blk.pfn = ev->pfn & ~((1UL << ev->fallback_order) - 1);
+			blk.order = ev->fallback_order;
+			blk.migratetype = ev->fallback_migratetype;
+			if (note_type(pos, blk.pfn, blk.order, blk.migratetype))
+				return -ENOMEM;
+			return sight(pos, &blk, PL_SEEN_FREE);
+		}
+		return 0;
+	default:
+		break;
+	}
 
 	switch (ev->type) {
 	case PL_TRACE_ZONE_LOCKED:
@@ -85,27 +184,13 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 	default:
 		return 0;
 	}
-	nr = 1UL << ev->order;
-	if (ev->pfn + nr > (1UL << 40) || grow_seen(pos, ev->pfn + nr))
-		return -ENOMEM;
-	for (unsigned long p = ev->pfn; p < ev->pfn + nr; p++) {
-		uint64_t bit = 1ull << (p % 64);
-
-		if (!(pos->seen[p / 64] & bit)) {
-			pos->seen[p / 64] |= bit;
-			fresh++;
-		}
-	}
-	if (ev->pfn + nr > pos->max_pfn)
-		pos->max_pfn = ev->pfn + nr;
-	if (fresh != nr)	/* partly seen before: ambiguous */
-		return 0;
-	return add_rec(pos, ev, kind);
+	return sight(pos, ev, kind);
 }
 
 void pl_positional_release(struct pl_positional *pos)
 {
 	free(pos->rec);
 	free(pos->seen);
+	free(pos->pb_type);
 	memset(pos, 0, sizeof(*pos));
 }

@@ -12,6 +12,12 @@
  * warning. Refills, drains and fallbacks are not replayed: pagelab makes
  * its own, seen through its tracepoints and scored as the kernel's are.
  *
+ * A free of a block the trace freed before, with no traced allocation
+ * between, is a block the kernel took again without an mm_page_alloc
+ * event: taken and given back, it changes nothing to replay (a counted
+ * "refreed"; freeing a loaded block for it would add free memory the
+ * kernel never had).
+ *
  * mm_page_free_batched is not a free of its own: the kernel fires
  * mm_page_free for the same page first, in free_pages_prepare() (then
  * free_unref_folios() fires _batched as it commits the page to the PCP).
@@ -59,6 +65,11 @@ struct pl_replay {
 	struct page *vmap_page;		/* what vmap() maps for a traced area */
 	struct page **vmap_pages;
 	unsigned int vmap_pages_cap;
+	uint64_t *freed;		/* kernel pfns freed and not allocated since */
+	size_t freed_words;
+	long last_nr_lazy;		/* the kernel's vmap_lazy_nr at the last lazy free; -1 unknown */
+	bool lazy_loaded;		/* the kernel's lazy backlog stood in for */
+	unsigned int last_area_pages;	/* pages (with the guard) of the last traced vmap area */
 };
 
 /* ---- the pfn table (linear probing, backward-shift deletion) ---------------- */
@@ -161,6 +172,7 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 		return NULL;
 	r->m = m;
 	r->st = st;
+	r->last_nr_lazy = -1;
 	pl_trace_score_init(&r->score);
 	if (table_grow(&r->blocks) || table_grow(&r->areas)) {
 		free(r->blocks.slot);
@@ -237,6 +249,37 @@ static void advance_time(struct pl_replay *r, uint64_t ts)
 
 /* ---- allocations and frees --------------------------------------------------- */
 
+/* Mark (or clear) kernel pfns [@pfn, @end) as freed by the trace. */
+static void mark_freed(struct pl_replay *r, unsigned long pfn, unsigned long end, bool on)
+{
+	if (end > (1UL << 40))
+		return;
+	if (on && (end + 63) / 64 > r->freed_words) {
+		size_t nw = max((end + 63) / 64, r->freed_words * 2);
+		uint64_t *n = realloc(r->freed, nw * sizeof(*n));
+
+		if (!n)
+			return;	/* then a refree falls back to the loaded state */
+		memset(n + r->freed_words, 0, (nw - r->freed_words) * sizeof(*n));
+		r->freed = n;
+		r->freed_words = nw;
+	}
+	for (; pfn < end && pfn / 64 < r->freed_words; pfn++) {
+		if (on)
+			r->freed[pfn / 64] |= 1ull << (pfn % 64);
+		else
+			r->freed[pfn / 64] &= ~(1ull << (pfn % 64));
+	}
+}
+
+static bool all_freed(const struct pl_replay *r, unsigned long pfn, unsigned long end)
+{
+	for (; pfn < end; pfn++)
+		if (pfn / 64 >= r->freed_words || !(r->freed[pfn / 64] >> (pfn % 64) & 1))
+			return false;
+	return true;
+}
+
 static gfp_t replay_gfp(const struct pl_trace_event *ev)
 {
 	gfp_t gfp = ev->gfp ? ev->gfp : GFP_KERNEL;
@@ -300,6 +343,7 @@ static int replay_alloc(struct pl_replay *r, const struct pl_trace_event *ev)
 		free_entry(r, e);
 		warn(r, PL_TW_realloc_unfreed, ev);
 	}
+	mark_freed(r, ev->pfn, ev->pfn + (1UL << ev->order), false);
 	page = alloc_pages(replay_gfp(ev), (unsigned int)ev->order);
 	if (!page)
 		return warn(r, PL_TW_alloc_failed, ev);
@@ -325,13 +369,18 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 	if (e && e->order > (unsigned int)ev->order && split_entry(r, e))
 		return warn(r, PL_TW_order_mismatch, ev);
 	if (!e) {
-		struct page *page = r->st ? pl_state_take(r->st, (unsigned int)ev->order, -1) : NULL;
+		struct page *page;
 
+		if (all_freed(r, pfn, end))
+			return warn(r, PL_TW_refreed, ev);
+		page = r->st ? pl_state_take(r->st, (unsigned int)ev->order, -1) : NULL;
 		if (!page)
 			return warn(r, PL_TW_free_unallocated, ev);
+		mark_freed(r, pfn, end, true);
 		__free_pages(page, (unsigned int)ev->order);
 		return 0;
 	}
+	mark_freed(r, pfn, end, true);
 	/* free every mapped block inside [pfn, end) */
 	while (pfn < end) {
 		e = table_find(&r->blocks, pfn);
@@ -348,33 +397,39 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 
 /* ---- vmap areas ---------------------------------------------------------------- */
 
-static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
+/* vmap() @count pages (all the one traced-area page) at a new area. */
+static void *map_area(struct pl_replay *r, unsigned long count)
 {
-	unsigned long count = ev->size >> PAGE_SHIFT;
-	void *addr;
-
-	if (ev->failed || count < 2)
-		return 0;
-	count--;	/* the guard page */
 	if (!r->vmap_page) {
 		r->vmap_page = alloc_page(GFP_KERNEL);
 		if (!r->vmap_page)
-			return warn(r, PL_TW_alloc_failed, ev);
+			return NULL;
 	}
 	if (count > r->vmap_pages_cap) {
 		struct page **n = realloc(r->vmap_pages, count * sizeof(*n));
 
 		if (!n)
-			return warn(r, PL_TW_alloc_failed, ev);
+			return NULL;
 		r->vmap_pages = n;
 		for (unsigned long i = r->vmap_pages_cap; i < count; i++)
 			n[i] = r->vmap_page;
 		r->vmap_pages_cap = (unsigned int)count;
 	}
-	addr = vmap(r->vmap_pages, (unsigned int)count, VM_MAP, PAGE_KERNEL);
+	return vmap(r->vmap_pages, (unsigned int)count, VM_MAP, PAGE_KERNEL);
+}
+
+static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	unsigned long count = ev->size >> PAGE_SHIFT;
+	void *addr;
+
+	if (ev->failed || count < 2 || count > (1UL << 30))
+		return 0;
+	r->last_area_pages = (unsigned int)count;
+	addr = map_area(r, count - 1);	/* less the guard page */
 	if (!addr)
 		return warn(r, PL_TW_alloc_failed, ev);
-	if (table_insert(&r->areas, ev->va_start, addr, 0)) {
+	if (table_insert(&r->areas, ev->va_start, addr, (unsigned int)count)) {
 		vunmap(addr);
 		return warn(r, PL_TW_alloc_failed, ev);
 	}
@@ -382,13 +437,52 @@ static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
 	return 0;
 }
 
+/*
+ * A lazily freed stand-in of @pages pages (guard included) for an area of
+ * the kernel's pagelab does not have, so that vmap_lazy_nr, and with it the
+ * purges, follow the kernel's.
+ */
+static void stand_in(struct pl_replay *r, unsigned long pages)
+{
+	void *addr;
+
+	if (pages < 2)
+		return;
+	addr = map_area(r, pages - 1);
+	if (addr)
+		vunmap(addr);
+}
+
+/*
+ * free_vmap_area_noflush carries the kernel's vmap_lazy_nr after the free.
+ * At the first one, the kernel's lazy backlog from before the trace is
+ * stood in for (areas of the traced size); an area from before the trace
+ * is stood in for by the pages nr_lazy grew by.
+ */
 static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
 {
 	struct pfn_ent *e = table_find(&r->areas, ev->va_start);
+	unsigned long pages = e ? e->order : 0;
 	void *addr;
 
-	if (!e)	/* an area from before the trace: nothing of pagelab's */
+	if (!e && ev->nr_lazy > 0 && r->last_nr_lazy > 0 && ev->nr_lazy > r->last_nr_lazy)
+		pages = (unsigned long)(ev->nr_lazy - r->last_nr_lazy);
+	if (!r->lazy_loaded && ev->nr_lazy > 0) {
+		unsigned long chunk = pages ? pages : (r->last_area_pages ? r->last_area_pages : 2);
+		unsigned long backlog = (unsigned long)ev->nr_lazy - (e ? pages : 0);
+
+		r->lazy_loaded = true;
+		for (; backlog >= chunk && chunk >= 2; backlog -= chunk)
+			stand_in(r, chunk);
+		stand_in(r, backlog);
+		pages = e ? pages : 0;	/* this area is in the backlog */
+	}
+	if (ev->nr_lazy > 0)
+		r->last_nr_lazy = ev->nr_lazy;
+	if (!e) {	/* an area from before the trace */
+		stand_in(r, pages);
 		return 0;
+	}
 	addr = e->addr;
 	table_remove(&r->areas, e);
 	vunmap(addr);
@@ -411,6 +505,9 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 		return replay_vmap(r, ev);
 	case PL_TRACE_FREE_VMAP_AREA:
 		return replay_vunmap(r, ev);
+	case PL_TRACE_PURGE_VMAP_AREA:
+		r->last_nr_lazy = -1;	/* the kernel's counter fell by what it purged */
+		return 0;
 	default:
 		return 0;	/* the kernel's internal steps: pagelab makes its own */
 	}
@@ -432,6 +529,7 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 	if (r->vmap_page && free_live)
 		__free_page(r->vmap_page);
 	free(r->vmap_pages);
+	free(r->freed);
 	free(r->blocks.slot);
 	free(r->areas.slot);
 	free(r);

@@ -20,6 +20,13 @@
  * those (pl_state_take()). PCP high and batch are set as reported and each
  * CPU's PCP is filled with its reported count of held pages.
  *
+ * Positional (the kernel's pfn layout): pageblock types from the trace's
+ * exact evidence, the snapshot's counts for the online pageblocks
+ * (vote_types()); the sighted blocks where the trace saw them
+ * (place_sightings(), load_pcp()); a free block the trace used only part
+ * of grown back whole where the snapshot has blocks of its order to place
+ * (grow_free()); then the rest as above, first into untouched memory.
+ *
  * Invariant: a set bit in @held is an allocated order-0 page the state owns.
  */
 #include <errno.h>
@@ -215,67 +222,139 @@ static unsigned long list_length(const struct list_head *head)
 }
 
 /*
- * Positional pageblock types: each pageblock a sighting lies in takes the
- * type most of its sightings' lists name; the others, in order, the types
- * the snapshot still has pageblocks of, spread evenly (Bresenham), the
- * rest Movable.
+ * Was kernel pfn @pfn of pagelab zone @zi online when the snapshot was
+ * taken? pagetypeinfo counts the pageblocks of online memory sections only
+ * (pfn_to_online_page()); online memory is taken to be the lowest of each
+ * zone's span, so a zone's blocks beyond start_pfn + its count were holes
+ * or offline memory, which hotplug onlines later (with Movable pageblocks).
+ * A zone without pagetypeinfo is online throughout.
+ */
+static bool pfn_online(const struct pl_snapshot *snap, int zi, unsigned long pfn)
+{
+	for (int i = 0; i < snap->nr_zones; i++) {
+		const struct pl_snap_zone *sz = &snap->zone[i];
+		unsigned long blocks = 0;
+
+		if (pl_zone_of(sz->name) != zi || !sz->managed)
+			continue;
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			blocks += sz->blocks_mt[mt];
+		if (!sz->has_pagetypeinfo || !blocks)
+			return true;
+		if (pfn >= sz->start_pfn && pfn < sz->start_pfn + (blocks << pageblock_order))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Positional pageblock types. A pageblock with an exact type from the
+ * trace (pos->pb_type) keeps it. The snapshot's counts hold for the online
+ * pageblocks: what the exact types leave of each type goes first to online
+ * pageblocks whose first sightings on a PCP vote for it (the list a page
+ * was freed to), then spread evenly (Bresenham) over the online pageblocks
+ * nothing is known of, the second of such a pair taking the first's type
+ * (so that order-10 blocks can be placed), then any count still short
+ * taken off the last unknown Movable ones; the rest Movable. Offline
+ * pageblocks nothing is known of are Movable, as hotplug onlines them.
  */
 static void vote_types(struct zone *zone, const struct pl_positional *pos,
-		       const unsigned long want[MIGRATE_PCPTYPES], unsigned char *types)
+		       const struct pl_snapshot *snap, const unsigned long want[MIGRATE_PCPTYPES],
+		       unsigned char *types)
 {
-	unsigned long nr = zone->spanned_pages >> pageblock_order, unvoted = 0, seen = 0;
+	unsigned long nr = zone->spanned_pages >> pageblock_order, first = zone->zone_start_pfn >> pageblock_order;
 	unsigned long left[MIGRATE_PCPTYPES], given[MIGRATE_PCPTYPES] = { 0 };
+	unsigned long got[MIGRATE_PCPTYPES] = { 0 }, unknown = 0, done = 0;
 	unsigned int (*votes)[MIGRATE_PCPTYPES] = calloc(nr, sizeof(*votes));
-	unsigned char *voted = calloc(nr, 1);
+	/* 0 offline, 1 online (unknown), 2 online with a type */
+	unsigned char *state = calloc(nr, 1);
 
-	memset(types, 0xff, nr);
-	if (votes && voted) {
-		for (size_t i = 0; i < pos->nr; i++) {
-			const struct pl_sighting *r = &pos->rec[i];
+	memset(types, PL_PB_UNKNOWN, nr);
+	if (!votes || !state) {
+		for (unsigned long pb = 0; pb < nr; pb++)
+			types[pb] = MIGRATE_MOVABLE;
+		goto out;
+	}
+	for (unsigned long pb = 0; pb < nr; pb++) {
+		unsigned long pfn = zone->zone_start_pfn + (pb << pageblock_order);
 
-			if (r->kind == PL_SEEN_ALLOCATED || !zone_spans_pfn(zone, r->pfn))
-				continue;
-			votes[(r->pfn - zone->zone_start_pfn) >> pageblock_order][r->mt]++;
-		}
-		for (unsigned long pb = 0; pb < nr; pb++) {
-			unsigned int best = 0;
-
-			for (int t = 0; t < MIGRATE_PCPTYPES; t++)
-				if (votes[pb][t] > best) {
-					best = votes[pb][t];
-					types[pb] = (unsigned char)t;
-				}
-			if (best) {
+		state[pb] = pfn_online(snap, (int)zone->zone_idx, pfn);
+		if (first + pb < pos->pb_nr && pos->pb_type[first + pb] != PL_PB_UNKNOWN) {
+			types[pb] = pos->pb_type[first + pb];
+			if (state[pb]) {
 				given[types[pb]]++;
-				voted[pb] = 1;
+				state[pb] = 2;
 			}
+		} else if (!state[pb]) {
+			types[pb] = MIGRATE_MOVABLE;
 		}
 	}
-	free(votes);
 	for (int t = 0; t < MIGRATE_PCPTYPES; t++)
 		left[t] = want[t] > given[t] ? want[t] - given[t] : 0;
-	for (unsigned long pb = 0; pb < nr; pb++)
-		unvoted += types[pb] == 0xff;
+	/* the weaker evidence: PCP sightings */
+	for (size_t i = 0; i < pos->nr; i++) {
+		const struct pl_sighting *r = &pos->rec[i];
+
+		if (r->kind != PL_SEEN_PCP || !zone_spans_pfn(zone, r->pfn))
+			continue;
+		votes[(r->pfn - zone->zone_start_pfn) >> pageblock_order][r->mt]++;
+	}
 	for (unsigned long pb = 0; pb < nr; pb++) {
-		if (types[pb] != 0xff)
+		unsigned int best = 0;
+		int bt = -1;
+
+		if (state[pb] != 1)
 			continue;
-		/* the second of an unvoted pair takes the first's type */
-		if ((pb & 1) && !voted[pb - 1]) {
-			types[pb] = types[pb - 1];
+		for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+			if (votes[pb][t] > best) {
+				best = votes[pb][t];
+				bt = t;
+			}
+		if (bt < 0 || (bt != MIGRATE_MOVABLE && got[bt] >= left[bt]))
 			continue;
-		}
-		types[pb] = MIGRATE_MOVABLE;
-		seen++;
-		for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
-			if (t == MIGRATE_MOVABLE || !left[t])
-				continue;
-			if (seen * left[t] / unvoted > (seen - 1) * left[t] / unvoted) {
-				types[pb] = (unsigned char)t;
-				break;
+		types[pb] = (unsigned char)bt;
+		got[bt]++;
+		state[pb] = 2;
+	}
+	for (unsigned long pb = 0; pb < nr; pb++)
+		unknown += state[pb] == 1;
+	for (unsigned long pb = 0; pb < nr; pb++) {
+		int mt = MIGRATE_MOVABLE;
+		long behind = 0;
+
+		if (state[pb] != 1)
+			continue;
+		done++;
+		if ((pb & 1) && state[pb - 1] == 1 &&
+		    (types[pb - 1] == MIGRATE_MOVABLE || got[types[pb - 1]] < left[types[pb - 1]])) {
+			mt = types[pb - 1];
+		} else {
+			for (int t = 0; t < MIGRATE_PCPTYPES; t++) {
+				long b = (long)((left[t] * done + unknown / 2) / unknown) - (long)got[t];
+
+				if (t == MIGRATE_MOVABLE || got[t] >= left[t] || b <= behind)
+					continue;
+				behind = b;
+				mt = t;
 			}
 		}
+		types[pb] = (unsigned char)mt;
+		got[mt]++;
 	}
-	free(voted);
+	/* rounding: a count still short takes the last unknown Movable pageblocks */
+	for (unsigned long pb = nr; pb-- > 0;) {
+		if (state[pb] != 1 || types[pb] != MIGRATE_MOVABLE)
+			continue;
+		for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+			if (t != MIGRATE_MOVABLE && got[t] < left[t]) {
+				types[pb] = (unsigned char)t;
+				got[t]++;
+				break;
+			}
+	}
+out:
+	free(votes);
+	free(state);
 }
 
 static int pre_add(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
@@ -331,6 +410,137 @@ static int place_sightings(struct pl_loaded_state *st, struct zone *zone,
 	return 0;
 }
 
+static bool pfn_seen(const struct pl_positional *pos, unsigned long pfn)
+{
+	return pfn / 64 < pos->seen_words && (pos->seen[pfn / 64] >> (pfn % 64) & 1);
+}
+
+struct grow_cand {
+	unsigned long pfn, free;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct grow_cand *x = a, *y = b;
+
+	if (x->free != y->free)
+		return x->free < y->free ? 1 : -1;
+	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+}
+
+/*
+ * Free pages in the 2^@k region at @pfn if it can have been one free block
+ * of order @k of type @mt at trace start: all its pageblocks of type @mt,
+ * every page either free (placed by a free sighting) or never seen by the
+ * trace and held, at least one free, no free block of order @k or more in
+ * it, and its buddy no free block of order @k (they would merge). Else 0.
+ */
+static unsigned long grow_score(const struct pl_loaded_state *st, struct zone *zone,
+				const struct pl_positional *pos, unsigned long pfn, unsigned int k,
+				int mt)
+{
+	unsigned long end = pfn + (1UL << k), free = 0, buddy = pfn ^ (1UL << k);
+
+	if (!zone_spans_pfn(zone, pfn) || !zone_spans_pfn(zone, end - 1))
+		return 0;
+	for (unsigned long p = pfn; p < end; p += pageblock_nr_pages)
+		if (get_pageblock_migratetype(pfn_to_page(p)) != mt)
+			return 0;
+	for (unsigned long p = pfn; p < end;) {
+		const struct page *page = pfn_to_page(p);
+
+		if (PageBuddy(page)) {
+			if (buddy_order(page) >= k)
+				return 0;
+			free += 1UL << buddy_order(page);
+			p += 1UL << buddy_order(page);
+			continue;
+		}
+		if (!held(st, p) || pfn_seen(pos, p))
+			return 0;
+		p++;
+	}
+	if (k < MAX_PAGE_ORDER && zone_spans_pfn(zone, buddy) && PageBuddy(pfn_to_page(buddy)) &&
+	    buddy_order(pfn_to_page(buddy)) == k)
+		return 0;
+	return free;
+}
+
+/* Give every held page of [@pfn, @end) back, in the largest aligned runs. */
+static void give_held(struct pl_loaded_state *st, struct zone *zone, unsigned long pfn,
+		      unsigned long end)
+{
+	while (pfn < end) {
+		unsigned int j = 0;
+
+		if (!held(st, pfn)) {
+			pfn++;
+			continue;
+		}
+		while (j < MAX_PAGE_ORDER && IS_ALIGNED(pfn, 2UL << j) && pfn + (2UL << j) <= end &&
+		       run_held(st, pfn, j + 1))
+			j++;
+		if (!pl_zone_give_free_block(zone, pfn, j))
+			unhold(st, pfn, j);
+		pfn += 1UL << j;
+	}
+}
+
+/*
+ * Positional: a free block the trace used only part of shows as the free
+ * pieces it handed out; the rest of it, never seen, was free too. Where
+ * the snapshot has more free blocks of order k and type @mt than the
+ * sightings placed, the regions that can have been such a block (see
+ * grow_score()), most free pages first, get their unseen pages back, which
+ * merge with the pieces into one order-k block. Highest order first, so
+ * the pieces a grown block absorbs no longer count at the lower orders.
+ */
+static int grow_free(struct pl_loaded_state *st, struct zone *zone,
+		     const struct pl_positional *pos, int mt, const unsigned long need[NR_PAGE_ORDERS])
+{
+	for (int k = MAX_PAGE_ORDER; k >= 1; k--) {
+		unsigned long have = list_length(&zone->free_area[k].free_list[mt]);
+		unsigned long nr = 1UL << k, n = 0, cap = 0;
+		struct grow_cand *c = NULL;
+
+		if (have >= need[k])
+			continue;
+		for (unsigned long pfn = (zone->zone_start_pfn + nr - 1) & ~(nr - 1); pfn + nr <= zone_end_pfn(zone);
+		     pfn += nr) {
+			unsigned long nfree;
+
+			if (nr >= 64 && !touched(pos, pfn, nr))
+				continue;
+			nfree = grow_score(st, zone, pos, pfn, (unsigned int)k, mt);
+			if (!nfree)
+				continue;
+			if (n == cap) {
+				struct grow_cand *g;
+
+				cap = cap ? cap * 2 : 256;
+				g = realloc(c, cap * sizeof(*c));
+				if (!g) {
+					free(c);
+					return -ENOMEM;
+				}
+				c = g;
+			}
+			c[n++] = (struct grow_cand){ .pfn = pfn, .free = nfree };
+		}
+		if (n)
+			qsort(c, n, sizeof(*c), cmp_cand);
+		for (unsigned long i = 0; i < n && have < need[k]; i++) {
+			/* an earlier growth may have merged next to it */
+			if (!grow_score(st, zone, pos, c[i].pfn, (unsigned int)k, mt))
+				continue;
+			give_held(st, zone, c[i].pfn, c[i].pfn + nr);
+			have++;
+		}
+		free(c);
+	}
+	return 0;
+}
+
 static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct pl_snapshot *snap,
 		     const struct pl_positional *pos)
 {
@@ -369,7 +579,10 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	} else {
 		unsigned long sum = 0;
 
-		/* rounded, but a type the snapshot has keeps at least one pair */
+		/*
+		 * counts: rounded, but a type the snapshot has keeps at least one
+		 * pair; positional (the kernel's layout): exactly the snapshot's
+		 */
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
 			unsigned long had = want_blocks[mt];
 
@@ -377,7 +590,7 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 				continue;
 			if (nr_pb < snap_blocks)
 				want_blocks[mt] = (had * nr_pb + snap_blocks / 2) / snap_blocks;
-			if (had && want_blocks[mt] < 2)
+			if (!pos && had && want_blocks[mt] < 2)
 				want_blocks[mt] = 2;
 			sum += want_blocks[mt];
 		}
@@ -387,7 +600,7 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	if (!types)
 		return -ENOMEM;
 	if (pos)
-		vote_types(zone, pos, want_blocks, types);
+		vote_types(zone, pos, snap, want_blocks, types);
 	else
 		assign_types(zone, want_blocks, types);
 
@@ -416,6 +629,10 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 			for (int o = 0; o < NR_PAGE_ORDERS; o++)
 				f.need[o] += sz->has_pagetypeinfo ? sz->free_mt[mt][o]
 								  : (mt == MIGRATE_MOVABLE ? sz->nr_free[o] : 0);
+		}
+		if (pos && mt < MIGRATE_PCPTYPES && grow_free(st, zone, pos, mt, f.need)) {
+			free(types);
+			return -ENOMEM;
 		}
 		/*
 		 * What the sightings placed already counts. Sighted pieces merge
@@ -473,12 +690,13 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 
 /*
  * CPU @cpu's PCP of @zone: high and batch as reported; the blocks the
- * trace saw on it (positional), then held pages up to the reported count.
+ * trace saw on it (positional), or held pages up to the reported count.
  */
 static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int cpu, int high,
 		     int batch, int count, const struct pl_positional *pos)
 {
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+	int reported = count;
 
 	if (batch > 0 && pl_pcp_set_high_batch(zone, cpu, min(high, pcp->high_max), batch))
 		return;
@@ -495,6 +713,23 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 		unhold(st, r->pfn, r->order);
 		__free_pages(pfn_to_page(r->pfn), r->order);
 		count -= 1 << r->order;
+	}
+	/*
+	 * Positional: drains free the oldest pages of every list first, so a
+	 * page on a PCP at trace start that no event shows can only have been
+	 * there if the trace drained fewer pages off that CPU than the PCP
+	 * held: the rest of zoneinfo's count (from before the trace: git's
+	 * CPU 0 reported 21,242 pages, the trace shows 14,532 and drains 0.6 M)
+	 * was gone when the trace began and stays allocated (given to the
+	 * buddy instead, git's drain calls fell from 0.99x to 0.74x).
+	 */
+	if (pos) {
+		unsigned long drained = cpu < PL_SNAP_MAX_CPUS ? pos->pcp_drained[cpu] : 0;
+
+		if (drained >= (unsigned long)reported)
+			count = 0;
+		else
+			count = min(count, reported - (int)drained);
 	}
 	count = min(count, pcp->high - pcp->count);
 	for (unsigned long pfn = zone->zone_start_pfn; count > 0 && pfn < zone_end_pfn(zone); pfn++) {

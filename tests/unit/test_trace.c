@@ -513,6 +513,89 @@ static void test_replay_pretrace_free(void **state)
 	pl_machine_destroy(m);
 }
 
+/*
+ * A block the trace frees twice with no traced allocation between was
+ * taken again without an mm_page_alloc event: the second free gives back
+ * nothing of the loaded state's (a counted "refreed"), while a free of a
+ * block the trace never showed before still does.
+ */
+static void test_replay_refreed(void **state)
+{
+	static const char text[] =
+		"  a-1 [000] ..... 1.0: mm_page_alloc: page=x pfn=0x123450 order=1 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		"  a-1 [000] ..... 1.1: mm_page_free: page=x pfn=0x123450 order=1\n"
+		"  a-1 [000] ..... 1.2: mm_page_free: page=x pfn=0x123450 order=1\n"
+		"  a-1 [000] ..... 1.3: mm_page_free: page=x pfn=0x123451 order=0\n"
+		"  a-1 [000] ..... 1.4: mm_page_free: page=x pfn=0x123470 order=0\n";
+	struct pl_snapshot snap;
+	struct pl_loaded_state *st;
+	struct pl_machine *m = loaded_machine(&snap, &st, "v6.18");
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_replay *rp = pl_replay_create(m, st);
+	struct pl_trace_event ev;
+	unsigned long before;
+
+	(void)state;
+	pl_enter(m, 0);
+	drain_all_pages(NULL);
+	before = pl_nr_free_pages(m);
+	pl_warn_set_quiet(true);
+	while (pl_trace_next(r, &ev) > 0)
+		pl_replay_event(rp, &ev);
+	pl_warn_set_quiet(false);
+	assert_int_equal(pl_replay_warnings(rp)[PL_TW_refreed], 2);
+	assert_int_equal(pl_replay_warnings(rp)[PL_TW_free_unallocated], 0);
+	pl_enter(m, 0);
+	drain_all_pages(NULL);
+	/* only the never-seen pfn 0x123470 took a page of the loaded state */
+	assert_int_equal(pl_nr_free_pages(m), before + 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_replay_destroy(rp, true);
+	pl_trace_close(r);
+	pl_state_release(st);
+	pl_machine_destroy(m);
+}
+
+/*
+ * free_vmap_area_noflush's nr_lazy is the kernel's vmap_lazy_nr: the
+ * replay stands in for the kernel's lazy backlog from before the trace and
+ * for areas allocated before it, so pagelab purges where the kernel did
+ * (lazy_max_pages() is 8192 pages at one CPU).
+ */
+static void test_replay_lazy_backlog(void **state)
+{
+	static const char text[] =
+		"  a-1 [000] ..... 1.0: free_vmap_area_noflush: va_start=0xffffc90001300000 nr_lazy=8180 nr_lazy_max=8192\n"
+		"  a-1 [000] ..... 1.1: free_vmap_area_noflush: va_start=0xffffc90001320000 nr_lazy=8185 nr_lazy_max=8192\n"
+		"  a-1 [000] ..... 1.2: alloc_vmap_area: va_start: 18446683600596795392 size=20480 align=16384 "
+		"vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n"
+		"  a-1 [000] ..... 1.3: free_vmap_area_noflush: va_start=18446683600596795392 nr_lazy=8190 nr_lazy_max=8192\n"
+		"  a-1 [000] ..... 1.4: alloc_vmap_area: va_start: 18446683600596762624 size=20480 align=16384 "
+		"vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n"
+		"  a-1 [000] ..... 1.5: free_vmap_area_noflush: va_start=18446683600596762624 nr_lazy=8195 nr_lazy_max=8192\n";
+	struct pl_machine *m = test_machine_cfg(64 * MiB, 16 * MiB, "v6.18", 1);
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_replay *rp = pl_replay_create(m, NULL);
+	struct pl_trace_event ev;
+	unsigned long ev_sum[NR_PL_VM_EVENTS];
+	int n = 0;
+
+	(void)state;
+	while (pl_trace_next(r, &ev) > 0) {
+		assert_int_equal(pl_replay_event(rp, &ev), 0);
+		pl_events_sum(m, ev_sum);
+		/* no purge until the kernel's counter passed lazy_max_pages() */
+		if (++n < 6)
+			assert_int_equal(ev_sum[PL_EV_VMAP_PURGE], 0);
+	}
+	pl_events_sum(m, ev_sum);
+	assert_int_equal(ev_sum[PL_EV_VMAP_PURGE], 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_replay_destroy(rp, true);
+	pl_trace_close(r);
+	test_machine_done(m);
+}
+
 /* Positional: each sighted block where the trace saw it at the start. */
 static void test_load_state_positional(void **state)
 {
@@ -521,7 +604,12 @@ static void test_load_state_positional(void **state)
 		"  a-1 [000] ..... 1.1: mm_page_alloc: page=x pfn=0x150000 order=0 migratetype=1 gfp_flags=GFP_KERNEL\n"
 		"  a-1 [001] ..... 1.2: mm_page_alloc: page=x pfn=0x160001 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
 		"  a-1 [000] ..... 1.3: mm_page_free: page=x pfn=0x170004 order=2\n"
-		"  a-1 [000] ..... 1.4: mm_page_free: page=x pfn=0x170005 order=0\n";
+		"  a-1 [000] ..... 1.4: mm_page_free: page=x pfn=0x170005 order=0\n"
+		/* CPU 1 drains more than zoneinfo's 8115 pages (of a block seen before) */
+#define DRAIN1 "  a-1 [001] d..2. 1.5: mm_page_pcpu_drain: page=x pfn=0x160000 order=9 migratetype=0\n"
+		DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1
+		DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1;
+#undef DRAIN1
 	struct pl_positional pos = { 0 };
 	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
 	struct pl_trace_event ev;
@@ -560,6 +648,14 @@ static void test_load_state_positional(void **state)
 	page = m->mem_map + 0x160001;
 	assert_int_equal(page_ref_count(page), 0);
 	assert_false(PageBuddy(page));
+	/*
+	 * and, as the trace drained more than its reported 8115 pages off
+	 * CPU 1, only what the trace saw there; CPU 0, never drained, keeps
+	 * zoneinfo's count (46316, up to pcp->high)
+	 */
+	assert_int_equal(pos.pcp_drained[1], 16 * 512);
+	assert_int_equal(m->node_zones[ZONE_NORMAL].per_cpu_pageset[1].count, 1);
+	assert_true(m->node_zones[ZONE_NORMAL].per_cpu_pageset[0].count > 1000);
 	/* allocated with order 2, handed to the replay at its own pfn */
 	assert_int_equal(pl_state_pretrace(st, &pfn, &order), 1);
 	assert_int_equal(pfn[0], 0x170004);
@@ -572,6 +668,99 @@ static void test_load_state_positional(void **state)
 	assert_int_equal(page_ref_count(m->mem_map + 0x170004), 0);
 	assert_int_equal(pl_check_machine(m), 0);
 	pl_replay_destroy(rp, true);
+	pl_state_release(st);
+	pl_positional_release(&pos);
+	pl_machine_destroy(m);
+}
+
+/*
+ * Positional pageblock types (issue 13 fidelity): a pageblock's type comes
+ * from the first event that states it exactly, however late in the trace
+ * (zone_locked: the free list's type; pcpu_drain: the pageblock's type at
+ * the drain; extfrag: the type before the claim), not only from first
+ * sightings (a free says nothing); the snapshot's counts hold exactly for
+ * the online pageblocks; pageblocks beyond the online memory
+ * (snapshot-6.18's Normal zone has 2304 pageblocks online from pfn
+ * 0x100000, so up to 0x220000) are Movable, as hotplug onlines them.
+ */
+static void test_positional_pageblock_types(void **state)
+{
+	static const char text[] =
+		/* first sighted freed, drained later from an Unmovable pageblock */
+		"  a-1 [000] d..2. 1.0: mm_page_free: page=x pfn=0x150004 order=2\n"
+		"  a-1 [000] d..2. 1.1: mm_page_pcpu_drain: page=x pfn=0x150004 order=2 migratetype=0\n"
+		/* freed, then taken off the Reclaimable free list */
+		"  a-1 [000] d..2. 1.2: mm_page_free: page=x pfn=0x158000 order=0\n"
+		"  a-1 [000] d..2. 1.3: mm_page_alloc_zone_locked: page=x pfn=0x158000 order=0 migratetype=2 percpu_refill=1\n"
+		/* an order-10 Reclaimable block claimed for Unmovable */
+		"  a-1 [000] d..2. 1.4: mm_page_alloc_extfrag: page=x pfn=0x15a000 alloc_order=0 fallback_order=10 "
+		"pageblock_order=9 alloc_migratetype=0 fallback_migratetype=2 fragmenting=0 change_ownership=1\n"
+		"  a-1 [000] ..... 1.41: mm_page_alloc: page=x pfn=0x15a000 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		/* two pages of a Movable order-10 block a refill cut into; the rest never seen */
+		"  a-1 [000] d..2. 1.42: mm_page_alloc_zone_locked: page=x pfn=0x160000 order=0 migratetype=1 percpu_refill=1\n"
+		"  a-1 [000] d..2. 1.43: mm_page_alloc_zone_locked: page=x pfn=0x1603ff order=0 migratetype=1 percpu_refill=1\n"
+		/* hotplug onlining an order-10 block of memory offline at the snapshot */
+		"  a-1 [001] d..1. 1.5: mm_page_free: page=x pfn=0x230000 order=10\n";
+	struct pl_positional pos = { 0 };
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_trace_event ev;
+	struct pl_snapshot snap;
+	struct pl_config cfg;
+	struct pl_machine *m;
+	struct pl_loaded_state *st;
+	struct zone *zone;
+	unsigned long online[MIGRATE_TYPES] = { 0 }, offline_other = 0;
+
+	(void)state;
+	while (pl_trace_next(r, &ev) > 0)
+		assert_int_equal(pl_positional_event(&pos, &ev), 0);
+	pl_trace_close(r);
+	assert_int_equal(pos.pb_exact, 6);
+	/* the claimed order-10 block was free at the start: a sighting, not the alloc after */
+	assert_int_equal(pos.by_kind[PL_SEEN_FREE], 3);
+	assert_int_equal(pos.by_kind[PL_SEEN_PCP], 0);
+	assert_int_equal(pos.pb_type[0x150000 >> pageblock_order], MIGRATE_UNMOVABLE);
+	assert_int_equal(pos.pb_type[0x158000 >> pageblock_order], MIGRATE_RECLAIMABLE);
+	assert_int_equal(pos.pb_type[0x15a200 >> pageblock_order], MIGRATE_RECLAIMABLE);
+
+	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
+	pl_config_default(&cfg);
+	cfg.nr_cpus = 2;
+	pl_snapshot_config_positional(&snap, &pos, &cfg);
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	st = pl_machine_load_positional(m, &snap, &pos);
+	assert_non_null(st);
+	pl_enter(m, 0);
+	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x150004), MIGRATE_UNMOVABLE);
+	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x158000), MIGRATE_RECLAIMABLE);
+	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x15a000), MIGRATE_RECLAIMABLE);
+	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x15a200), MIGRATE_RECLAIMABLE);
+	assert_true(PageBuddy(m->mem_map + 0x15a000));
+	assert_int_equal(buddy_order(m->mem_map + 0x15a000), MAX_PAGE_ORDER);
+	/*
+	 * The snapshot has Movable order-10 blocks to place: the region the
+	 * refill's pieces came from is one of them (the unseen rest was free).
+	 */
+	assert_true(PageBuddy(m->mem_map + 0x160000));
+	assert_int_equal(buddy_order(m->mem_map + 0x160000), MAX_PAGE_ORDER);
+	zone = &m->node_zones[ZONE_NORMAL];
+	assert_int_equal(zone->zone_start_pfn, 0x100000);
+	for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone);
+	     pfn += pageblock_nr_pages) {
+		int mt = get_pageblock_migratetype(m->mem_map + pfn);
+
+		if (pfn < 0x220000)
+			online[mt]++;
+		else
+			offline_other += mt != MIGRATE_MOVABLE;
+	}
+	/* the snapshot's "Number of blocks type" for Normal, exactly */
+	assert_int_equal(online[MIGRATE_UNMOVABLE], 242);
+	assert_int_equal(online[MIGRATE_MOVABLE], 1891);
+	assert_int_equal(online[MIGRATE_RECLAIMABLE], 171);
+	assert_int_equal(offline_other, 0);
+	assert_int_equal(pl_check_machine(m), 0);
 	pl_state_release(st);
 	pl_positional_release(&pos);
 	pl_machine_destroy(m);
@@ -653,7 +842,10 @@ int main(void)
 		cmocka_unit_test(test_snapshot_read),
 		cmocka_unit_test(test_load_state_counts),
 		cmocka_unit_test(test_pcp_high_below_min_is_legal),
+		cmocka_unit_test(test_replay_refreed),
+		cmocka_unit_test(test_replay_lazy_backlog),
 		cmocka_unit_test(test_load_state_positional),
+		cmocka_unit_test(test_positional_pageblock_types),
 		cmocka_unit_test(test_replay_deterministic),
 		cmocka_unit_test(test_replay_bad_input),
 		cmocka_unit_test(test_replay_pretrace_free),
