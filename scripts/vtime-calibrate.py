@@ -40,7 +40,10 @@ GROUPS = {
     "FREE": ["PGFREE"],
     "PCP": ["PCP_HIT", "PCP_MISS", "PCP_FREE"],
     "BUDDY": ["P_RMQUEUE", "P_FREE_ONE"],
-    "SPLITMERGE": ["BUDDY_SPLIT", "BUDDY_MERGE"],
+    # A split or merge of an owned chunk under pcp->lock (pcp_owner, the
+    # block economy, pcp_premerge) is the same work as the zone's; the
+    # calibration workloads do none, so they share the zone's cost.
+    "SPLITMERGE": ["BUDDY_SPLIT", "BUDDY_MERGE", "PCP_SPLIT", "PCP_MERGE"],
     # The PCP lock is taken once per fast-path call: the fit cannot tell the
     # lock from the call and puts the fast path's cost here (it is spent
     # under pcp->lock in the kernel too). See the README.

@@ -310,7 +310,8 @@ void pl_lock_stat_print(struct pl_seq *s, struct pl_lock_class_stat *classes, un
 	X(ECONOMY_STEAL, "pageblocks stolen from another CPU (pcp_block_economy)") \
 	X(PGALLOC_DMA, "pages allocated from ZONE_DMA (the kernel's pgalloc_dma)") \
 	X(PGALLOC_DMA32, "pages allocated from ZONE_DMA32 (pgalloc_dma32)")   \
-	X(PGALLOC_NORMAL, "pages allocated from ZONE_NORMAL (pgalloc_normal)")
+	X(PGALLOC_NORMAL, "pages allocated from ZONE_NORMAL (pgalloc_normal)") \
+	X(PCP_SPLIT, "halvings of owned chunks under pcp->lock (pcp_owner)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -405,6 +405,12 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  *             buddy deals in whole pageblocks only; all splitting and
  *             merging below a block happens under pcp->lock; a CPU with no
  *             block steals one from another CPU. Implies pcp_owner.
+ * @economy_batch: pagelab's own, on the block economy: 6.18's batch sizes
+ *             in whole blocks. A refill takes the blocks that hold
+ *             nr_pcp_alloc()'s pages under one zone->lock hold (at least
+ *             one); a drain gives back the whole free blocks that fit in
+ *             nr_pcp_free()'s pages, or at least enough to bring the PCP
+ *             back to pcp->high. Implies pcp_block_economy.
  * @targeted_drain: pagelab's own, from the seed 003 thread: when an
  *             allocation fails, drain only the CPUs that hold pages of the
  *             needed migratetype, most first, retrying after each, instead
@@ -429,6 +435,7 @@ struct pl_design {
 	bool pcp_premerge;
 	bool targeted_drain;
 	bool pcp_block_economy;
+	bool economy_batch;		/* pagelab's own, see above */
 	bool vmap_bump_wide_align;	/* pagelab's own extension, see above */
 };
 

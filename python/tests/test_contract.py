@@ -107,7 +107,7 @@ def test_bench_key_invalid(suite, key, val):
 @pytest.mark.parametrize("args", [
     [], ["nosuch"], ["pagetypeinfo", "noequals"], ["pagetypeinfo", "bogus=1"],
     ["pagetypeinfo", "reads=1", "reads=2"], ["pagetypeinfo", "=1"],
-    ["pagetypeinfo", "mem=1T"],                        # metadata larger than the host allows
+    ["pagetypeinfo", "mem=4T"],                        # metadata larger than the host allows
     ["page_alloc_high_order", "order=10", "mem=2M"],   # red team: exit 1 and two lines before
     ["vmalloc_fix_size", "nr_pages=1024", "mem=2M"],   # an area larger than the machine
     ["range_workload", "peers=/tmp/x';touch /tmp/pagelab-pwned;'", "live=10"],  # red team: shell

@@ -102,6 +102,8 @@ void pl_vt_params_default(struct pl_vt_params *p)
 	p->path_ps[VT_P_FREE_ONE] = 20930;
 	p->event_ps[PL_EV_BUDDY_SPLIT] = 13237;
 	p->event_ps[PL_EV_BUDDY_MERGE] = 13237;
+	p->event_ps[PL_EV_PCP_SPLIT] = 13237;
+	p->event_ps[PL_EV_PCP_MERGE] = 13237;
 	p->lock_ps = 85949;
 	p->event_ps[PL_EV_VMALLOC] = 47173;
 	p->event_ps[PL_EV_VFREE] = 47173;

@@ -64,6 +64,9 @@ const struct pl_design_switch pl_design_switches[] = {
 	BOOL_SWITCH_IMPLIES(pcp_block_economy, "pagelab",
 			    "the zone buddy deals in whole pageblocks, PCPs split and merge below them, steal blocks (seed 003 thread)",
 			    pcp_owner),
+	BOOL_SWITCH_IMPLIES(economy_batch, "pagelab",
+			    "the block economy with 6.18's batch sizes: refills take nr_pcp_alloc()'s pages and drains give back nr_pcp_free()'s, in whole blocks",
+			    pcp_block_economy),
 	{ NULL, 0, PL_SWITCH_BOOL, NULL, NULL, NULL, NULL },
 };
 
@@ -89,6 +92,8 @@ const struct pl_design_preset_def pl_design_preset_table[] = {
 	{ "block-economy", "pcp_owner+pcp_block_economy", "pagelab's own, from the seed 003 thread" },
 	{ "pcp-owner+targeted-drain", "pcp_owner+targeted_drain",
 	  "seed 003 with pagelab's own targeted drain" },
+	{ "block-economy+batch", "pcp_owner+pcp_block_economy+economy_batch",
+	  "pagelab's own: the block economy with 6.18's batch sizes in whole blocks" },
 	{ NULL, NULL, NULL },
 };
 
@@ -97,7 +102,7 @@ const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "co
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
 					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
 					  "pcp-premerge", "targeted-drain", "block-economy",
-					  "pcp-owner+targeted-drain", NULL };
+					  "pcp-owner+targeted-drain", "block-economy+batch", NULL };
 
 static void set_err(char *err, size_t errsize, const char *fmt, ...)
 {
@@ -159,8 +164,12 @@ static int apply_switch(struct pl_design *d, const char *tok, size_t len, char *
 	if (s->kind == PL_SWITCH_BOOL) {
 		if (!val || (vlen == 1 && (*val == '1' || *val == 'y' || *val == 'Y'))) {
 			switch_set(d, s, 1);
-			if (s->implies)	/* a switch that needs another turns it on */
-				switch_set(d, pl_design_switch_find(s->implies, strlen(s->implies)), 1);
+			/* a switch that needs another turns it on, and what that one needs */
+			for (const struct pl_design_switch *i = s; i && i->implies;) {
+				i = pl_design_switch_find(i->implies, strlen(i->implies));
+				if (i)
+					switch_set(d, i, 1);
+			}
 		} else if (vlen == 1 && (*val == '0' || *val == 'n' || *val == 'N')) {
 			switch_set(d, s, 0);
 		} else {

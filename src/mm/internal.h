@@ -260,19 +260,28 @@ void pcp_owner_free_zone(struct zone *zone, unsigned int nr_cpus);
 static inline bool design_pcp_owner(const struct zone *zone)
 {
 	return zone->machine->config.design.pcp_owner ||
-	       zone->machine->config.design.pcp_block_economy;
+	       zone->machine->config.design.pcp_block_economy ||
+	       zone->machine->config.design.economy_batch;
 }
 
 static inline bool design_block_economy(const struct zone *zone)
 {
-	return zone->machine->config.design.pcp_block_economy;
+	return zone->machine->config.design.pcp_block_economy ||
+	       zone->machine->config.design.economy_batch;
+}
+
+/* economy_batch (pagelab's own) sizes the block economy's refills and drains. */
+static inline bool design_economy_batch(const struct zone *zone)
+{
+	return zone->machine->config.design.economy_batch;
 }
 
 /* pcp_owner.c: the block economy (pagelab's own) */
 unsigned long economy_free_pages(struct zone *zone);
-void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, bool all);
+void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, int count, bool all);
 void economy_release_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn);
 /* pcp.c */
+int economy_refill_blocks(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order);
 struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratetype,
 			     unsigned int alloc_flags);
 

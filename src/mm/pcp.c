@@ -306,6 +306,19 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
 }
 
 /**
+ * economy_refill_blocks() - economy_batch's refill size: the whole blocks
+ * that hold nr_pcp_alloc()'s batch of @order (which grows pcp->high and
+ * alloc_factor for a CPU that keeps allocating, as in 6.18), at least one.
+ * Context: pcp->lock.
+ */
+int economy_refill_blocks(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order)
+{
+	long pages = (long)nr_pcp_alloc(pcp, zone, order) << order;
+
+	return (int)max(1L, (pages + (long)pageblock_nr_pages - 1) / (long)pageblock_nr_pages);
+}
+
+/**
  * economy_rmqueue() - pcp_block_economy's allocation of @order below a
  * pageblock: from this CPU's owned blocks, refilled with a whole block or
  * stolen (pcp_owner.c). The lock is taken, not tried: there is no zone
@@ -347,7 +360,7 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 		return;
 	}
 	if (design_block_economy(zone)) {
-		economy_free_bulk(zone, pcp, false);
+		economy_free_bulk(zone, pcp, count, false);
 		return;
 	}
 	listed = pcp->count - pcp->owned_count;
@@ -547,7 +560,7 @@ static void drain_pages_zone(unsigned int cpu, struct zone *zone)
 	/* The block economy gives back whole blocks only; partial ones stay. */
 	if (design_block_economy(zone)) {
 		spin_lock(&pcp->lock);
-		economy_free_bulk(zone, pcp, true);
+		economy_free_bulk(zone, pcp, 0, true);
 		spin_unlock(&pcp->lock);
 		return;
 	}

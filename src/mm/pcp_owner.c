@@ -137,6 +137,7 @@ static struct page *owned_rmqueue_smallest(struct per_cpu_pages *pcp, unsigned i
 		while (o > order) {
 			o--;
 			add_chunk(pcp, page + (1UL << o), o, mt);
+			pl_count(PL_EV_PCP_SPLIT, 1);	/* expand()'s work, under pcp->lock */
 		}
 		pcp->owned_count -= 1 << order;
 		return page;
@@ -238,11 +239,13 @@ static int economy_adopt(struct zone *zone, struct per_cpu_pages *pcp, int mt)
 
 /*
  * Give this pcp another owned block: a fragment first, else a whole free
- * pageblock (the block economy: else a partly free unowned one). Return: false if neither fits or exists (degrade to baseline).
- * Context: pcp->lock; takes zone->lock.
+ * pageblock (the block economy: else a partly free unowned one);
+ * economy_batch then takes more whole blocks under the same hold, up to
+ * @nr_blocks. Return: false if neither fits or exists (degrade to
+ * baseline). Context: pcp->lock; takes zone->lock.
  */
 static bool pcp_owner_refill(struct zone *zone, struct per_cpu_pages *pcp, int mt,
-			     unsigned int alloc_flags)
+			     unsigned int alloc_flags, int nr_blocks)
 {
 	enum rmqueue_mode mode = RMQUEUE_NORMAL;
 	int got = 0, idx;
@@ -266,6 +269,16 @@ static bool pcp_owner_refill(struct zone *zone, struct per_cpu_pages *pcp, int m
 			got = (int)pageblock_nr_pages;
 			pl_count(PL_EV_PCP_OWN_BLOCK, 1);
 		}
+	}
+	/* economy_batch: the rest of the batch, whole free blocks only */
+	for (int n = 1; got && n < nr_blocks; n++) {
+		page = __rmqueue(zone, pageblock_order, mt, alloc_flags | ALLOC_NOFRAGMENT, &mode);
+		if (!page)
+			break;
+		take_ownership(zone, pcp, (unsigned int)pfn_to_pageblock_idx(zone, page_to_pfn(page)), mt);
+		add_chunk(pcp, page, pageblock_order, mt);
+		got += (int)pageblock_nr_pages;
+		pl_count(PL_EV_PCP_OWN_BLOCK, 1);
 	}
 	if (!got && design_block_economy(zone))
 		got = economy_adopt(zone, pcp, mt);
@@ -293,7 +306,8 @@ struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, uns
 		pl_count(PL_EV_PCP_HIT, 1);
 		return page;
 	}
-	if (!pcp_owner_refill(zone, pcp, mt, alloc_flags))
+	if (!pcp_owner_refill(zone, pcp, mt, alloc_flags,
+			      design_economy_batch(zone) ? economy_refill_blocks(zone, pcp, order) : 1))
 		return NULL;
 	pl_count(PL_EV_PCP_MISS, 1);
 	return owned_rmqueue_smallest(pcp, order, mt);
@@ -608,16 +622,20 @@ static bool owns_another_of_type(const struct per_cpu_pages *pcp, int i)
  * machines: releasing the last block of a type as soon as the PCP is over
  * high hands it back to take it again on the next refill (measured: kbuild
  * at 128 vCPUs locked the zone 35k times per Mop that way).
+ * economy_batch also gives back the whole blocks that fit in @count, the
+ * pages nr_pcp_free() asked for (it grows over a stream of frees, as in
+ * 6.18), so that a burst of frees returns its blocks in few holds.
  * zone->lock is taken only when a block goes. Context: pcp->lock.
  */
-void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, bool all)
+void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, int count, bool all)
 {
-	int released = 0;
+	int released = 0, batch = design_economy_batch(zone) ? count : 0;
 
 	for (int i = pcp->nr_owned - 1; i >= 0; i--) {
 		struct page *head = pfn_to_page(block_start_pfn(zone, pcp->owned[i].idx));
 
-		if (!all && pcp->count - released - (int)pageblock_nr_pages < pcp->high)
+		if (!all && pcp->count - released - (int)pageblock_nr_pages < pcp->high &&
+		    released + (int)pageblock_nr_pages > batch)
 			break;
 		if (!PagePCPBuddy(head) || head->private != pageblock_order)
 			continue;

@@ -16,7 +16,8 @@
  *                           v6.19-rc1+contig, all, ...), with bit 4 as
  *                           n's bit 3 (the presets from the 9th on:
  *                           mt-counts+blocks, maple+wide-align,
- *                           pcp-owner+bulk, ...)
+ *                           pcp-owner+bulk, ...) and bit 5 as n's bit 4
+ *                           (the 17th on: block-economy+batch)
  *                 bit  3    pcp_disabled
  *
  * Opcode numbers are fixed forever, so a committed corpus keeps its
@@ -31,10 +32,10 @@
 #define FZ_NR_OPCODES 64
 #define FZ_NR_CPUS 4
 
-/* The preset number of a config byte: bits 0-2, and bit 4 above them. */
+/* The preset number of a config byte: bits 0-2, then bits 4 and 5 above them. */
 static inline unsigned int fz_preset_index(uint8_t config)
 {
-	return (config & 7u) | ((config >> 1) & 8u);
+	return (config & 7u) | ((config >> 1) & 24u);
 }
 
 enum fz_opcode {

@@ -8,7 +8,8 @@
  * zone->lock (adopting a partly free unowned block whole when the zone has no
  * free one), steals a block from another CPU when the zone has none, counts
  * PCP-held pages for the watermarks, and gives owned blocks back to
- * isolation so alloc_contig_range() still succeeds.
+ * isolation so alloc_contig_range() still succeeds; economy_batch takes
+ * and gives back several whole blocks per zone->lock hold.
  */
 #include "helpers.h"
 #include "mm/internal.h"
@@ -239,6 +240,80 @@ static void test_economy_steals_when_the_zone_has_no_block(void **state)
 	test_machine_done(m);
 }
 
+/* zone->lock acquisitions, every zone (1 GiB is all ZONE_DMA32). */
+static uint64_t zone_lock_holds(struct pl_machine *m)
+{
+	uint64_t n = 0;
+
+	for (int z = 0; z < MAX_NR_ZONES; z++)
+		n += m->node_zones[z].lock.stat.acquisitions;
+	return n;
+}
+
+struct economy_run {
+	unsigned long alloc_holds, blocks, free_holds, released;
+};
+
+/*
+ * CPU 0 allocates 8192 pages (16 blocks) in a stream, then frees them all
+ * in a burst: zone->lock holds and blocks moved each way.
+ */
+static struct economy_run economy_stream(const char *design)
+{
+	static struct page *pages[8192];
+	struct pl_config cfg;
+	struct pl_machine *m;
+	struct economy_run r;
+	uint64_t z0;
+
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 1024 * MiB;	/* batch 63, high_max a few thousand pages */
+	cfg.nr_cpus = 2;
+	cfg.debug = 1;
+	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	assert_int_equal(pl_enter(m, 0), 0);
+	z0 = zone_lock_holds(m);
+	for (unsigned int i = 0; i < 8192; i++)
+		assert_non_null(pages[i] = alloc_pages(GFP_HIGHUSER_MOVABLE, 0));
+	r.alloc_holds = zone_lock_holds(m) - z0;
+	r.blocks = event(m, PL_EV_PCP_OWN_BLOCK);
+	assert_int_equal(pl_check_machine(m), 0);
+	z0 = zone_lock_holds(m);
+	for (unsigned int i = 8192; i--;)
+		assert_int_equal(__free_pages(pages[i], 0), 0);
+	r.free_holds = zone_lock_holds(m) - z0;
+	r.released = event(m, PL_EV_PCP_RELEASE_BLOCK);
+	assert_int_equal(event(m, PL_EV_PCP_DRAIN_CALLS), r.free_holds);
+	assert_int_equal(pl_check_machine(m), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+	return r;
+}
+
+/*
+ * The block economy takes one block per zone->lock hold and gives one back
+ * per hold; economy_batch sizes both as 6.18 sizes its batches (growing
+ * with a stream of allocations or frees), in whole blocks.
+ */
+static void test_economy_batch_moves_several_blocks_per_hold(void **state)
+{
+	struct economy_run one = economy_stream("block-economy");
+	struct economy_run batch = economy_stream("block-economy+batch");
+
+	(void)state;
+	assert_int_equal(one.alloc_holds, one.blocks);
+	assert_true(one.blocks >= 16);
+	assert_true(batch.blocks >= 16);
+	assert_true(batch.alloc_holds * 2 <= batch.blocks);
+	assert_true(one.released >= 8 && one.free_holds == one.released);
+	/* pcp->high grew with the stream (6.18's auto-tuning): fewer go back */
+	assert_true(batch.free_holds >= 1);
+	assert_true(batch.free_holds * 2 <= batch.released);
+}
+
 /*
  * Every block is allocated whole, then the second halves of four of them
  * are freed page by page: their pages go to the zone (the blocks have no
@@ -323,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_economy_moves_whole_blocks_only),
 		cmocka_unit_test(test_economy_steals_when_the_zone_has_no_block),
 		cmocka_unit_test(test_economy_contig_range_reaches_owned_blocks),
+		cmocka_unit_test(test_economy_batch_moves_several_blocks_per_hold),
 		cmocka_unit_test(test_economy_adopts_a_partly_free_block),
 	};
 

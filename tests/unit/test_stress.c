@@ -540,6 +540,7 @@ static void test_two_threads_issue16_designs(void **state)
 	run("pcp-premerge", false, 2, 2, 0);
 	run("targeted-drain", false, 2, 2, 5);
 	run("block-economy", false, 2, 2, 5);
+	run("block-economy+batch", false, 2, 2, 5);
 	run("pcp-owner+targeted-drain", false, 2, 2, 0);
 }
 
@@ -550,6 +551,7 @@ static void test_interleaved_64_vcpus(void **state)
 	run("pcp-owner", false, NR_VCPUS_INTERLEAVED, 2, 5);
 	/* many owners: the block economy steals between vCPUs on two threads */
 	run("block-economy", false, NR_VCPUS_INTERLEAVED, 2, 0);
+	run("block-economy+batch", false, NR_VCPUS_INTERLEAVED, 2, 0);
 }
 
 int main(void)

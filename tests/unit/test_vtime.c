@@ -269,6 +269,85 @@ static void test_pick(void **state)
 	pl_vtime_destroy(vt);
 }
 
+/* One worker, the others poll until it is done (test_idle_polls). */
+struct poll_ctx {
+	struct pl_vtime *vt;
+	unsigned long work_left, polls;
+};
+
+static void poll_enter(void *ctx, unsigned int vcpu)
+{
+	struct poll_ctx *p = ctx;
+
+	pl_vt_enter(p->vt, vcpu);
+}
+
+static bool poll_step(void *ctx, unsigned int vcpu)
+{
+	struct poll_ctx *p = ctx;
+
+	if (vcpu == 0) {
+		pl_vt_charge(1000);	/* a step of real work */
+		return --p->work_left > 0;
+	}
+	if (!p->work_left)
+		return false;
+	p->polls++;			/* polling changes no clock */
+	return true;
+}
+
+/*
+ * Pollers sleep until just after the next working vCPU's clock: each polls
+ * about once per step of the worker, instead of leapfrogging each other
+ * (with idle_ps 0, by 1 ps at a time: ~1000 polls each per work step).
+ */
+static void test_idle_polls(void **state)
+{
+	struct poll_ctx p = { .vt = vt_new(8), .work_left = 100 };
+	struct pl_vcpu_run run = { .nr_vcpus = 8, .nr_threads = 1, .slice = 1,
+				   .enter = poll_enter, .step = poll_step, .ctx = &p, .vt = p.vt };
+
+	(void)state;
+	assert_int_equal(pl_run_vcpus(&run), 0);
+	pl_vt_enter(NULL, 0);
+	assert_true(p.polls >= 7 * 99);
+	assert_true(p.polls <= 7 * 101);
+	assert_true(p.vt->cpu[0].now == 100 * 1000);
+	pl_vtime_destroy(p.vt);
+}
+
+/*
+ * Every vm event costs its own parameter, the last ones too (they once read
+ * the path costs past a 64-slot array), and a split or merge under
+ * pcp->lock costs what the zone's does.
+ */
+static void test_event_costs(void **state)
+{
+	struct pl_vtime *vt = vt_new(1);
+	struct pl_cpu_events ev;
+	struct pl_vt_params d;
+
+	(void)state;
+	memset(&ev, 0, sizeof(ev));
+	for (int i = 0; i < NR_VT_PATHS; i++)
+		vt->p.path_ps[i] = 1000;
+	vt->p.event_ps[PL_EV_PCP_SPLIT] = 7;
+	pl_vt_enter(vt, 0);
+	for (int i = 0; i < NR_PL_VM_EVENTS; i++) {
+		uint64_t t0 = vt->cpu[0].now;
+
+		pl_count_events(&ev, (enum pl_vm_event)i, 2);
+		assert_int_equal(vt->cpu[0].now - t0, 2 * vt->p.event_ps[i]);
+		assert_int_equal(vt->p.event_ps[i], i == PL_EV_PCP_SPLIT ? 7 : 0);
+	}
+	pl_vt_enter(NULL, 0);
+	pl_vtime_destroy(vt);
+	pl_vt_params_default(&d);
+	assert_true(d.event_ps[PL_EV_BUDDY_MERGE] > 0);
+	assert_int_equal(d.event_ps[PL_EV_PCP_MERGE], d.event_ps[PL_EV_BUDDY_MERGE]);
+	assert_int_equal(d.event_ps[PL_EV_PCP_SPLIT], d.event_ps[PL_EV_BUDDY_SPLIT]);
+}
+
 /* Bad parameter overrides change nothing. */
 static void test_params_override(void **state)
 {
@@ -298,6 +377,8 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_params_override),
+		cmocka_unit_test(test_event_costs),
+		cmocka_unit_test(test_idle_polls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
