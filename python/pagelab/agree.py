@@ -22,16 +22,21 @@ MARK_TARGET = 95.0      # % of cells with the same mark
 SIGN_FLOOR = 10.0       # |seed change| (%) from which the sign must agree
 
 
-def _cells(run_dir: Path) -> dict:
+def _docs(run_dir: Path):
+    """Each seed document of a reproduce --out directory: (path, parsed JSON)."""
     files = sorted(Path(run_dir).glob("seed-*.json"))
     if not files:
         raise BenchError(f"{run_dir}: no seed-*.json (run pagelab reproduce --out {run_dir})")
-    out = {}
     for f in files:
         try:
-            doc = json.loads(f.read_text())
+            yield f, json.loads(f.read_text())
         except (OSError, ValueError):
             raise BenchError(f"{f}: not a pagelab seed document") from None
+
+
+def _cells(run_dir: Path) -> dict:
+    out = {}
+    for f, doc in _docs(run_dir):
         # Judge again a document from before the cells (or the seed's marks)
         # were saved: its measurements are all the judging needs.
         if doc.get("seed") and ("cells" not in doc or (doc.get("measurements") and any(
@@ -89,11 +94,7 @@ def cells_text(run1: Path, run2: Path) -> str:
 def _second_cells(run_dir: Path) -> tuple[dict, dict]:
     """The judged cells and the --second opinion's cells of every seed document."""
     first, second = {}, {}
-    for f in sorted(Path(run_dir).glob("seed-*.json")):
-        try:
-            doc = json.loads(f.read_text())
-        except (OSError, ValueError):
-            raise BenchError(f"{f}: not a pagelab seed document") from None
+    for f, doc in _docs(run_dir):
         sec = doc.get("second")
         if not isinstance(sec, dict):
             continue

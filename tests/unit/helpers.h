@@ -19,21 +19,28 @@
 
 #define MiB (1UL << 20)
 
+/* A machine from @cfg with @design's switches, entered as vCPU 0. */
+static inline struct pl_machine *test_machine_config(struct pl_config *cfg, const char *design)
+{
+	struct pl_machine *m;
+
+	assert_int_equal(pl_design_preset(design, &cfg->design), 0);
+	m = pl_machine_create(cfg);
+	assert_non_null(m);
+	assert_int_equal(pl_enter(m, 0), 0);
+	return m;
+}
+
 static inline struct pl_machine *test_machine_cfg(unsigned long mem, unsigned long dma32,
 						  const char *design, int debug)
 {
 	struct pl_config cfg;
-	struct pl_machine *m;
 
 	pl_config_default(&cfg);
 	cfg.mem_bytes = mem;
 	cfg.dma32_bytes = dma32;
 	cfg.debug = debug;
-	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	assert_int_equal(pl_enter(m, 0), 0);
-	return m;
+	return test_machine_config(&cfg, design);
 }
 
 /* 64 MiB: a 16 MiB DMA32 zone and a 48 MiB Normal zone. */

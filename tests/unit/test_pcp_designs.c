@@ -25,18 +25,13 @@ static unsigned long event(struct pl_machine *m, enum pl_vm_event e)
 static struct pl_machine *cpus_machine(const char *design, unsigned int nr_cpus)
 {
 	struct pl_config cfg;
-	struct pl_machine *m;
 
 	pl_config_default(&cfg);
 	cfg.mem_bytes = 64 * MiB;
 	cfg.dma32_bytes = 16 * MiB;
 	cfg.nr_cpus = nr_cpus;
 	cfg.debug = 1;
-	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	assert_int_equal(pl_enter(m, 0), 0);
-	return m;
+	return test_machine_config(&cfg, design);
 }
 
 struct merges {
@@ -336,9 +331,7 @@ static void test_economy_adopts_a_partly_free_block(void **state)
 	cfg.mem_bytes = cfg.dma32_bytes = 64 * MiB;
 	cfg.min_free_kbytes = 1;
 	cfg.debug = 1;
-	assert_int_equal(pl_design_preset("block-economy", &cfg.design), 0);
-	assert_non_null(m = pl_machine_create(&cfg));
-	assert_int_equal(pl_enter(m, 0), 0);
+	m = test_machine_config(&cfg, "block-economy");
 	n = exhaust(GFP_HIGHUSER_MOVABLE, pageblock_order, pages, 256);
 	assert_true(n >= 8);
 	assert_null(alloc_pages(GFP_HIGHUSER_MOVABLE, pageblock_order));

@@ -22,18 +22,13 @@ static unsigned long event(struct pl_machine *m, enum pl_vm_event e)
 static struct pl_machine *owner_machine(unsigned long mem, unsigned int nr_cpus, const char *design)
 {
 	struct pl_config cfg;
-	struct pl_machine *m;
 
 	pl_config_default(&cfg);
 	cfg.mem_bytes = mem;
 	cfg.dma32_bytes = 16 * MiB;
 	cfg.nr_cpus = nr_cpus;
 	cfg.debug = 1;
-	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	assert_int_equal(pl_enter(m, 0), 0);
-	return m;
+	return test_machine_config(&cfg, design);
 }
 
 static int owner_of(struct page *page)
