@@ -408,9 +408,12 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  * @economy_batch: pagelab's own, on the block economy: 6.18's batch sizes
  *             in whole blocks. A refill takes the blocks that hold
  *             nr_pcp_alloc()'s pages under one zone->lock hold (at least
- *             one); a drain gives back the whole free blocks that fit in
- *             nr_pcp_free()'s pages, or at least enough to bring the PCP
- *             back to pcp->high. Implies pcp_block_economy.
+ *             one; rounded down where rounding up would fill the PCP past
+ *             pcp->high - batch), and alloc_factor then doubles the pages
+ *             taken, not the batch asked; a drain gives back the whole
+ *             free blocks that fit in nr_pcp_free()'s pages, or at least
+ *             enough to bring the PCP back to pcp->high. Implies
+ *             pcp_block_economy.
  * @targeted_drain: pagelab's own, from the seed 003 thread: when an
  *             allocation fails, drain only the CPUs that hold pages of the
  *             needed migratetype, most first, retrying after each, instead

@@ -65,7 +65,7 @@ const struct pl_design_switch pl_design_switches[] = {
 			    "the zone buddy deals in whole pageblocks, PCPs split and merge below them, steal blocks (seed 003 thread)",
 			    pcp_owner),
 	BOOL_SWITCH_IMPLIES(economy_batch, "pagelab",
-			    "the block economy with 6.18's batch sizes: refills take nr_pcp_alloc()'s pages and drains give back nr_pcp_free()'s, in whole blocks",
+			    "the block economy with 6.18's batch sizes: refills take nr_pcp_alloc()'s pages (doubling what the last one took) and drains give back nr_pcp_free()'s, in whole blocks",
 			    pcp_block_economy),
 	{ NULL, 0, PL_SWITCH_BOOL, NULL, NULL, NULL, NULL },
 };

@@ -282,6 +282,7 @@ void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, int count, 
 void economy_release_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn);
 /* pcp.c */
 int economy_refill_blocks(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order);
+void economy_refill_taken(struct per_cpu_pages *pcp, int pages);
 struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratetype,
 			     unsigned int alloc_flags);
 

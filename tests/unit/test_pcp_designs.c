@@ -9,7 +9,8 @@
  * free one), steals a block from another CPU when the zone has none, counts
  * PCP-held pages for the watermarks, and gives owned blocks back to
  * isolation so alloc_contig_range() still succeeds; economy_batch takes
- * and gives back several whole blocks per zone->lock hold.
+ * and gives back several whole blocks per zone->lock hold, doubling what
+ * its last refill took, never past pcp->high - batch.
  */
 #include "helpers.h"
 #include "mm/internal.h"
@@ -262,8 +263,8 @@ static struct economy_run economy_stream(const char *design)
 	uint64_t z0;
 
 	pl_config_default(&cfg);
-	cfg.mem_bytes = 1024 * MiB;	/* batch 63, high_max a few thousand pages */
-	cfg.nr_cpus = 2;
+	cfg.mem_bytes = 1024 * MiB;	/* batch 63, high_max 4096 pages: frees drain */
+	cfg.nr_cpus = 8;
 	cfg.debug = 1;
 	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
 	m = pl_machine_create(&cfg);
@@ -307,6 +308,88 @@ static void test_economy_batch_moves_several_blocks_per_hold(void **state)
 	/* pcp->high grew with the stream (6.18's auto-tuning): fewer go back */
 	assert_true(batch.free_holds >= 1);
 	assert_true(batch.free_holds * 2 <= batch.released);
+}
+
+/* A machine for economy_batch's refill sizes: CPU 0's pcp in ZONE_NORMAL. */
+static struct pl_machine *refill_machine(const char *design, struct per_cpu_pages **pcp)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 2048 * MiB;	/* batch 63, high_min 4 * batch at 8 CPUs */
+	cfg.dma32_bytes = 512 * MiB;
+	cfg.nr_cpus = 8;
+	cfg.debug = 1;
+	m = test_machine_config(&cfg, design);
+	*pcp = &m->node_zones[ZONE_NORMAL].per_cpu_pageset[0];
+	assert_int_equal((*pcp)->batch, 63);
+	assert_int_equal((*pcp)->high_min, 63 << 2);
+	return m;
+}
+
+/*
+ * 6.18 doubles the pages a refill takes while a CPU allocates without
+ * freeing. economy_batch doubles what its last refill took in whole blocks
+ * (one block is already batch << 3), so a stream of allocations refills
+ * 1, 2, 4, 4 blocks, not 1, 1, 1, 1 (alloc_factor one step per refill).
+ */
+static void test_economy_batch_refill_doubles_what_it_took(void **state)
+{
+	static struct page *pages[6144];
+	const int want[] = { 1, 2, 4, 4 };
+	struct per_cpu_pages *pcp;
+	struct pl_machine *m = refill_machine("block-economy+batch", &pcp);
+	unsigned long blocks = event(m, PL_EV_PCP_OWN_BLOCK);
+	int refill = 0, n = 0;
+
+	(void)state;
+	while (refill < 4) {
+		uint64_t z0 = zone_lock_holds(m);
+
+		assert_true(n < 6144);
+		assert_non_null(pages[n++] = alloc_pages(GFP_HIGHUSER_MOVABLE, 0));
+		if (zone_lock_holds(m) == z0)
+			continue;
+		assert_int_equal(zone_lock_holds(m) - z0, 1);
+		assert_int_equal(event(m, PL_EV_PCP_OWN_BLOCK) - blocks, want[refill++]);
+		blocks = event(m, PL_EV_PCP_OWN_BLOCK);
+	}
+	assert_int_equal(pl_check_machine(m), 0);
+	while (n)
+		assert_int_equal(__free_pages(pages[--n], 0), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
+/*
+ * 6.18 never refills an order-0 list past pcp->high - batch. A CPU holding
+ * a movable block's 511 free pages refills for an unmovable page: the
+ * doubled batch (1008 pages) would round up to two blocks, past that
+ * limit, so economy_batch takes one.
+ */
+static void test_economy_batch_refill_stays_under_high(void **state)
+{
+	struct per_cpu_pages *pcp;
+	struct pl_machine *m = refill_machine("block-economy+batch", &pcp);
+	struct page *a, *b;
+	unsigned long blocks;
+
+	(void)state;
+	assert_non_null(a = alloc_pages(GFP_HIGHUSER_MOVABLE, 0));
+	assert_int_equal(pcp->count, 511);
+	assert_int_equal(pcp->alloc_factor, 4);	/* 512 pages taken: batch << 3 */
+	blocks = event(m, PL_EV_PCP_OWN_BLOCK);
+	assert_non_null(b = alloc_pages(GFP_KERNEL, 0));
+	assert_int_equal(event(m, PL_EV_PCP_OWN_BLOCK) - blocks, 1);
+	assert_true(pcp->count <= pcp->high - pcp->batch);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_int_equal(__free_pages(a, 0), 0);
+	assert_int_equal(__free_pages(b, 0), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
 }
 
 /*
@@ -392,6 +475,8 @@ int main(void)
 		cmocka_unit_test(test_economy_steals_when_the_zone_has_no_block),
 		cmocka_unit_test(test_economy_contig_range_reaches_owned_blocks),
 		cmocka_unit_test(test_economy_batch_moves_several_blocks_per_hold),
+		cmocka_unit_test(test_economy_batch_refill_doubles_what_it_took),
+		cmocka_unit_test(test_economy_batch_refill_stays_under_high),
 		cmocka_unit_test(test_economy_adopts_a_partly_free_block),
 	};
 
