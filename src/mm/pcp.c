@@ -389,12 +389,18 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	count = min(pcp->count, count);
 	if (count <= 0)
 		return;
-	if (design_pcp_premerge(zone)) {
-		pcp_premerge_free_bulk(zone, count, pcp, pindex);
-		return;
-	}
+	/*
+	 * The economy first: it keeps no unowned page on a PCP list, so a
+	 * pre-merging drain would find nothing to merge, take zone->lock for
+	 * nothing and give owned blocks back by seed 003's rule, partial ones
+	 * too, where the zone deals in whole blocks only.
+	 */
 	if (design_block_economy(zone)) {
 		economy_free_bulk(zone, pcp, count, false);
+		return;
+	}
+	if (design_pcp_premerge(zone)) {
+		pcp_premerge_free_bulk(zone, count, pcp, pindex);
 		return;
 	}
 	listed = pcp->count - pcp->owned_count;

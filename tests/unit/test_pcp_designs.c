@@ -10,7 +10,8 @@
  * PCP-held pages for the watermarks, and gives owned blocks back to
  * isolation so alloc_contig_range() still succeeds; economy_batch takes
  * and gives back several whole blocks per zone->lock hold, doubling what
- * its last refill took, never past pcp->high - batch.
+ * its last refill took, never past pcp->high - batch; pcp_premerge beside
+ * the economy leaves it as it is.
  */
 #include "helpers.h"
 #include "mm/internal.h"
@@ -254,7 +255,7 @@ struct economy_run {
  * CPU 0 allocates 8192 pages (16 blocks) in a stream, then frees them all
  * in a burst: zone->lock holds and blocks moved each way.
  */
-static struct economy_run economy_stream(const char *design)
+static struct economy_run economy_stream(const char *design, bool premerge)
 {
 	static struct page *pages[8192];
 	struct pl_config cfg;
@@ -267,6 +268,7 @@ static struct economy_run economy_stream(const char *design)
 	cfg.nr_cpus = 8;
 	cfg.debug = 1;
 	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
+	cfg.design.pcp_premerge = premerge;
 	m = pl_machine_create(&cfg);
 	assert_non_null(m);
 	assert_int_equal(pl_enter(m, 0), 0);
@@ -296,8 +298,8 @@ static struct economy_run economy_stream(const char *design)
  */
 static void test_economy_batch_moves_several_blocks_per_hold(void **state)
 {
-	struct economy_run one = economy_stream("block-economy");
-	struct economy_run batch = economy_stream("block-economy+batch");
+	struct economy_run one = economy_stream("block-economy", false);
+	struct economy_run batch = economy_stream("block-economy+batch", false);
 
 	(void)state;
 	assert_int_equal(one.alloc_holds, one.blocks);
@@ -308,6 +310,24 @@ static void test_economy_batch_moves_several_blocks_per_hold(void **state)
 	/* pcp->high grew with the stream (6.18's auto-tuning): fewer go back */
 	assert_true(batch.free_holds >= 1);
 	assert_true(batch.free_holds * 2 <= batch.released);
+}
+
+/*
+ * pcp_premerge beside the economy changes nothing: the economy keeps no
+ * unowned page on a PCP list, so there is nothing to pre-merge, and its
+ * drains give back whole blocks only. (A pre-merging drain first took
+ * zone->lock on every free above pcp->high and gave back partial blocks.)
+ */
+static void test_economy_with_premerge_is_the_economy(void **state)
+{
+	struct economy_run plain = economy_stream("block-economy+batch", false);
+	struct economy_run both = economy_stream("block-economy+batch", true);
+
+	(void)state;
+	assert_int_equal(both.alloc_holds, plain.alloc_holds);
+	assert_int_equal(both.blocks, plain.blocks);
+	assert_int_equal(both.free_holds, plain.free_holds);
+	assert_int_equal(both.released, plain.released);
 }
 
 /* A machine for economy_batch's refill sizes: CPU 0's pcp in ZONE_NORMAL. */
@@ -477,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_economy_batch_moves_several_blocks_per_hold),
 		cmocka_unit_test(test_economy_batch_refill_doubles_what_it_took),
 		cmocka_unit_test(test_economy_batch_refill_stays_under_high),
+		cmocka_unit_test(test_economy_with_premerge_is_the_economy),
 		cmocka_unit_test(test_economy_adopts_a_partly_free_block),
 	};
 
