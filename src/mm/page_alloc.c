@@ -419,14 +419,6 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 	free_frozen_page_pcp(zone, page, pfn, order, migratetype, fpi_flags);
 }
 
-bool pl_page_in_machine(const struct pl_machine *m, const struct page *page)
-{
-	uintptr_t off = (uintptr_t)page - (uintptr_t)m->mem_map;
-
-	return (uintptr_t)page >= (uintptr_t)m->mem_map && off % sizeof(struct page) == 0 &&
-	       off / sizeof(struct page) < m->max_pfn;
-}
-
 static bool no_machine(const char *fn)
 {
 	if (likely(pl_this.machine))
