@@ -121,6 +121,7 @@ static inline bool pl_page_in_machine(const struct pl_machine *m, const struct p
 	       off / sizeof(struct page) < m->max_pfn;
 }
 
+void bad_page(struct page *page, const char *reason);
 void free_page_is_bad_report(struct page *page);
 bool free_pages_prepare_tails(struct page *page, unsigned int order);
 void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags);
