@@ -111,7 +111,17 @@ bool check_new_page(struct page *page);
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype);
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags);
-bool pl_page_in_machine(const struct pl_machine *m, const struct page *page);
+
+/* @page is a struct page of @m's memmap (bad-input checks of every entry). */
+static inline bool pl_page_in_machine(const struct pl_machine *m, const struct page *page)
+{
+	uintptr_t off = (uintptr_t)page - (uintptr_t)m->mem_map;
+
+	return (uintptr_t)page >= (uintptr_t)m->mem_map && off % sizeof(struct page) == 0 &&
+	       off / sizeof(struct page) < m->max_pfn;
+}
+
+void bad_page(struct page *page, const char *reason);
 void free_page_is_bad_report(struct page *page);
 bool free_pages_prepare_tails(struct page *page, unsigned int order);
 void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags);
