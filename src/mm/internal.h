@@ -271,19 +271,28 @@ static inline bool design_pcp_owner(const struct zone *zone)
 {
 	return zone->machine->config.design.pcp_owner ||
 	       zone->machine->config.design.pcp_block_economy ||
-	       zone->machine->config.design.economy_batch;
+	       zone->machine->config.design.economy_batch ||
+	       zone->machine->config.design.economy_ramp;
 }
 
 static inline bool design_block_economy(const struct zone *zone)
 {
 	return zone->machine->config.design.pcp_block_economy ||
-	       zone->machine->config.design.economy_batch;
+	       zone->machine->config.design.economy_batch ||
+	       zone->machine->config.design.economy_ramp;
 }
 
 /* economy_batch (pagelab's own) sizes the block economy's refills and drains. */
 static inline bool design_economy_batch(const struct zone *zone)
 {
-	return zone->machine->config.design.economy_batch;
+	return zone->machine->config.design.economy_batch ||
+	       zone->machine->config.design.economy_ramp;
+}
+
+/* economy_ramp (pagelab's own): economy_batch's refills double what they took. */
+static inline bool design_economy_ramp(const struct zone *zone)
+{
+	return zone->machine->config.design.economy_ramp;
 }
 
 /* pcp_owner.c: the block economy (pagelab's own) */

@@ -309,24 +309,24 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
  * economy_refill_blocks() - economy_batch's refill size: the whole blocks
  * that hold nr_pcp_alloc()'s batch of @order (which grows pcp->high and
  * alloc_factor for a CPU that keeps allocating, as in 6.18), at least one.
- * An order-0 batch never fills the PCP past pcp->high - batch in 6.18
- * (nr_pcp_alloc()'s max_nr_alloc): where rounding up to whole blocks would,
- * the batch is rounded down instead (still at least one block, the
- * economy's unit). Context: pcp->lock.
+ * economy_ramp: an order-0 batch never fills the PCP past pcp->high - batch
+ * in 6.18 (nr_pcp_alloc()'s max_nr_alloc); where rounding up to whole
+ * blocks would, the batch is rounded down instead (still at least one
+ * block, the economy's unit). Context: pcp->lock.
  */
 int economy_refill_blocks(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order)
 {
 	long pages = (long)nr_pcp_alloc(pcp, zone, order) << order;
 	long blocks = (pages + (long)pageblock_nr_pages - 1) / (long)pageblock_nr_pages;
 
-	if (!order && blocks > 1 &&
+	if (design_economy_ramp(zone) && !order && blocks > 1 &&
 	    pcp->count + blocks * (long)pageblock_nr_pages > pcp->high - pcp->batch)
 		blocks = pages / (long)pageblock_nr_pages;
 	return (int)max(1L, blocks);
 }
 
 /**
- * economy_refill_taken() - economy_batch: alloc_factor after an order-0
+ * economy_refill_taken() - economy_ramp: alloc_factor after an order-0
  * refill that took @pages. 6.18's nr_pcp_alloc() "double[s] the number of
  * pages allocated each time there is subsequent allocation of order-0 pages
  * without any freeing" by adding one to alloc_factor, since its refill

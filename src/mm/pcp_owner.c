@@ -312,8 +312,8 @@ struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, uns
 		if (!pcp_owner_refill(zone, pcp, mt, alloc_flags,
 				      economy_refill_blocks(zone, pcp, order)))
 			return NULL;
-		/* nr_pcp_alloc() doubled the batch: double what was taken instead */
-		if (pcp->alloc_factor > factor)
+		/* economy_ramp: nr_pcp_alloc() doubled the batch; double what was taken */
+		if (design_economy_ramp(zone) && pcp->alloc_factor > factor)
 			economy_refill_taken(pcp, pcp->count - count);
 	} else if (!pcp_owner_refill(zone, pcp, mt, alloc_flags, 1)) {
 		return NULL;

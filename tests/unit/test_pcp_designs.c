@@ -9,9 +9,9 @@
  * free one), steals a block from another CPU when the zone has none, counts
  * PCP-held pages for the watermarks, and gives owned blocks back to
  * isolation so alloc_contig_range() still succeeds; economy_batch takes
- * and gives back several whole blocks per zone->lock hold, doubling what
- * its last refill took, never past pcp->high - batch; pcp_premerge beside
- * the economy leaves it as it is.
+ * and gives back several whole blocks per zone->lock hold; economy_ramp's
+ * refills double what the last one took, never past pcp->high - batch;
+ * pcp_premerge beside the economy leaves it as it is.
  */
 #include "helpers.h"
 #include "mm/internal.h"
@@ -264,8 +264,8 @@ static struct economy_run economy_stream(const char *design, bool premerge)
 	uint64_t z0;
 
 	pl_config_default(&cfg);
-	cfg.mem_bytes = 1024 * MiB;	/* batch 63, high_max 4096 pages: frees drain */
-	cfg.nr_cpus = 8;
+	cfg.mem_bytes = 1024 * MiB;	/* batch 63, high_max a few thousand pages */
+	cfg.nr_cpus = 2;
 	cfg.debug = 1;
 	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
 	cfg.design.pcp_premerge = premerge;
@@ -330,7 +330,7 @@ static void test_economy_with_premerge_is_the_economy(void **state)
 	assert_int_equal(both.released, plain.released);
 }
 
-/* A machine for economy_batch's refill sizes: CPU 0's pcp in ZONE_NORMAL. */
+/* A machine for the economy's refill sizes: CPU 0's pcp in ZONE_NORMAL. */
 static struct pl_machine *refill_machine(const char *design, struct per_cpu_pages **pcp)
 {
 	struct pl_config cfg;
@@ -349,21 +349,17 @@ static struct pl_machine *refill_machine(const char *design, struct per_cpu_page
 }
 
 /*
- * 6.18 doubles the pages a refill takes while a CPU allocates without
- * freeing. economy_batch doubles what its last refill took in whole blocks
- * (one block is already batch << 3), so a stream of allocations refills
- * 1, 2, 4, 4 blocks, not 1, 1, 1, 1 (alloc_factor one step per refill).
+ * The blocks each of CPU 0's first four order-0 refills takes (one
+ * zone->lock hold each) while it allocates without freeing.
  */
-static void test_economy_batch_refill_doubles_what_it_took(void **state)
+static void refill_sizes(const char *design, unsigned long blocks[4])
 {
 	static struct page *pages[6144];
-	const int want[] = { 1, 2, 4, 4 };
 	struct per_cpu_pages *pcp;
-	struct pl_machine *m = refill_machine("block-economy+batch", &pcp);
-	unsigned long blocks = event(m, PL_EV_PCP_OWN_BLOCK);
+	struct pl_machine *m = refill_machine(design, &pcp);
+	unsigned long before = event(m, PL_EV_PCP_OWN_BLOCK);
 	int refill = 0, n = 0;
 
-	(void)state;
 	while (refill < 4) {
 		uint64_t z0 = zone_lock_holds(m);
 
@@ -372,8 +368,8 @@ static void test_economy_batch_refill_doubles_what_it_took(void **state)
 		if (zone_lock_holds(m) == z0)
 			continue;
 		assert_int_equal(zone_lock_holds(m) - z0, 1);
-		assert_int_equal(event(m, PL_EV_PCP_OWN_BLOCK) - blocks, want[refill++]);
-		blocks = event(m, PL_EV_PCP_OWN_BLOCK);
+		blocks[refill++] = event(m, PL_EV_PCP_OWN_BLOCK) - before;
+		before = event(m, PL_EV_PCP_OWN_BLOCK);
 	}
 	assert_int_equal(pl_check_machine(m), 0);
 	while (n)
@@ -384,15 +380,37 @@ static void test_economy_batch_refill_doubles_what_it_took(void **state)
 }
 
 /*
+ * 6.18 doubles the pages a refill takes while a CPU allocates without
+ * freeing, one alloc_factor step per refill. economy_batch keeps the
+ * steps, so its refills, rounded up to whole blocks, stay at one block
+ * until the batch outgrows a block; economy_ramp doubles what the last
+ * refill took (one block is already batch << 3): 1, 2, 4, 4 blocks.
+ */
+static void test_economy_ramp_refill_doubles_what_it_took(void **state)
+{
+	unsigned long batch[4], ramp[4];
+
+	(void)state;
+	refill_sizes("block-economy+batch", batch);
+	refill_sizes("block-economy+ramp", ramp);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(batch[i], 1);
+	assert_int_equal(ramp[0], 1);
+	assert_int_equal(ramp[1], 2);
+	assert_int_equal(ramp[2], 4);
+	assert_int_equal(ramp[3], 4);	/* batch << PCP_BATCH_SCALE_MAX: 2016 pages */
+}
+
+/*
  * 6.18 never refills an order-0 list past pcp->high - batch. A CPU holding
  * a movable block's 511 free pages refills for an unmovable page: the
  * doubled batch (1008 pages) would round up to two blocks, past that
- * limit, so economy_batch takes one.
+ * limit, so economy_ramp takes one.
  */
-static void test_economy_batch_refill_stays_under_high(void **state)
+static void test_economy_ramp_refill_stays_under_high(void **state)
 {
 	struct per_cpu_pages *pcp;
-	struct pl_machine *m = refill_machine("block-economy+batch", &pcp);
+	struct pl_machine *m = refill_machine("block-economy+ramp", &pcp);
 	struct page *a, *b;
 	unsigned long blocks;
 
@@ -495,8 +513,8 @@ int main(void)
 		cmocka_unit_test(test_economy_steals_when_the_zone_has_no_block),
 		cmocka_unit_test(test_economy_contig_range_reaches_owned_blocks),
 		cmocka_unit_test(test_economy_batch_moves_several_blocks_per_hold),
-		cmocka_unit_test(test_economy_batch_refill_doubles_what_it_took),
-		cmocka_unit_test(test_economy_batch_refill_stays_under_high),
+		cmocka_unit_test(test_economy_ramp_refill_doubles_what_it_took),
+		cmocka_unit_test(test_economy_ramp_refill_stays_under_high),
 		cmocka_unit_test(test_economy_with_premerge_is_the_economy),
 		cmocka_unit_test(test_economy_adopts_a_partly_free_block),
 	};
