@@ -36,7 +36,7 @@ The virtual time of a single-vCPU run is linear in the per-path parameters
      has the least residual;
   3. fits non-negative costs in ns directly (no anchor factor);
   4. runs build/pagelab-xfer for the cross-core line transfer and the lock
-     handoff (minima over its trials), and the ratio of a random miss on
+     handoff (lower quartiles of its trials), and the ratio of a random miss on
      lines the other CPU wrote to one on one's own (remote_miss_ps =
      miss_ps x that), and rewrites the "host: BEGIN/END" block.
 
@@ -250,11 +250,11 @@ def host(a):
     xf = json.loads(subprocess.run([a.xfer, "--json"], capture_output=True,
                                    text=True, check=True).stdout)
     ratio = xf["miss_other_ns"] / xf["miss_own_ns"]
-    print(f"# pagelab-xfer: line transfer {xf['xfer_min_ns']:.1f} ns (min; median "
-          f"{xf['xfer_ns']:.1f}), per handover {xf['per_handover_min_ns']:.1f} ns (min), handoff "
+    print(f"# pagelab-xfer: line transfer {xf['xfer_q1_ns']:.1f} ns (lower quartile; median "
+          f"{xf['xfer_ns']:.1f}), per handover {xf['per_handover_q1_ns']:.1f} ns, handoff "
           f"{xf['handoff_ns']:.1f} ns; random miss on the other CPU's lines / own "
           f"{xf['miss_other_ns']:.1f} / {xf['miss_own_ns']:.1f} ns = {ratio:.2f}")
-    xfer_ps = int(round(xf["xfer_min_ns"] * 1000))
+    xfer_ps = int(round(xf["xfer_q1_ns"] * 1000))
     miss = x[names.index("MISS")]
     extra = ["\tp->idle_ps = 5000;\t/* one pass of a polling loop (not fitted) */",
              f"\tp->cache_lines = {a.cache_lines};",
