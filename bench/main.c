@@ -470,7 +470,8 @@ static void usage(FILE *f)
 		/* a switch beyond every seed's patch is labelled wherever it is shown */
 		fprintf(f, "  %s%s\n", *name,
 			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback ||
-			d.pcp_premerge || d.targeted_drain || d.pcp_block_economy || d.economy_batch
+			d.pcp_premerge || d.targeted_drain || d.pcp_block_economy || d.economy_batch ||
+			d.economy_ramp
 				? "  (with pagelab's own extension, not in any seed)" : "");
 	}
 }

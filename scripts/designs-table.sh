@@ -17,7 +17,7 @@
 # usage: scripts/designs-table.sh [OUT]   (default out/designs-table)
 # environment (all optional):
 #   PAGELAB_BENCH  the runner (default build/pagelab-bench)
-#   DESIGNS        presets, comma-separated (default: the seven below)
+#   DESIGNS        presets, comma-separated (default: the eight below)
 #   WORKLOADS      suites (default: the five below)
 #   VCPUS          default 32,128
 #   MEMS           default "32G 256G"
@@ -32,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-out/designs-table}
 BENCH=${PAGELAB_BENCH:-build/pagelab-bench}
-DESIGNS=${DESIGNS:-v6.18,pcp-owner,pcp-premerge,block-economy,targeted-drain,pcp-owner+targeted-drain,block-economy+batch}
+DESIGNS=${DESIGNS:-v6.18,pcp-owner,pcp-premerge,block-economy,targeted-drain,pcp-owner+targeted-drain,block-economy+batch,block-economy+ramp}
 WORKLOADS=${WORKLOADS:-alloc_many_free_few exit_avalanche kbuild alloc_one_free_many hugetlb_1g}
 VCPUS=${VCPUS:-32,128}
 MEMS=${MEMS:-32G 256G}

@@ -411,6 +411,13 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
  *             one); a drain gives back the whole free blocks that fit in
  *             nr_pcp_free()'s pages, or at least enough to bring the PCP
  *             back to pcp->high. Implies pcp_block_economy.
+ * @economy_ramp: pagelab's own, on economy_batch: alloc_factor follows
+ *             the pages a refill took (6.18 doubles the pages of each
+ *             refill while a CPU allocates without freeing; one block is
+ *             already batch << 3), and an order-0 refill rounds down to
+ *             whole blocks where rounding up would fill the PCP past
+ *             pcp->high - batch (nr_pcp_alloc()'s limit). Implies
+ *             economy_batch.
  * @targeted_drain: pagelab's own, from the seed 003 thread: when an
  *             allocation fails, drain only the CPUs that hold pages of the
  *             needed migratetype, most first, retrying after each, instead
@@ -436,6 +443,7 @@ struct pl_design {
 	bool targeted_drain;
 	bool pcp_block_economy;
 	bool economy_batch;		/* pagelab's own, see above */
+	bool economy_ramp;		/* pagelab's own, see above */
 	bool vmap_bump_wide_align;	/* pagelab's own extension, see above */
 };
 

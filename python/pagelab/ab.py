@@ -33,7 +33,11 @@ def resolve(rev: str) -> str:
     """The full commit of @rev in this repository (BenchError if there is none)."""
     if rev.startswith("-"):
         raise BenchError(f"ab: '{rev}' is not a revision")
-    return _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    proc = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet",
+                           f"{rev}^{{commit}}"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BenchError(f"ab: '{rev}' is not a commit of this repository")
+    return proc.stdout.strip()
 
 
 def build(commit: str, root: Path) -> Path:

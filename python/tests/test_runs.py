@@ -58,4 +58,4 @@ def test_bench_label_is_saved(tmp_path):
 def test_ab_bad_revision_is_one_line(capsys, tmp_path):
     assert main(["ab", "no-such-rev-xyz", "HEAD", "buddy_alloc_free", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "no-such-rev-xyz" in err[0]
+    assert len(err) == 1 and "no-such-rev-xyz" in err[0] and "not a commit" in err[0]

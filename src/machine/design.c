@@ -67,6 +67,9 @@ const struct pl_design_switch pl_design_switches[] = {
 	BOOL_SWITCH_IMPLIES(economy_batch, "pagelab",
 			    "the block economy with 6.18's batch sizes: refills take nr_pcp_alloc()'s pages and drains give back nr_pcp_free()'s, in whole blocks",
 			    pcp_block_economy),
+	BOOL_SWITCH_IMPLIES(economy_ramp, "pagelab",
+			    "economy_batch whose refills double the pages the last one took, as 6.18 doubles its batch (alloc_factor), never past pcp->high - batch",
+			    economy_batch),
 	{ NULL, 0, PL_SWITCH_BOOL, NULL, NULL, NULL, NULL },
 };
 
@@ -94,6 +97,8 @@ const struct pl_design_preset_def pl_design_preset_table[] = {
 	  "seed 003 with pagelab's own targeted drain" },
 	{ "block-economy+batch", "pcp_owner+pcp_block_economy+economy_batch",
 	  "pagelab's own: the block economy with 6.18's batch sizes in whole blocks" },
+	{ "block-economy+ramp", "pcp_owner+pcp_block_economy+economy_batch+economy_ramp",
+	  "pagelab's own: block-economy+batch, each refill doubling the pages the last one took" },
 	{ NULL, NULL, NULL },
 };
 
@@ -102,7 +107,8 @@ const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "co
 					  "v6.19-rc1", "v6.19-rc1+contig", "all", "maple", "maple-index",
 					  "mt-counts+blocks", "maple+wide-align", "pcp-owner+bulk",
 					  "pcp-premerge", "targeted-drain", "block-economy",
-					  "pcp-owner+targeted-drain", "block-economy+batch", NULL };
+					  "pcp-owner+targeted-drain", "block-economy+batch",
+					  "block-economy+ramp", NULL };
 
 static void set_err(char *err, size_t errsize, const char *fmt, ...)
 {

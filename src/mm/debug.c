@@ -229,7 +229,8 @@ static void check_pcp(struct checker *c, struct zone *zone, unsigned int cpu)
 			}
 		}
 	}
-	if ((m->config.design.pcp_block_economy || m->config.design.economy_batch) && count)
+	if ((m->config.design.pcp_block_economy || m->config.design.economy_batch ||
+	     m->config.design.economy_ramp) && count)
 		report(c, "cpu %u zone %s: %ld unowned pages on PCP lists under pcp_block_economy",
 		       cpu, zone->name, count);
 	count += check_owned(c, zone, cpu);
@@ -245,7 +246,8 @@ static void check_pcp(struct checker *c, struct zone *zone, unsigned int cpu)
 	 */
 	if (pcp->high < 0 ||
 	    (pcp->high > pcp->high_max && !m->config.design.pcp_owner &&
-	     !m->config.design.pcp_block_economy && !m->config.design.economy_batch))
+	     !m->config.design.pcp_block_economy && !m->config.design.economy_batch &&
+	     !m->config.design.economy_ramp))
 		report(c, "cpu %u zone %s: pcp->high %d outside [0, %d]", cpu, zone->name,
 		       pcp->high, pcp->high_max);
 }

@@ -111,7 +111,17 @@ bool check_new_page(struct page *page);
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype);
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags);
-bool pl_page_in_machine(const struct pl_machine *m, const struct page *page);
+
+/* @page is a struct page of @m's memmap (bad-input checks of every entry). */
+static inline bool pl_page_in_machine(const struct pl_machine *m, const struct page *page)
+{
+	uintptr_t off = (uintptr_t)page - (uintptr_t)m->mem_map;
+
+	return (uintptr_t)page >= (uintptr_t)m->mem_map && off % sizeof(struct page) == 0 &&
+	       off / sizeof(struct page) < m->max_pfn;
+}
+
+void bad_page(struct page *page, const char *reason);
 void free_page_is_bad_report(struct page *page);
 bool free_pages_prepare_tails(struct page *page, unsigned int order);
 void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags);
@@ -261,19 +271,28 @@ static inline bool design_pcp_owner(const struct zone *zone)
 {
 	return zone->machine->config.design.pcp_owner ||
 	       zone->machine->config.design.pcp_block_economy ||
-	       zone->machine->config.design.economy_batch;
+	       zone->machine->config.design.economy_batch ||
+	       zone->machine->config.design.economy_ramp;
 }
 
 static inline bool design_block_economy(const struct zone *zone)
 {
 	return zone->machine->config.design.pcp_block_economy ||
-	       zone->machine->config.design.economy_batch;
+	       zone->machine->config.design.economy_batch ||
+	       zone->machine->config.design.economy_ramp;
 }
 
 /* economy_batch (pagelab's own) sizes the block economy's refills and drains. */
 static inline bool design_economy_batch(const struct zone *zone)
 {
-	return zone->machine->config.design.economy_batch;
+	return zone->machine->config.design.economy_batch ||
+	       zone->machine->config.design.economy_ramp;
+}
+
+/* economy_ramp (pagelab's own): economy_batch's refills double what they took. */
+static inline bool design_economy_ramp(const struct zone *zone)
+{
+	return zone->machine->config.design.economy_ramp;
 }
 
 /* pcp_owner.c: the block economy (pagelab's own) */
@@ -282,6 +301,7 @@ void economy_free_bulk(struct zone *zone, struct per_cpu_pages *pcp, int count, 
 void economy_release_range(struct zone *zone, unsigned long start_pfn, unsigned long end_pfn);
 /* pcp.c */
 int economy_refill_blocks(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order);
+void economy_refill_taken(struct per_cpu_pages *pcp, int pages);
 struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratetype,
 			     unsigned int alloc_flags);
 

@@ -309,13 +309,47 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
  * economy_refill_blocks() - economy_batch's refill size: the whole blocks
  * that hold nr_pcp_alloc()'s batch of @order (which grows pcp->high and
  * alloc_factor for a CPU that keeps allocating, as in 6.18), at least one.
- * Context: pcp->lock.
+ * economy_ramp: an order-0 batch never fills the PCP past pcp->high - batch
+ * in 6.18 (nr_pcp_alloc()'s max_nr_alloc); where rounding up to whole
+ * blocks would, the batch is rounded down instead (still at least one
+ * block, the economy's unit). Context: pcp->lock.
  */
 int economy_refill_blocks(struct zone *zone, struct per_cpu_pages *pcp, unsigned int order)
 {
 	long pages = (long)nr_pcp_alloc(pcp, zone, order) << order;
+	long blocks = (pages + (long)pageblock_nr_pages - 1) / (long)pageblock_nr_pages;
 
-	return (int)max(1L, (pages + (long)pageblock_nr_pages - 1) / (long)pageblock_nr_pages);
+	if (design_economy_ramp(zone) && !order && blocks > 1 &&
+	    pcp->count + blocks * (long)pageblock_nr_pages > pcp->high - pcp->batch)
+		blocks = pages / (long)pageblock_nr_pages;
+	return (int)max(1L, blocks);
+}
+
+/**
+ * economy_refill_taken() - economy_ramp: alloc_factor after an order-0
+ * refill that took @pages. 6.18's nr_pcp_alloc() "double[s] the number of
+ * pages allocated each time there is subsequent allocation of order-0 pages
+ * without any freeing" by adding one to alloc_factor, since its refill
+ * takes exactly batch << alloc_factor pages. A refill in whole blocks takes
+ * more (one block is batch << 3 and a bit when batch is 63), so one step
+ * per refill would ask, three refills running, for less than the last one
+ * took. Here the factor becomes what the kernel's doubling reaches after a
+ * refill of @pages: one past the largest f with batch << f <= @pages, at
+ * most PCP_BATCH_SCALE_MAX, never lower than it is. The caller calls it
+ * only when nr_pcp_alloc() grew the factor for this refill (an order-0
+ * batch that fit under pcp->high), the only case the kernel grows it.
+ * Context: pcp->lock.
+ */
+void economy_refill_taken(struct per_cpu_pages *pcp, int pages)
+{
+	int f = 0;
+
+	if (pcp->batch > pages)
+		return;
+	while (f < PCP_BATCH_SCALE_MAX && (pcp->batch << (f + 1)) <= pages)
+		f++;
+	if (f + 1 > pcp->alloc_factor)
+		pcp->alloc_factor = (unsigned char)min(f + 1, PCP_BATCH_SCALE_MAX);
 }
 
 /**
@@ -355,12 +389,18 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 	count = min(pcp->count, count);
 	if (count <= 0)
 		return;
-	if (design_pcp_premerge(zone)) {
-		pcp_premerge_free_bulk(zone, count, pcp, pindex);
-		return;
-	}
+	/*
+	 * The economy first: it keeps no unowned page on a PCP list, so a
+	 * pre-merging drain would find nothing to merge, take zone->lock for
+	 * nothing and give owned blocks back by seed 003's rule, partial ones
+	 * too, where the zone deals in whole blocks only.
+	 */
 	if (design_block_economy(zone)) {
 		economy_free_bulk(zone, pcp, count, false);
+		return;
+	}
+	if (design_pcp_premerge(zone)) {
+		pcp_premerge_free_bulk(zone, count, pcp, pindex);
 		return;
 	}
 	listed = pcp->count - pcp->owned_count;

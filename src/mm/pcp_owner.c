@@ -306,9 +306,18 @@ struct page *pcp_owner_rmqueue(struct zone *zone, struct per_cpu_pages *pcp, uns
 		pl_count(PL_EV_PCP_HIT, 1);
 		return page;
 	}
-	if (!pcp_owner_refill(zone, pcp, mt, alloc_flags,
-			      design_economy_batch(zone) ? economy_refill_blocks(zone, pcp, order) : 1))
+	if (design_economy_batch(zone)) {
+		int factor = pcp->alloc_factor, count = pcp->count;
+
+		if (!pcp_owner_refill(zone, pcp, mt, alloc_flags,
+				      economy_refill_blocks(zone, pcp, order)))
+			return NULL;
+		/* economy_ramp: nr_pcp_alloc() doubled the batch; double what was taken */
+		if (design_economy_ramp(zone) && pcp->alloc_factor > factor)
+			economy_refill_taken(pcp, pcp->count - count);
+	} else if (!pcp_owner_refill(zone, pcp, mt, alloc_flags, 1)) {
 		return NULL;
+	}
 	pl_count(PL_EV_PCP_MISS, 1);
 	return owned_rmqueue_smallest(pcp, order, mt);
 }

@@ -17,7 +17,8 @@
  *                           n's bit 3 (the presets from the 9th on:
  *                           mt-counts+blocks, maple+wide-align,
  *                           pcp-owner+bulk, ...) and bit 5 as n's bit 4
- *                           (the 17th on: block-economy+batch)
+ *                           (the 17th on: block-economy+batch,
+ *                           block-economy+ramp)
  *                 bit  3    pcp_disabled
  *
  * Opcode numbers are fixed forever, so a committed corpus keeps its

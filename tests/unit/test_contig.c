@@ -548,6 +548,62 @@ static void test_free_pages_bulk(void **state)
 	assert_int_equal(frees[1], 16);	/* one order-5 chunk per run */
 }
 
+/*
+ * One-page runs (seed 000's vfree() of a one-page area) take their own
+ * short path under seed 001's chunks: the same outcome as v6.18's
+ * __free_page() in every case the chunked loop handles: a free page to
+ * the order-0 PCP, a held page kept and counted, a poisoned page leaked.
+ */
+static void test_free_contig_one_page(void **state)
+{
+	const char *designs[] = { "v6.18", "contig-batch" };
+	struct snapshot snap[2];
+	int pcp_count[2];
+
+	(void)state;
+	pl_warn_set_quiet(true);
+	for (int d = 0; d < 2; d++) {
+		struct pl_machine *m = contig_machine(designs[d]);
+		struct page *p[3];
+		unsigned long bad = ev(m, PL_EV_BAD_PAGE), frees;
+		struct per_cpu_pages *pcp;
+
+		for (int i = 0; i < 3; i++) {
+			p[i] = alloc_pages(GFP_HIGHUSER_MOVABLE, 0);
+			assert_non_null(p[i]);
+		}
+		pcp = &page_zone(p[0])->per_cpu_pageset[0];
+		pcp_count[d] = pcp->count;
+		frees = ev(m, PL_EV_PGFREE);
+		get_page(p[1]);
+		SetPageFlag(p[2], PG_hwpoison);
+		assert_int_equal(free_pages_bulk(1, &p[0]), 0);
+		assert_int_equal(free_pages_bulk(1, &p[1]), 1);
+		assert_int_equal(page_ref_count(p[1]), 1);
+		assert_int_equal(free_pages_bulk(1, &p[2]), 0);
+		assert_int_equal(ev(m, PL_EV_BAD_PAGE) - bad, 1);
+		assert_int_equal(ev(m, PL_EV_PGFREE) - frees, 1);
+		pcp_count[d] = pcp->count - pcp_count[d];
+		/* A page no longer allocated is refused whole, and nothing changes. */
+		assert_int_equal(free_pages_bulk(1, &p[0]), -EINVAL);
+		assert_int_equal(pl_check_machine(m), 0);
+		drain_all_pages(NULL);
+		take_snapshot(m, &snap[d]);
+
+		ClearPageFlag(p[2], PG_hwpoison);
+		set_page_count(p[2], 1);
+		assert_int_equal(__free_page(p[2]), 0);
+		assert_int_equal(__free_page(p[1]), 0);
+		assert_all_free(m);
+		test_machine_done(m);
+	}
+	pl_warn_set_quiet(false);
+	assert_int_equal(pcp_count[0], 1);
+	assert_int_equal(pcp_count[1], 1);
+	assert_int_equal(snap[0].len, snap[1].len);
+	assert_memory_equal(snap[0].text, snap[1].text, (size_t)snap[0].len);
+}
+
 /* ---- alloc_contig_range / alloc_contig_pages ------------------------------ */
 
 static void test_alloc_contig_range(void **state)
@@ -727,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_free_bad_input),
 		cmocka_unit_test(test_free_pages_bulk),
+		cmocka_unit_test(test_free_contig_one_page),
 		cmocka_unit_test(test_alloc_contig_range),
 		cmocka_unit_test(test_alloc_contig_range_busy),
 		cmocka_unit_test(test_alloc_contig_bad_input),

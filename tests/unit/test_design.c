@@ -68,6 +68,10 @@ static void test_parse_combinations(void **state)
 	assert_true(d.economy_batch && d.pcp_block_economy && d.pcp_owner);
 	assert_int_equal(pl_design_preset("block-economy+batch", &d), 0);
 	assert_true(d.economy_batch && d.pcp_block_economy && d.pcp_owner);
+	assert_int_equal(pl_design_parse("v6.18+economy_ramp", &d, NULL, 0), 0);
+	assert_true(d.economy_ramp && d.economy_batch && d.pcp_block_economy && d.pcp_owner);
+	assert_int_equal(pl_design_preset("block-economy+ramp", &d), 0);
+	assert_true(d.economy_ramp && d.economy_batch && d.pcp_block_economy && d.pcp_owner);
 	/* switches alone apply to the baseline */
 	assert_int_equal(pl_design_parse("pcp_owner", &d, NULL, 0), 0);
 	assert_true(d.pcp_owner);

@@ -9,7 +9,9 @@
  * free one), steals a block from another CPU when the zone has none, counts
  * PCP-held pages for the watermarks, and gives owned blocks back to
  * isolation so alloc_contig_range() still succeeds; economy_batch takes
- * and gives back several whole blocks per zone->lock hold.
+ * and gives back several whole blocks per zone->lock hold; economy_ramp's
+ * refills double what the last one took, never past pcp->high - batch;
+ * pcp_premerge beside the economy leaves it as it is.
  */
 #include "helpers.h"
 #include "mm/internal.h"
@@ -253,7 +255,7 @@ struct economy_run {
  * CPU 0 allocates 8192 pages (16 blocks) in a stream, then frees them all
  * in a burst: zone->lock holds and blocks moved each way.
  */
-static struct economy_run economy_stream(const char *design)
+static struct economy_run economy_stream(const char *design, bool premerge)
 {
 	static struct page *pages[8192];
 	struct pl_config cfg;
@@ -266,6 +268,7 @@ static struct economy_run economy_stream(const char *design)
 	cfg.nr_cpus = 2;
 	cfg.debug = 1;
 	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
+	cfg.design.pcp_premerge = premerge;
 	m = pl_machine_create(&cfg);
 	assert_non_null(m);
 	assert_int_equal(pl_enter(m, 0), 0);
@@ -295,8 +298,8 @@ static struct economy_run economy_stream(const char *design)
  */
 static void test_economy_batch_moves_several_blocks_per_hold(void **state)
 {
-	struct economy_run one = economy_stream("block-economy");
-	struct economy_run batch = economy_stream("block-economy+batch");
+	struct economy_run one = economy_stream("block-economy", false);
+	struct economy_run batch = economy_stream("block-economy+batch", false);
 
 	(void)state;
 	assert_int_equal(one.alloc_holds, one.blocks);
@@ -307,6 +310,124 @@ static void test_economy_batch_moves_several_blocks_per_hold(void **state)
 	/* pcp->high grew with the stream (6.18's auto-tuning): fewer go back */
 	assert_true(batch.free_holds >= 1);
 	assert_true(batch.free_holds * 2 <= batch.released);
+}
+
+/*
+ * pcp_premerge beside the economy changes nothing: the economy keeps no
+ * unowned page on a PCP list, so there is nothing to pre-merge, and its
+ * drains give back whole blocks only. (A pre-merging drain first took
+ * zone->lock on every free above pcp->high and gave back partial blocks.)
+ */
+static void test_economy_with_premerge_is_the_economy(void **state)
+{
+	struct economy_run plain = economy_stream("block-economy+batch", false);
+	struct economy_run both = economy_stream("block-economy+batch", true);
+
+	(void)state;
+	assert_int_equal(both.alloc_holds, plain.alloc_holds);
+	assert_int_equal(both.blocks, plain.blocks);
+	assert_int_equal(both.free_holds, plain.free_holds);
+	assert_int_equal(both.released, plain.released);
+}
+
+/* A machine for the economy's refill sizes: CPU 0's pcp in ZONE_NORMAL. */
+static struct pl_machine *refill_machine(const char *design, struct per_cpu_pages **pcp)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 2048 * MiB;	/* batch 63, high_min 4 * batch at 8 CPUs */
+	cfg.dma32_bytes = 512 * MiB;
+	cfg.nr_cpus = 8;
+	cfg.debug = 1;
+	m = test_machine_config(&cfg, design);
+	*pcp = &m->node_zones[ZONE_NORMAL].per_cpu_pageset[0];
+	assert_int_equal((*pcp)->batch, 63);
+	assert_int_equal((*pcp)->high_min, 63 << 2);
+	return m;
+}
+
+/*
+ * The blocks each of CPU 0's first four order-0 refills takes (one
+ * zone->lock hold each) while it allocates without freeing.
+ */
+static void refill_sizes(const char *design, unsigned long blocks[4])
+{
+	static struct page *pages[6144];
+	struct per_cpu_pages *pcp;
+	struct pl_machine *m = refill_machine(design, &pcp);
+	unsigned long before = event(m, PL_EV_PCP_OWN_BLOCK);
+	int refill = 0, n = 0;
+
+	while (refill < 4) {
+		uint64_t z0 = zone_lock_holds(m);
+
+		assert_true(n < 6144);
+		assert_non_null(pages[n++] = alloc_pages(GFP_HIGHUSER_MOVABLE, 0));
+		if (zone_lock_holds(m) == z0)
+			continue;
+		assert_int_equal(zone_lock_holds(m) - z0, 1);
+		blocks[refill++] = event(m, PL_EV_PCP_OWN_BLOCK) - before;
+		before = event(m, PL_EV_PCP_OWN_BLOCK);
+	}
+	assert_int_equal(pl_check_machine(m), 0);
+	while (n)
+		assert_int_equal(__free_pages(pages[--n], 0), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
+}
+
+/*
+ * 6.18 doubles the pages a refill takes while a CPU allocates without
+ * freeing, one alloc_factor step per refill. economy_batch keeps the
+ * steps, so its refills, rounded up to whole blocks, stay at one block
+ * until the batch outgrows a block; economy_ramp doubles what the last
+ * refill took (one block is already batch << 3): 1, 2, 4, 4 blocks.
+ */
+static void test_economy_ramp_refill_doubles_what_it_took(void **state)
+{
+	unsigned long batch[4], ramp[4];
+
+	(void)state;
+	refill_sizes("block-economy+batch", batch);
+	refill_sizes("block-economy+ramp", ramp);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(batch[i], 1);
+	assert_int_equal(ramp[0], 1);
+	assert_int_equal(ramp[1], 2);
+	assert_int_equal(ramp[2], 4);
+	assert_int_equal(ramp[3], 4);	/* batch << PCP_BATCH_SCALE_MAX: 2016 pages */
+}
+
+/*
+ * 6.18 never refills an order-0 list past pcp->high - batch. A CPU holding
+ * a movable block's 511 free pages refills for an unmovable page: the
+ * doubled batch (1008 pages) would round up to two blocks, past that
+ * limit, so economy_ramp takes one.
+ */
+static void test_economy_ramp_refill_stays_under_high(void **state)
+{
+	struct per_cpu_pages *pcp;
+	struct pl_machine *m = refill_machine("block-economy+ramp", &pcp);
+	struct page *a, *b;
+	unsigned long blocks;
+
+	(void)state;
+	assert_non_null(a = alloc_pages(GFP_HIGHUSER_MOVABLE, 0));
+	assert_int_equal(pcp->count, 511);
+	assert_int_equal(pcp->alloc_factor, 4);	/* 512 pages taken: batch << 3 */
+	blocks = event(m, PL_EV_PCP_OWN_BLOCK);
+	assert_non_null(b = alloc_pages(GFP_KERNEL, 0));
+	assert_int_equal(event(m, PL_EV_PCP_OWN_BLOCK) - blocks, 1);
+	assert_true(pcp->count <= pcp->high - pcp->batch);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_int_equal(__free_pages(a, 0), 0);
+	assert_int_equal(__free_pages(b, 0), 0);
+	drain_all_pages(NULL);
+	assert_fully_coalesced(m);
+	test_machine_done(m);
 }
 
 /*
@@ -392,6 +513,9 @@ int main(void)
 		cmocka_unit_test(test_economy_steals_when_the_zone_has_no_block),
 		cmocka_unit_test(test_economy_contig_range_reaches_owned_blocks),
 		cmocka_unit_test(test_economy_batch_moves_several_blocks_per_hold),
+		cmocka_unit_test(test_economy_ramp_refill_doubles_what_it_took),
+		cmocka_unit_test(test_economy_ramp_refill_stays_under_high),
+		cmocka_unit_test(test_economy_with_premerge_is_the_economy),
 		cmocka_unit_test(test_economy_adopts_a_partly_free_block),
 	};
 

@@ -541,6 +541,7 @@ static void test_two_threads_issue16_designs(void **state)
 	run("targeted-drain", false, 2, 2, 5);
 	run("block-economy", false, 2, 2, 5);
 	run("block-economy+batch", false, 2, 2, 5);
+	run("block-economy+ramp", false, 2, 2, 5);
 	run("pcp-owner+targeted-drain", false, 2, 2, 0);
 }
 
@@ -552,6 +553,7 @@ static void test_interleaved_64_vcpus(void **state)
 	/* many owners: the block economy steals between vCPUs on two threads */
 	run("block-economy", false, NR_VCPUS_INTERLEAVED, 2, 0);
 	run("block-economy+batch", false, NR_VCPUS_INTERLEAVED, 2, 0);
+	run("block-economy+ramp", false, NR_VCPUS_INTERLEAVED, 2, 0);
 }
 
 int main(void)

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * page_alloc_api.c - the page allocator's public entry points, after the
+ * kernel's mm/page_alloc.c and include/linux/mm.h (v6.18): alloc_pages(),
+ * __get_free_pages(), get_zeroed_page(), __free_pages(), free_pages(),
+ * free_frozen_pages(), get_page(), put_page() and virt_to_page().
+ *
+ * Each entry checks its arguments before it changes anything (pagelab's bad
+ * input rule: an error code, one rate-limited warning, a counted
+ * PL_EV_BAD_INPUT, no state touched), takes or drops the page's reference,
+ * and then calls the core in page_alloc.c (get_page_from_freelist(),
+ * __free_frozen_pages()) or the slow path (page_alloc_slowpath.c).
+ *
+ * Invariants: a page handed out has _refcount 1 and alloc_order set to its
+ * order; a free never takes _refcount below zero (a second free is an
+ * error, not a corruption); a block's pages go back to the core only when
+ * the last reference is dropped.
+ */
+#include "internal.h"
+#include "validate.h"
+
+static bool no_machine(const char *fn)
+{
+	if (likely(pl_this.machine))
+		return false;
+	pl_warn_ratelimited("%s: the calling thread has not entered a machine (pl_enter)", fn);
+	return true;
+}
+
+static int bad_input(const char *fn, const struct page *page, unsigned int order,
+		     const char *why)
+{
+	struct pl_machine *m = pl_this.machine;
+
+	pl_count(PL_EV_BAD_INPUT, 1);
+	if (pl_page_in_machine(m, page))
+		pl_warn_ratelimited("%s: pfn %#lx order %u: %s", fn, page_to_pfn(page), order, why);
+	else
+		pl_warn_ratelimited("%s: page %p order %u: %s", fn, (const void *)page, order, why);
+	return -EINVAL;
+}
+
+/*
+ * The checks every free entry makes before it changes anything: the page is
+ * one of this machine's, the order is valid and the pfn aligned to it.
+ */
+static int check_free_args(const char *fn, struct page *page, unsigned int order)
+{
+	struct pl_machine *m = pl_this.machine;
+
+	if (no_machine(fn))
+		return -EINVAL;
+	if (unlikely(!page || !pl_page_in_machine(m, page)))
+		return bad_input(fn, page, order, "page outside the machine (pfn out of range)");
+	if (unlikely(order > MAX_PAGE_ORDER))
+		return bad_input(fn, page, order, "order above MAX_PAGE_ORDER");
+	if (unlikely(!IS_ALIGNED(page_to_pfn(page), 1UL << order)))
+		return bad_input(fn, page, order, "pfn misaligned for its order");
+	return 0;
+}
+
+/*
+ * put_page_testzero() that refuses to go below zero: a free of a page with
+ * no reference left is a double free (or a free of a never allocated page).
+ */
+static int put_page_testzero_checked(struct page *page, bool *zero)
+{
+	int old = __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return -EINVAL;
+	} while (!__atomic_compare_exchange_n(&page->_refcount, &old, old - 1, false,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	*zero = old == 1;
+	return 0;
+}
+
+int __free_pages(struct page *page, unsigned int order)
+{
+	bool zero, head;
+	int err = check_free_args(__func__, page, order);
+
+	if (err)
+		return err;
+	if (unlikely(PageTail(page)))
+		return bad_input(__func__, page, order, "tail page of a compound page");
+	if (unlikely(PageBuddy(page) || page_ref_count(page) <= 0))
+		return bad_input(__func__, page, order, "page is not allocated (double free?)");
+	if (unlikely(page->alloc_order != order))
+		return bad_input(__func__, page, order, "order differs from the allocation's");
+
+	head = PageHead(page);
+	if (put_page_testzero_checked(page, &zero))
+		return bad_input(__func__, page, order, "page is not allocated (double free?)");
+	if (zero) {
+		__free_frozen_pages(page, order, FPI_NONE);
+	} else if (!head) {
+		/*
+		 * Someone else holds a reference to the first page: free the
+		 * rest of the non-compound block now, in halves, and leave
+		 * the first page to the last put_page().
+		 */
+		page->alloc_order = 0;
+		while (order-- > 0)
+			__free_frozen_pages(page + (1UL << order), order, FPI_NONE);
+	}
+	pl_debug_check(pl_this.machine, 3, __func__);
+	return 0;
+}
+
+int free_frozen_pages(struct page *page, unsigned int order)
+{
+	int err = check_free_args(__func__, page, order);
+
+	if (err)
+		return err;
+	if (unlikely(PageBuddy(page)))
+		return bad_input(__func__, page, order, "page is not allocated (double free?)");
+	if (unlikely(page_ref_count(page) != 0)) {
+		bad_page(page, "nonzero _refcount: freed while a reference is still held");
+		return -EBUSY;
+	}
+	err = pl_check_frozen_free(__func__, page, order);
+	if (err)
+		return err;
+	__free_frozen_pages(page, order, FPI_NONE);
+	pl_debug_check(pl_this.machine, 3, __func__);
+	return 0;
+}
+
+void get_page(struct page *page)
+{
+	if (no_machine(__func__))
+		return;
+	if (!pl_page_in_machine(pl_this.machine, page)) {
+		bad_input(__func__, page, 0, "page outside the machine (pfn out of range)");
+		return;
+	}
+	if (PageTail(page))
+		page = (struct page *)(page->compound_head - 1);
+	if (PageBuddy(page) || page_ref_count(page) <= 0) {
+		bad_input(__func__, page, 0, "page is not in use");
+		return;
+	}
+	/* The kernel's page_ref overflow check: a wrapped count frees a live page. */
+	if (unlikely(__atomic_add_fetch(&page->_refcount, 1, __ATOMIC_RELAXED) > PL_MAX_REFCOUNT)) {
+		__atomic_fetch_sub(&page->_refcount, 1, __ATOMIC_RELAXED);
+		bad_input(__func__, page, 0, "_refcount would overflow");
+	}
+}
+
+int put_page(struct page *page)
+{
+	int err = check_free_args(__func__, page, 0);
+	bool zero;
+
+	if (err)
+		return err;
+	if (PageTail(page))
+		page = (struct page *)(page->compound_head - 1);
+	if (!PageHead(page) && page->alloc_order && page_ref_count(page) == 1)
+		return bad_input(__func__, page, page->alloc_order,
+				 "last put_page() of a non-compound high-order block: use __free_pages()");
+	if (PageBuddy(page) || put_page_testzero_checked(page, &zero))
+		return bad_input(__func__, page, 0, "page is not in use");
+	if (zero)
+		__free_frozen_pages(page, PageHead(page) ? page->alloc_order : 0, FPI_NONE);
+	return 0;
+}
+
+static inline enum zone_type gfp_zone(gfp_t gfp)
+{
+	return (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL;
+}
+
+/*
+ * ALLOC_KSWAPD from __GFP_KSWAPD_RECLAIM (the same bit), and
+ * ALLOC_NOFRAGMENT when the preferred zone is Normal and DMA32 is below it:
+ * fall back to another zone before mixing migratetypes in a pageblock.
+ */
+static unsigned int alloc_flags_nofragment(const struct pl_machine *m, int highest_zoneidx,
+					   gfp_t gfp)
+{
+	unsigned int alloc_flags = gfp & __GFP_KSWAPD_RECLAIM;
+	int zi = highest_zoneidx;
+
+	while (zi > 0 && !populated_zone(&m->node_zones[zi]))
+		zi--;
+	return alloc_flags | (zi == ZONE_NORMAL ? ALLOC_NOFRAGMENT : 0);
+}
+
+struct page *alloc_pages(gfp_t gfp, unsigned int order)
+{
+	struct pl_machine *m = pl_this.machine;
+	int highest_zoneidx = gfp_zone(gfp), migratetype = gfp_migratetype(gfp);
+	struct page *page;
+
+	if (no_machine(__func__))
+		return NULL;
+	/* One branch for every argument check (validate.h): free when they pass. */
+	if (unlikely((order > MAX_PAGE_ORDER) | (migratetype == MIGRATE_PCPTYPES) |
+		     !!(gfp & ~(gfp_t)PL_GFP_KNOWN))) {
+		if (pl_gfp_bad(gfp)) {
+			pl_bad_gfp(__func__, gfp);
+			return NULL;
+		}
+		pl_count(PL_EV_BAD_INPUT, 1);
+		if (!(gfp & __GFP_NOWARN))
+			pl_warn_ratelimited("alloc_pages: order %u above MAX_PAGE_ORDER", order);
+		return NULL;
+	}
+	if (unlikely(should_fail_alloc_page(gfp, order)))
+		return NULL;
+
+	page = get_page_from_freelist(m, gfp, order,
+				      ALLOC_WMARK_LOW | alloc_flags_nofragment(m, highest_zoneidx, gfp),
+				      highest_zoneidx, migratetype);
+	if (unlikely(!page)) {
+		page = __alloc_pages_slowpath(m, gfp, order, highest_zoneidx, migratetype);
+		if (!page) {
+			pl_count(PL_EV_ALLOC_FAIL, 1);
+			if (!(gfp & __GFP_NOWARN))
+				pl_warn_ratelimited("page allocation failure: order:%u, mode:%#x",
+						    order, gfp);
+			return NULL;
+		}
+		pl_debug_check(m, 2, "alloc_pages slowpath");
+	}
+	pl_count(PL_EV_PGALLOC, 1);
+	pl_count(PL_EV_PGALLOC_PAGES, 1UL << order);
+	/* the kernel's __count_zid_vm_events(PGALLOC, page_zonenum(page), ...) */
+	pl_count(PL_EV_PGALLOC_DMA + page_zonenum(page), 1UL << order);
+	pl_trace(m, PL_TP_MM_PAGE_ALLOC,
+		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
+				       .migratetype = migratetype, .gfp = gfp });
+	pl_debug_check(m, 3, __func__);
+	return page;
+}
+
+unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
+{
+	struct page *page = alloc_pages(gfp, order);
+
+	return page ? (unsigned long)page_address(page) : 0;
+}
+
+unsigned long get_zeroed_page(gfp_t gfp)
+{
+	return __get_free_pages(gfp | __GFP_ZERO, 0);
+}
+
+struct page *virt_to_page(const void *addr)
+{
+	struct pl_machine *m = pl_this.machine;
+	uintptr_t a = (uintptr_t)addr, base;
+
+	if (!m)
+		return NULL;
+	base = (uintptr_t)m->mem_base;
+	if (a < base || a >= base + (m->max_pfn << PAGE_SHIFT))
+		return NULL;
+	return m->mem_map + ((a - base) >> PAGE_SHIFT);
+}
+
+int free_pages(unsigned long addr, unsigned int order)
+{
+	struct page *page;
+
+	if (addr == 0)
+		return 0;
+	if (no_machine(__func__))
+		return -EINVAL;
+	page = virt_to_page((const void *)addr);
+	if (!page || !IS_ALIGNED(addr, PAGE_SIZE)) {
+		pl_count(PL_EV_BAD_INPUT, 1);
+		pl_warn_ratelimited("free_pages: address %#lx is not a page of this machine", addr);
+		return -EINVAL;
+	}
+	return __free_pages(page, order);
+}
