@@ -32,6 +32,7 @@ static const struct key_doc docs[] = {
 	{ NULL, "machine", "(none)", "a machine profile: CPUs, memory layout, topology (machine profiles below)" },
 	{ NULL, "pin", "1", "pin the main thread to its CPU (every suite; bench/harness.c)" },
 	{ NULL, "vtime", "0", "1: virtual time (issue 15): every record gets a deterministic \"vtime\" figure" },
+	{ NULL, "vt_costs", "anchors", "with vtime=1, the model's cost set: anchors (the LLFree anchor machine) or host (this build host, measured here)" },
 	{ NULL, "snapshot_ms", "(off)", "every N ms of wall time: buddyinfo, pagetypeinfo, vmstat, zoneinfo into snapshot_dir (outside measured regions)" },
 	{ NULL, "snapshot_ops", "(off)", "the same every K page operations (pages allocated + freed): deterministic, for vtime=1" },
 	{ NULL, "snapshot_dir", "(none)", "where snapshots go: DIR/NNNN/{buddyinfo,...} and DIR/index" },

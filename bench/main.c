@@ -82,6 +82,8 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	cfg.lock_stat = param_ulong(b, "lock_stat", 0) != 0;
 	cfg.pcp_disabled = param_ulong(b, "pcp", 1) == 0;
 	cfg.vtime = bench_vt_on(b);
+	/* vt_costs=anchors|host (checked in main()): the model's cost set */
+	cfg.vt_costs = (unsigned int)pl_vt_costs_parse(param_str(b, "vt_costs", "anchors"));
 	/* pagelab's own switch (not a kernel option): fixed pcp->high, as Linux 6.0 */
 	cfg.pcp_no_autotune = param_ulong(b, "pcp_autotune", 1) == 0;
 	{
@@ -367,7 +369,7 @@ static int list(bool json)
 	}
 	/* the keys every suite takes: the harness's and the machine profile */
 	printf(json ? "], \"common_keys\": [" : "  every suite:\n");
-	static const char *const common[] = { "pin", "machine", "vtime", "snapshot_ms",
+	static const char *const common[] = { "pin", "machine", "vtime", "vt_costs", "snapshot_ms",
 					      "snapshot_ops", "snapshot_dir" };
 
 	for (int i = 0; i < (int)ARRAY_SIZE(common); i++) {
@@ -514,6 +516,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--keys")) {
 		/* harness.c's, and bench_machine()'s for every suite */
 		static const char *const harness_keys[] = { "pin", "machine", "snapshot", "state", "vtime",
+							    "vt_costs",
 							    "snapshot_ms", "snapshot_ops",
 							    "snapshot_dir", NULL };
 
@@ -552,7 +555,8 @@ int main(int argc, char **argv)
 				"lists them)\n", eq + 1);
 			return 2;
 		}
-		known |= !strcmp(argv[i], "vtime");	/* common to every suite */
+		/* common to every suite */
+		known |= !strcmp(argv[i], "vtime") || !strcmp(argv[i], "vt_costs");
 		for (const char *const *k = suite->keys; *k; k++)
 			known |= !strcmp(*k, argv[i]);
 		/* common to every suite that builds its machines with bench_machine() */
@@ -568,6 +572,11 @@ int main(int argc, char **argv)
 	}
 	if (bench_check_params(&b) || bench_snap_check(&b))
 		return 2;
+	if (param_str(&b, "vt_costs", NULL) && !bench_vt_on(&b)) {
+		fprintf(stderr, "pagelab-bench: vt_costs= needs vtime=1 (it picks the model's "
+			"cost set)\n");
+		return 2;
+	}
 	bench_harness_init(&b);
 	bench_snap_init(&b);
 	return suite->run(&b);

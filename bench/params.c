@@ -75,6 +75,7 @@ static const struct param_spec specs[] = {
 	{ "llfree_anchors", "warmup", PK_NUM, 0, 1, NULL },
 	{ "llfree_anchors", "clock", PK_NAME, 0, 0, "wall,thread" },
 	{ NULL, "vtime", PK_NUM, 0, 1, NULL },	/* the virtual-time model (issue 15) */
+	{ NULL, "vt_costs", PK_NAME, 0, 0, "anchors,host" },	/* its cost set (vtime_params.c) */
 	{ NULL, "topology", PK_TEXT, 0, 0, NULL },	/* SOCKETSxCORESxTHREADS, parsed by bench_machine() */
 	/* the machine */
 	{ NULL, "mem", PK_SIZE, 2UL << 20, PL_MAX_MEM_BYTES, NULL },	/* a pageblock: the smallest machine */

@@ -21,8 +21,29 @@ The virtual time of a single-vCPU run is linear in the per-path parameters
      in least squares (the anchor machine's 2.2 GHz Xeon), and prints the C
      block for src/base/vtime_params.c between "calibrated: BEGIN/END".
 
+--host fits the host cost set (vt_costs=host) instead, to timed runs here:
+
+  1. times each calibration workload and the real-thread check's 1-thread
+     llfree_anchors run (bulk get, bulk put, rand put; clock=thread, mem=4G,
+     allocs=200000, warmup=1) --reps times each, the median of each figure
+     (ns per unit, the same records the model reports);
+  2. builds the same design matrix, plus one column for the cache model's
+     miss cost (PAGELAB_VT_PARAMS="ZERO,MISS=1000,CACHE_LINES=K", K = one
+     core's L2 in lines) and one for the TLB model's (TLB_ENTRIES=E), with
+     rand alone at 100,000 and 400,000 allocs as two more rows (footprints
+     below and above the TLB's reach); E is fitted too: of the candidates
+     (--tlb-entries, up to Zen 4's 3072-entry L2 DTLB) the one whose fit
+     has the least residual;
+  3. fits non-negative costs in ns directly (no anchor factor);
+  4. runs build/pagelab-xfer for the cross-core line transfer and the lock
+     handoff (lower quartiles of its trials), and the ratio of a random miss on
+     lines the other CPU wrote to one on one's own (remote_miss_ps =
+     miss_ps x that), and rewrites the "host: BEGIN/END" block.
+
 Usage: scripts/vtime-calibrate.py [--bench build/pagelab-bench]
        [--write src/base/vtime_params.c]
+       scripts/vtime-calibrate.py --host [--reps 5] [--cache-lines 16384]
+       [--xfer build/pagelab-xfer] [--write src/base/vtime_params.c]
 """
 import argparse
 import json
@@ -115,12 +136,157 @@ def model_ns(recs):
     return tot
 
 
+# The real-thread check's 1-thread run (README "Real threads here against the model").
+HOST_ANCHOR = ["llfree_anchors", "threads=1", "order=0", "allocs=200000", "pcp_autotune=0",
+               "workload=bulk,rand", "mem=4G", "warmup=1"]
+HOST_ANCHOR_TESTS = ["bulk-o0-get-t1", "bulk-o0-put-t1", "rand-o0-put-t1"]
+# rand alone at other footprints: the miss and TLB columns need them apart.
+HOST_RAND = [["llfree_anchors", "threads=1", "order=0", f"allocs={n}", "pcp_autotune=0",
+              "workload=rand", "mem=4G", "warmup=1"] for n in (100000, 400000)]
+
+
+def timed_ns(recs):
+    """Sum of the time records' own (timed) values, in ns per unit."""
+    return sum(r["value"] * TIME_UNITS[r["unit"]] for r in recs if r["unit"] in TIME_UNITS)
+
+
+def group_spec(g, a):
+    spec = "ZERO," + ",".join(f"{x}=1000" for x in GROUPS[g])
+    return spec + {"MISS": f",CACHE_LINES={a.cache_lines}",
+                   "TLB_MISS": f",TLB_ENTRIES={a.tlb_entries}"}.get(g, "")
+
+
+def c_block(names, costs, marker, extra):
+    """The C lines of a parameter block between "/* MARKER: BEGIN/END */"."""
+    slots = {"LOCK": "p->lock_ps", "VMALLOC_RB": "p->vmalloc_ps[0]",
+             "VMALLOC_MAPLE": "p->vmalloc_ps[1]", "MISS": "p->miss_ps",
+             "TLB_MISS": "p->tlb_miss_ps"}
+    lines = [f"\t/* {marker}: BEGIN (scripts/vtime-calibrate.py"
+             f"{' --host' if marker == 'host' else ''} rewrites this block) */"]
+    for g, cost in zip(names, costs):
+        ps = int(round(cost * 1000))
+        for n in GROUPS.get(g, [g]):
+            if n in slots:
+                lines.append(f"\t{slots[n]} = {ps};")
+            elif n.startswith("P_"):
+                lines.append(f"\tp->path_ps[VT_{n}] = {ps};")
+            else:
+                lines.append(f"\tp->event_ps[PL_EV_{n}] = {ps};")
+    lines += extra
+    lines.append(f"\t/* {marker}: END */")
+    return "\n".join(lines)
+
+
+def write_block(path, marker, block):
+    src = open(path).read()
+    new = re.sub(r"\t/\* " + marker + r": BEGIN.*?/\* " + marker + r": END \*/",
+                 lambda _: block, src, flags=re.S)
+    if new == src and block not in src:
+        sys.exit(f"vtime-calibrate.py: no '{marker}: BEGIN/END' block in {path}")
+    open(path, "w").write(new)
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def host_model_rows(a, names, tlb):
+    """The design matrix: per calibration row, the model's ns per 1 ns of each group."""
+    a.tlb_entries = tlb
+    rows = []
+    for args, size, n in WORKLOADS:
+        argv = args + [f"{size}={n}"]
+        rows.append([model_ns(run(a.bench, argv, env_params=group_spec(g, a))) for g in names])
+    cols = []
+    for g in names:
+        got = {r["test"]: r["vtime"]["value"]
+               for r in run(a.bench, HOST_ANCHOR, env_params=group_spec(g, a))}
+        cols.append([got[t] for t in HOST_ANCHOR_TESTS])
+    rows += [[c[i] for c in cols] for i in range(len(HOST_ANCHOR_TESTS))]
+    for argv in HOST_RAND:
+        rows.append([model_ns(run(a.bench, argv, env_params=group_spec(g, a))) for g in names])
+    return np.array(rows)
+
+
+def host(a):
+    """Fit vt_costs=host to timed single-thread runs here (see the top)."""
+    names = list(GROUPS) + ["MISS", "TLB_MISS"]
+    GROUPS["MISS"] = ["MISS"]
+    GROUPS["TLB_MISS"] = ["TLB_MISS"]
+    meas, labels = [], []
+    for args, size, n in WORKLOADS:
+        argv = args + [f"{size}={n}"]
+        meas.append(median([timed_ns(run(a.bench, argv)) for _ in range(a.reps)]))
+        labels.append(" ".join(args))
+        print(f"# {labels[-1]}: {meas[-1]:.1f} ns timed", file=sys.stderr)
+    real = {t: [] for t in HOST_ANCHOR_TESTS}
+    for _ in range(a.reps):
+        for r in run(a.bench, HOST_ANCHOR + ["clock=thread"]):
+            real[r["test"]].append(r["value"])
+    for t in HOST_ANCHOR_TESTS:
+        meas.append(median(real[t]))
+        labels.append("llfree_anchors " + t + " (clock=thread)")
+    for argv in HOST_RAND:
+        meas.append(median([timed_ns(run(a.bench, argv + ["clock=thread"]))
+                            for _ in range(a.reps)]))
+        labels.append("llfree_anchors rand " + argv[3] + " (clock=thread)")
+    b = np.array(meas)
+    w = 1.0 / b
+    best = None
+    # The TLB's size is fitted too: the one of the candidates that fits best.
+    for tlb in [int(t) for t in a.tlb_entries_list.split(",")]:
+        A = host_model_rows(a, names, tlb)
+        x, res = nnls(A * w[:, None], b * w)   # costs in ns
+        print(f"# tlb_entries={tlb}: weighted residual {res:.4f}", file=sys.stderr)
+        if best is None or res < best[0]:
+            best = (res, tlb, A, x)
+    _, tlb, A, x = best
+    pred = A @ x
+    print("# host fit in ns (median of %d timed runs, tlb_entries=%d): workload, measured, "
+          "model, error" % (a.reps, tlb))
+    for k, t, p in zip(labels, b, pred):
+        print(f"#   {k:<60} {t:10.1f} {p:10.1f} {100 * (p - t) / t:+6.1f}%")
+    xf = json.loads(subprocess.run([a.xfer, "--json"], capture_output=True,
+                                   text=True, check=True).stdout)
+    ratio = xf["miss_other_ns"] / xf["miss_own_ns"]
+    print(f"# pagelab-xfer: line transfer {xf['xfer_q1_ns']:.1f} ns (lower quartile; median "
+          f"{xf['xfer_ns']:.1f}), per handover {xf['per_handover_q1_ns']:.1f} ns, handoff "
+          f"{xf['handoff_ns']:.1f} ns; random miss on the other CPU's lines / own "
+          f"{xf['miss_other_ns']:.1f} / {xf['miss_own_ns']:.1f} ns = {ratio:.2f}")
+    xfer_ps = int(round(xf["xfer_q1_ns"] * 1000))
+    miss = x[names.index("MISS")]
+    extra = ["\tp->idle_ps = 5000;\t/* one pass of a polling loop (not fitted) */",
+             f"\tp->cache_lines = {a.cache_lines};",
+             f"\tp->tlb_entries = {tlb};",
+             f"\tp->remote_miss_ps = {int(round(miss * ratio * 1000))};"
+             f"\t/* miss_ps x {ratio:.2f} (pagelab-xfer) */",
+             f"\tp->handoff_ps = {int(round(xf['handoff_ns'] * 1000))};"]
+    extra += [f"\tp->xfer_ps[{d}] = {xfer_ps};"
+              for d in ("VT_SAME_CORE", "VT_SAME_SOCKET", "VT_OTHER_SOCKET")]
+    block = c_block(names, x, "host", extra)
+    print(block)
+    if a.write:
+        write_block(a.write, "host", block)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench", default="build/pagelab-bench")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--write", help="rewrite the calibrated block of this C file")
+    ap.add_argument("--host", action="store_true",
+                    help="fit vt_costs=host to timed runs here (see the top)")
+    ap.add_argument("--cache-lines", type=int, default=16384,
+                    help="--host: the cache model's lines per vCPU (default: a 1 MiB L2)")
+    ap.add_argument("--tlb-entries", dest="tlb_entries_list", default="1024,1536,2048,3072",
+                    help="--host: candidate TLB sizes (pages per vCPU); the best fit is kept "
+                         "(Zen 4's L2 DTLB has 3072 entries)")
+    ap.add_argument("--xfer", default="build/pagelab-xfer")
     a = ap.parse_args()
+    if a.host:
+        host(a)
+        return
 
     rows, instr = [], []
     names = list(GROUPS)

@@ -519,6 +519,8 @@ struct pl_cpu_topology {
  * @pcp_no_autotune: pagelab's own switch, not a kernel option: pcp->high
  *                   stays fixed at high_min and refills take a plain batch, as Linux 6.0's PCP had no
  *                   auto-tuning (to compare with the 6.0 scaling anchors).
+ * @vt_costs:        with @vtime, the calibrated cost set (enum pl_vt_costs,
+ *                   vtime.h): 0 the anchors' (default), 1 this build host's.
  */
 struct pl_config {
 	unsigned long mem_bytes;
@@ -541,6 +543,7 @@ struct pl_config {
 	unsigned long tlb_flush_ns_per_cpu;
 	bool vtime;
 	bool pcp_no_autotune;
+	unsigned int vt_costs;
 };
 
 /* ---- tracepoints ---------------------------------------------------------- */

@@ -15,7 +15,14 @@
  *    held (in virtual time) until t makes an acquirer wait until t (a
  *    contention) and pay handoff_ps; a trylock fails instead;
  *  - touching a cache line last written by another vCPU costs a transfer
- *    priced by distance (same core, same socket, other socket).
+ *    priced by distance (same core, same socket, other socket);
+ *  - with a cache model (cache_lines > 0, off by default): touching a line
+ *    that is not among the last cache_lines distinct lines this vCPU
+ *    touched (nor the line just after one of them), costs a memory miss;
+ *    a line another vCPU wrote is a transfer while it is still in that
+ *    vCPU's cache, a remote miss once it has left it; with a TLB model
+ *    (tlb_entries > 0, off by default), a touch on a 4 KiB page outside the
+ *    vCPU's last tlb_entries pages costs a TLB miss.
  *
  * Invariants:
  *  - pl_vt_cur is non-NULL only on a thread that has entered a machine
@@ -87,6 +94,28 @@ enum pl_vt_path {
  *               vmalloc under free_vmap_area_lock: [0] rbtree, [1] maple.
  * @idle_ps:     a step of the interleaver that did no allocator work (a
  *               vCPU polling for work): one pass of the workload's loop.
+ * @miss_ps:     a memory miss of the cache model (see @cache_lines).
+ * @cache_lines: the cache model: 0 off (every line costs only what the
+ *               per-path costs and transfers say); K > 0: each vCPU keeps
+ *               the last K distinct lines it touched (an exact LRU, so the
+ *               result never depends on where the host placed anything), and
+ *               a touch of a line outside them costs @miss_ps, unless the
+ *               line before it is among them (a next-line prefetch: a
+ *               sequential walk of struct pages misses only at its start)
+ *               or the touch already paid a transfer (the line came from
+ *               another CPU's cache). Not a time: a count of lines.
+ * @remote_miss_ps: with the cache model, a line last written by another
+ *               vCPU that has since left that vCPU's cache (its LRU) is not
+ *               a transfer but this: a miss served from the writer's outer
+ *               cache or memory (on a multi-die CPU dearer than a miss on
+ *               one's own lines).
+ * @tlb_entries: the TLB model: 0 off; E > 0: each vCPU keeps the last E
+ *               distinct 4 KiB pages it touched (an exact LRU, like the
+ *               cache's), and a touch on a page outside them costs
+ *               @tlb_miss_ps (a page walk: a random walk over a memmap
+ *               larger than the TLB's reach pays one almost every touch,
+ *               one within it almost never).
+ * @tlb_miss_ps: see @tlb_entries.
  */
 /* Room for the vm events (base.h's enum pl_vm_event, which includes this file). */
 #define PL_VT_MAX_EVENTS 128
@@ -100,7 +129,29 @@ struct pl_vt_params {
 	uint64_t xfer_ps[NR_VT_DIST];
 	uint64_t vmalloc_ps[2];
 	uint64_t idle_ps;
+	uint64_t miss_ps;
+	uint64_t cache_lines;
+	uint64_t remote_miss_ps;
+	uint64_t tlb_entries;
+	uint64_t tlb_miss_ps;
 };
+
+/**
+ * enum pl_vt_costs - which calibrated cost set a vtime uses (vtime_params.c).
+ * @PL_VT_COSTS_ANCHORS: the default: per-path costs in instructions scaled
+ *                       to the LLFree anchor machine, transfers and handoff
+ *                       set against the anchors' growth factors.
+ * @PL_VT_COSTS_HOST:    this project's build host (the firecracker-24g VM,
+ *                       AMD EPYC, 2 vCPUs): per-path and miss costs fitted to
+ *                       timed single-thread runs there, transfer and handoff
+ *                       measured there (scripts/vtime-calibrate.py --host).
+ * The numbers are constants in the source: either set gives the same
+ * predictions on any host.
+ */
+enum pl_vt_costs { PL_VT_COSTS_ANCHORS, PL_VT_COSTS_HOST, NR_PL_VT_COSTS };
+
+/** pl_vt_costs_names - "anchors", "host": the names vt_costs= takes. */
+extern const char *const pl_vt_costs_names[NR_PL_VT_COSTS];
 
 /**
  * struct pl_vt_cpu - one vCPU's clock and counters (written only by the
@@ -114,8 +165,12 @@ struct pl_vt_cpu {
 	uint64_t trylock_fails;
 	uint64_t transfers;
 	uint64_t xfer_ps;
+	uint64_t misses;
 	unsigned int id, core, socket;
 	struct pl_vtime *vt;
+	struct pl_vt_cache *cache;	/* the cache model's LRU, NULL when off */
+	struct pl_vt_cache *tlb;	/* the TLB model's LRU of pages, NULL when off */
+	uint64_t tlb_misses;
 } __cacheline_aligned;
 
 /* A cache line: its address >> 6 (0: an empty slot), last writer, readers since. */
@@ -153,11 +208,22 @@ void pl_topology_default(struct pl_topology *t);
  * then the overrides of the environment's PAGELAB_VT_PARAMS, if any.
  */
 void pl_vt_params_default(struct pl_vt_params *p);
+/**
+ * pl_vt_params_costs() - cost set @set (enum pl_vt_costs), then the
+ * environment's PAGELAB_VT_PARAMS overrides. An unknown @set gets the
+ * anchors' set and one warning.
+ */
+void pl_vt_params_costs(struct pl_vt_params *p, unsigned int set);
+/** pl_vt_costs_parse() - the set called @name, or -1 (no warning). */
+int pl_vt_costs_parse(const char *name);
 int pl_vt_params_override(struct pl_vt_params *p, const char *spec);
 
 /**
- * pl_vtime_create() - clocks at 0 for @nr_cpus vCPUs on @topo.
- * Return: the vtime, or NULL (no memory or nr_cpus == 0).
+ * pl_vtime_create() - clocks at 0 for @nr_cpus vCPUs on @topo, each with an
+ * empty cache model of @p->cache_lines lines and TLB model of
+ * @p->tlb_entries pages (none when 0).
+ * Return: the vtime, or NULL (no memory, nr_cpus == 0, or cache_lines or
+ * tlb_entries above 2^24).
  */
 struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology *topo,
 				 const struct pl_vt_params *p);
@@ -221,7 +287,8 @@ static inline uint64_t pl_vt_now(void)
  * struct pl_vt_region - a measured region: clocks and counters at its start.
  */
 struct pl_vt_snap {
-	uint64_t now_max, busy, wait_ps, acquisitions, contentions, transfers;
+	uint64_t now_max, busy, wait_ps, acquisitions, contentions, transfers, misses;
+	uint64_t tlb_misses;
 };
 
 /** pl_vt_snapshot() - sum/max over all vCPUs of @vt into @s. */

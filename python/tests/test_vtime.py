@@ -47,3 +47,52 @@ def test_bad_vtime_parameters(bad):
     p = subprocess.run([BENCH, "llfree_anchors", bad], capture_output=True, text=True)
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+XFER = str(Path(BENCH).with_name("pagelab-xfer"))
+
+
+@pytest.mark.parametrize("args", [
+    ["vt_costs=host"],                      # needs vtime=1
+    ["vtime=1", "vt_costs=Host"],
+    ["vtime=1", "vt_costs="],
+    ["vtime=1", "vt_costs=anchors,host"],
+])
+def test_bad_vt_costs(args):
+    p = subprocess.run([BENCH, "llfree_anchors", "allocs=100", "mem=256M"] + args,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert "vt_costs" in p.stderr
+
+
+def test_vt_costs_host_is_deterministic_and_differs():
+    args = ["llfree_anchors", "threads=2", "allocs=2000", "mem=1G", "pcp_autotune=0",
+            "workload=bulk,rand", "vtime=1"]
+    a = run(args + ["vt_costs=host"])
+    b = run(args + ["vt_costs=host"])
+    c = run(args + ["vt_costs=anchors"])
+    d = run(args)
+    assert [r["vtime"] for r in a] == [r["vtime"] for r in b]
+    assert [r["vtime"] for r in c] == [r["vtime"] for r in d]    # anchors: the default
+    assert [r["vtime"]["value"] for r in a] != [r["vtime"]["value"] for r in c]
+
+
+@pytest.mark.parametrize("bad", ["rounds=x", "rounds=10", "trials=0", "trials=", "--nope", "x"])
+def test_xfer_bad_input(bad):
+    p = subprocess.run([XFER, bad], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert p.stdout == ""
+
+
+def test_xfer_json():
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("needs two CPUs")
+    p = subprocess.run([XFER, "rounds=1000", "trials=1", "--json"], capture_output=True,
+                       text=True, timeout=120, check=True)
+    rec = json.loads(p.stdout)
+    for k in ("xfer_q1_ns", "handoff_ns", "per_handover_q1_ns", "miss_own_ns",
+              "miss_other_ns"):
+        assert rec[k] >= 0
+    assert rec["cpus"][0] != rec["cpus"][1]

@@ -13,13 +13,20 @@
  * Cache lines: a hash table of every line touched (open addressing, grown
  * as needed, never evicting), each with its last writer and the readers
  * since. A line's first touch is free (its cost is in the calibrated
- * per-path costs). Everything is integer arithmetic on the one thread running the
+ * per-path costs), unless the cache model is on (cache_lines > 0): then a
+ * touch that pays no transfer and finds neither its line nor the one
+ * before it in the vCPU's LRU (vtime_cache.c) pays a memory miss, first
+ * touches included; a line another vCPU wrote is a transfer while it is in
+ * that vCPU's LRU and a remote miss after it left; with the TLB model on,
+ * a touch on a page outside the vCPU's LRU of pages pays a TLB miss.
+ * Everything is integer arithmetic on the one thread running the
  * vtime: the result is a pure function of the workload and the parameters.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pagelab/base.h"
+#include "vtime_cache.h"
 
 _Thread_local struct pl_vt_cpu *pl_vt_cur;
 
@@ -36,7 +43,8 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 	struct pl_vtime *vt;
 	struct pl_topology t = *topo;
 
-	if (!nr_cpus || !t.nr_sockets || !t.cores_per_socket || !t.threads_per_core)
+	if (!nr_cpus || !t.nr_sockets || !t.cores_per_socket || !t.threads_per_core ||
+	    p->cache_lines > (1u << 24) || p->tlb_entries > (1u << 24))
 		return NULL;
 	vt = calloc(1, sizeof(*vt));
 	if (!vt)
@@ -52,6 +60,7 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 	vt->nr_lines_cap = 1UL << PL_VT_LINE_BITS;
 	vt->lines = calloc(vt->nr_lines_cap, sizeof(*vt->lines));
 	if (!vt->cpu || !vt->lines) {
+		vt->nr_cpus = 0;	/* no caches to free */
 		pl_vtime_destroy(vt);
 		return NULL;
 	}
@@ -61,6 +70,18 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 		vt->cpu[c].core = c / t.threads_per_core;
 		vt->cpu[c].socket = vt->cpu[c].core / t.cores_per_socket;
 		vt->cpu[c].vt = vt;
+		if (p->cache_lines || p->tlb_entries) {
+			vt->cpu[c].cache = p->cache_lines ? pl_vt_cache_create(p->cache_lines) : NULL;
+			vt->cpu[c].tlb = p->tlb_entries ? pl_vt_cache_create(p->tlb_entries) : NULL;
+			if (!!vt->cpu[c].cache != !!p->cache_lines ||
+			    !!vt->cpu[c].tlb != !!p->tlb_entries) {
+				pl_vt_cache_destroy(vt->cpu[c].cache);
+				pl_vt_cache_destroy(vt->cpu[c].tlb);
+				vt->nr_cpus = c;	/* destroy those made so far */
+				pl_vtime_destroy(vt);
+				return NULL;
+			}
+		}
 	}
 	return vt;
 }
@@ -71,6 +92,10 @@ void pl_vtime_destroy(struct pl_vtime *vt)
 		return;
 	if (pl_vt_cur && pl_vt_cur->vt == vt)
 		pl_vt_cur = NULL;
+	for (unsigned int c = 0; vt->cpu && c < vt->nr_cpus; c++) {
+		pl_vt_cache_destroy(vt->cpu[c].cache);
+		pl_vt_cache_destroy(vt->cpu[c].tlb);
+	}
 	free(vt->cpu);
 	free(vt->lines);
 	free(vt);
@@ -157,15 +182,41 @@ void __pl_vt_touch(const void *addr, bool write)
 {
 	struct pl_vt_cpu *c = pl_vt_cur;
 	struct pl_vtime *vt = c->vt;
-	struct pl_vt_line *l = vt_line(vt, (uintptr_t)addr >> 6);
+	uintptr_t tag = (uintptr_t)addr >> 6;
+	struct pl_vt_line *l = vt_line(vt, tag);
 	uint64_t bit = 1ULL << (c->id & 63);
+	bool remote = l->writer >= 0 && (unsigned int)l->writer != c->id && !(l->readers & bit);
 
-	if (l->writer >= 0 && (unsigned int)l->writer != c->id && !(l->readers & bit)) {
+	if (c->tlb) {
+		uintptr_t page = (uintptr_t)addr >> 12;
+
+		if (!pl_vt_cache_has(c->tlb, page)) {
+			c->now += vt->p.tlb_miss_ps;
+			c->tlb_misses++;
+		}
+		pl_vt_cache_touch(c->tlb, page);
+	}
+
+	if (remote && c->cache && !pl_vt_cache_has(vt->cpu[l->writer].cache, tag)) {
+		/*
+		 * Written elsewhere, but long ago: from the writer's outer cache
+		 * or memory, unless the next-line prefetch brought it.
+		 */
+		if (!pl_vt_cache_touch(c->cache, tag)) {
+			c->now += vt->p.remote_miss_ps;
+			c->misses++;
+		}
+	} else if (remote) {
 		uint64_t ps = vt->p.xfer_ps[vt_dist(vt, c->id, (unsigned int)l->writer)];
 
 		c->now += ps;
 		c->xfer_ps += ps;
 		c->transfers++;
+		if (c->cache)
+			pl_vt_cache_touch(c->cache, tag);
+	} else if (c->cache && !pl_vt_cache_touch(c->cache, tag)) {
+		c->now += vt->p.miss_ps;
+		c->misses++;
 	}
 	if (write) {
 		l->writer = (int)c->id;
@@ -234,6 +285,8 @@ void pl_vt_snapshot(const struct pl_vtime *vt, struct pl_vt_snap *s)
 		s->acquisitions += c->acquisitions;
 		s->contentions += c->contentions;
 		s->transfers += c->transfers;
+		s->misses += c->misses;
+		s->tlb_misses += c->tlb_misses;
 	}
 }
 

@@ -12,7 +12,11 @@
  * under the lock as in the kernel. Transfer and handoff costs are set
  * against the anchors' growth factors (shared/reference/scaling-anchors.md).
  * README "Time at many CPUs" gives the procedure, the fit and the checks.
- * All values in picoseconds.
+ * All values in picoseconds (cache_lines: a count of lines).
+ *
+ * Two sets (enum pl_vt_costs): the anchors' above, the default, and the
+ * build host's (vt_costs=host, below), for comparing with real threads
+ * here. Each is a constant block: the same predictions on any host.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +57,16 @@ static uint64_t *param_slot(struct pl_vt_params *p, const char *name)
 		return &p->vmalloc_ps[0];
 	if (!strcmp(name, "VMALLOC_MAPLE"))
 		return &p->vmalloc_ps[1];
+	if (!strcmp(name, "MISS"))
+		return &p->miss_ps;
+	if (!strcmp(name, "CACHE_LINES"))
+		return &p->cache_lines;
+	if (!strcmp(name, "REMOTE_MISS"))
+		return &p->remote_miss_ps;
+	if (!strcmp(name, "TLB_ENTRIES"))
+		return &p->tlb_entries;
+	if (!strcmp(name, "TLB_MISS"))
+		return &p->tlb_miss_ps;
 	return NULL;
 }
 
@@ -89,9 +103,19 @@ int pl_vt_params_override(struct pl_vt_params *p, const char *spec)
 	return 0;
 }
 
-void pl_vt_params_default(struct pl_vt_params *p)
+const char *const pl_vt_costs_names[NR_PL_VT_COSTS] = { "anchors", "host" };
+
+int pl_vt_costs_parse(const char *name)
 {
-	memset(p, 0, sizeof(*p));
+	for (int i = 0; name && i < NR_PL_VT_COSTS; i++)
+		if (!strcmp(name, pl_vt_costs_names[i]))
+			return i;
+	return -1;
+}
+
+/* The default set: instructions scaled to the anchor machine (see the top). */
+static void costs_anchors(struct pl_vt_params *p)
+{
 	/* calibrated: BEGIN (scripts/vtime-calibrate.py rewrites this block) */
 	p->event_ps[PL_EV_PGALLOC] = 0;
 	p->event_ps[PL_EV_PGFREE] = 0;
@@ -121,10 +145,73 @@ void pl_vt_params_default(struct pl_vt_params *p)
 	p->xfer_ps[VT_SAME_SOCKET] = 60000;
 	p->xfer_ps[VT_OTHER_SOCKET] = 140000;
 	/* anchors: END */
+}
+
+/*
+ * vt_costs=host: the build host (firecracker-24g: AMD EPYC, 2 vCPUs, one
+ * socket). scripts/vtime-calibrate.py --host rewrites this block: per-path
+ * costs and the cache model's miss cost fitted (nnls) to timed
+ * single-thread runs here, the transfer and the lock handoff measured by
+ * pagelab-xfer between the two pinned vCPUs. The host has one socket and
+ * no SMT: the same-core and other-socket transfers take the one measured
+ * cross-core figure. cache_lines is the L2 of one core (1 MiB).
+ */
+static void costs_host(struct pl_vt_params *p)
+{
+	/* host: BEGIN (scripts/vtime-calibrate.py --host rewrites this block) */
+	p->event_ps[PL_EV_PGALLOC] = 0;
+	p->event_ps[PL_EV_PGFREE] = 0;
+	p->event_ps[PL_EV_PCP_HIT] = 0;
+	p->event_ps[PL_EV_PCP_MISS] = 0;
+	p->event_ps[PL_EV_PCP_FREE] = 0;
+	p->path_ps[VT_P_RMQUEUE] = 8778;
+	p->path_ps[VT_P_FREE_ONE] = 8778;
+	p->event_ps[PL_EV_BUDDY_SPLIT] = 2300;
+	p->event_ps[PL_EV_BUDDY_MERGE] = 2300;
+	p->event_ps[PL_EV_PCP_SPLIT] = 2300;
+	p->event_ps[PL_EV_PCP_MERGE] = 2300;
+	p->lock_ps = 20413;
+	p->event_ps[PL_EV_VMALLOC] = 27379;
+	p->event_ps[PL_EV_VFREE] = 27379;
+	p->vmalloc_ps[0] = 0;
+	p->vmalloc_ps[1] = 0;
+	p->event_ps[PL_EV_VMAP_PURGE_AREAS] = 0;
+	p->path_ps[VT_P_LIST_ENTRY] = 76063;
+	p->path_ps[VT_P_PAGEBLOCK] = 6901;
+	p->path_ps[VT_P_SEQ_LINE] = 0;
+	p->miss_ps = 61753;
+	p->tlb_miss_ps = 79616;
+	p->idle_ps = 5000;	/* one pass of a polling loop (not fitted) */
+	p->cache_lines = 16384;
+	p->tlb_entries = 1024;
+	p->remote_miss_ps = 59039;	/* miss_ps x 0.96 (pagelab-xfer) */
+	p->handoff_ps = 5910;
+	p->xfer_ps[VT_SAME_CORE] = 32200;
+	p->xfer_ps[VT_SAME_SOCKET] = 32200;
+	p->xfer_ps[VT_OTHER_SOCKET] = 32200;
+	/* host: END */
+}
+
+void pl_vt_params_costs(struct pl_vt_params *p, unsigned int set)
+{
+	memset(p, 0, sizeof(*p));
+	if (set >= NR_PL_VT_COSTS) {
+		pl_warn_ratelimited("vtime: no cost set %u (the anchors' used)", set);
+		set = PL_VT_COSTS_ANCHORS;
+	}
+	if (set == PL_VT_COSTS_HOST)
+		costs_host(p);
+	else
+		costs_anchors(p);
 	{
 		const char *env = getenv("PAGELAB_VT_PARAMS");
 
 		if (env && pl_vt_params_override(p, env))
 			pl_warn_ratelimited("PAGELAB_VT_PARAMS: bad entry in '%s' (ignored)", env);
 	}
+}
+
+void pl_vt_params_default(struct pl_vt_params *p)
+{
+	pl_vt_params_costs(p, PL_VT_COSTS_ANCHORS);
 }

@@ -76,7 +76,7 @@ static int register_layers(struct pl_machine *m)
 /*
  * Virtual time (issue 15) starts after boot, clocks at 0 when the workload
  * begins; the machine's topology (a profile's, else the 2 x 26 anchor
- * machine's) prices cache line transfers.
+ * machine's) prices cache line transfers, at the config's cost set.
  */
 static int create_vtime(struct pl_machine *m)
 {
@@ -88,7 +88,7 @@ static int create_vtime(struct pl_machine *m)
 	if (ct->nr_sockets && ct->cores_per_socket && ct->threads_per_core)
 		t = (struct pl_topology){ ct->nr_sockets, ct->cores_per_socket,
 					  ct->threads_per_core };
-	pl_vt_params_default(&p);
+	pl_vt_params_costs(&p, m->config.vt_costs);
 	/* One kernel TLB flush: the configured cost for each vCPU it reaches. */
 	p.event_ps[PL_EV_TLB_FLUSH] = m->config.tlb_flush_ns_per_cpu * m->nr_cpus * 1000;
 	/* The free-space search under free_vmap_area_lock: per index design. */

@@ -290,5 +290,8 @@ int pl_check_config(const struct pl_config *cfg)
 	if ((unsigned int)cfg->design.vmap_index > VMAP_INDEX_MAPLE)
 		return pl_bad_arg("machine", "bad config: vmap_index %d",
 				  (int)cfg->design.vmap_index);
+	if (cfg->vt_costs >= NR_PL_VT_COSTS)
+		return pl_bad_arg("machine", "bad config: vt_costs %u (0 anchors, 1 host)",
+				  cfg->vt_costs);
 	return 0;
 }

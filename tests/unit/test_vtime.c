@@ -3,7 +3,8 @@
  * test_vtime.c - virtual time (issue 15): lock waits and trylock failures
  * in virtual time, the PCP's fallback to the zone when its trylock fails,
  * cache-line transfers by distance, the earliest-clock-first interleaver,
- * and bit-identical clocks for the same seed.
+ * bit-identical clocks for the same seed (with either cost set), the cost
+ * sets by name, and the cache and TLB models' rules exactly.
  */
 #include "helpers.h"
 
@@ -202,7 +203,10 @@ static bool det_step(void *c, unsigned int v)
 	return true;
 }
 
-static void det_run(uint64_t seed, uint64_t clocks[16], unsigned long ev[NR_PL_VM_EVENTS])
+static uint64_t det_misses;	/* the last det_run()'s cache + TLB misses */
+
+static void det_run_costs(uint64_t seed, unsigned int costs, uint64_t clocks[16],
+			  unsigned long ev[NR_PL_VM_EVENTS])
 {
 	static struct det_ctx x;
 	struct pl_config cfg;
@@ -215,14 +219,18 @@ static void det_run(uint64_t seed, uint64_t clocks[16], unsigned long ev[NR_PL_V
 	cfg.dma32_bytes = 16 * MiB;
 	cfg.nr_cpus = 16;
 	cfg.vtime = true;
+	cfg.vt_costs = costs;
 	x.m = pl_machine_create(&cfg);
 	assert_non_null(x.m);
 	for (unsigned int v = 0; v < 16; v++)
 		pl_rng_seed(&x.rng[v], seed + v);
 	run.vt = x.m->vt;
 	assert_int_equal(pl_run_vcpus(&run), 0);
-	for (unsigned int v = 0; v < 16; v++)
+	det_misses = 0;
+	for (unsigned int v = 0; v < 16; v++) {
 		clocks[v] = x.m->vt->cpu[v].now;
+		det_misses += x.m->vt->cpu[v].misses + x.m->vt->cpu[v].tlb_misses;
+	}
 	pl_events_sum(x.m, ev);
 	pl_enter(x.m, 0);
 	for (unsigned int v = 0; v < 16; v++)
@@ -230,6 +238,11 @@ static void det_run(uint64_t seed, uint64_t clocks[16], unsigned long ev[NR_PL_V
 			if (x.live[v][s])
 				__free_pages(x.live[v][s], 0);
 	test_machine_done(x.m);
+}
+
+static void det_run(uint64_t seed, uint64_t clocks[16], unsigned long ev[NR_PL_VM_EVENTS])
+{
+	det_run_costs(seed, PL_VT_COSTS_ANCHORS, clocks, ev);
 }
 
 /* Same seed: bit-identical clocks and counters; the order is earliest clock first. */
@@ -247,6 +260,154 @@ static void test_determinism(void **state)
 	assert_memory_not_equal(c1, c3, sizeof(c1));
 	for (unsigned int v = 0; v < 16; v++)
 		assert_true(c1[v] > 0);
+}
+
+/*
+ * The host cost set (cache and TLB models on) is as deterministic: the same
+ * seed gives bit-identical clocks and counters, other clocks than the
+ * anchors' set (and other trylock outcomes, so other counters), and
+ * the models count misses; the anchors' set keeps both models off.
+ */
+static void test_determinism_host_costs(void **state)
+{
+	uint64_t c1[16], c2[16], c3[16];
+	unsigned long e1[NR_PL_VM_EVENTS], e2[NR_PL_VM_EVENTS], e3[NR_PL_VM_EVENTS];
+	uint64_t misses;
+
+	(void)state;
+	det_run_costs(7, PL_VT_COSTS_HOST, c1, e1);
+	misses = det_misses;
+	det_run_costs(7, PL_VT_COSTS_HOST, c2, e2);
+	assert_memory_equal(c1, c2, sizeof(c1));
+	assert_memory_equal(e1, e2, sizeof(e1));
+	assert_int_equal(det_misses, misses);
+	assert_true(misses > 0);
+	det_run_costs(7, PL_VT_COSTS_ANCHORS, c3, e3);
+	assert_memory_not_equal(c1, c3, sizeof(c1));	/* other costs, other clocks */
+	assert_int_equal(det_misses, 0);
+}
+
+/* Cost sets by name; an unknown one is refused by the config check. */
+static void test_cost_sets(void **state)
+{
+	struct pl_vt_params a, d, h;
+	struct pl_config cfg;
+
+	(void)state;
+	assert_int_equal(pl_vt_costs_parse("anchors"), PL_VT_COSTS_ANCHORS);
+	assert_int_equal(pl_vt_costs_parse("host"), PL_VT_COSTS_HOST);
+	assert_int_equal(pl_vt_costs_parse("Host"), -1);
+	assert_int_equal(pl_vt_costs_parse(""), -1);
+	assert_int_equal(pl_vt_costs_parse(NULL), -1);
+	pl_vt_params_costs(&a, PL_VT_COSTS_ANCHORS);
+	pl_vt_params_default(&d);
+	assert_memory_equal(&a, &d, sizeof(a));
+	assert_int_equal(a.cache_lines, 0);	/* the anchors' tables do not move */
+	assert_int_equal(a.tlb_entries, 0);
+	pl_vt_params_costs(&h, PL_VT_COSTS_HOST);
+	assert_true(h.cache_lines > 0 && h.miss_ps > 0 && h.lock_ps > 0);
+	assert_true(h.xfer_ps[VT_SAME_SOCKET] > 0);
+	assert_memory_not_equal(&a, &h, sizeof(a));
+	pl_vt_params_costs(&h, NR_PL_VT_COSTS);	/* out of range: the anchors', one warning */
+	assert_memory_equal(&a, &h, sizeof(a));
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.vtime = true;
+	cfg.vt_costs = NR_PL_VT_COSTS;
+	assert_null(pl_machine_create(&cfg));
+}
+
+#define LINE(n) ((const void *)(uintptr_t)((1000UL + (n)) << 6))
+
+/*
+ * The cache model, exactly: a miss for a line outside the vCPU's last
+ * cache_lines distinct lines unless the line before is inside; a line
+ * another vCPU wrote is a transfer while in that vCPU's LRU, a remote miss
+ * after; transfers and hits cost no miss.
+ */
+static void test_cache_model(void **state)
+{
+	struct pl_topology t = { 1, 2, 1 };
+	struct pl_vt_params p;
+	struct pl_vtime *vt;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.cache_lines = 2;
+	p.miss_ps = 1000;
+	p.remote_miss_ps = 3000;
+	p.xfer_ps[VT_SAME_SOCKET] = 100;
+	vt = pl_vtime_create(2, &t, &p);
+	assert_non_null(vt);
+	pl_vt_enter(vt, 0);
+	pl_vt_touch(LINE(0), false);		/* first touch: a miss */
+	assert_int_equal(vt->cpu[0].now, 1000);
+	pl_vt_touch(LINE(0), true);		/* in the LRU: free */
+	pl_vt_touch(LINE(1), false);		/* the line after one in it: prefetched */
+	assert_int_equal(vt->cpu[0].now, 1000);
+	pl_vt_touch(LINE(5), false);		/* LRU now {5, 1}: 0 left */
+	assert_int_equal(vt->cpu[0].now, 2000);
+	pl_vt_touch(LINE(1), false);		/* LRU {1, 5} */
+	pl_vt_touch(LINE(0), false);		/* evicted, and line -1 was never touched */
+	assert_int_equal(vt->cpu[0].now, 3000);
+	assert_int_equal(vt->cpu[0].misses, 3);
+
+	/* vCPU 1 writes line 20 (its own miss), vCPU 0 reads it while it is in 1's LRU. */
+	pl_vt_enter(vt, 1);
+	pl_vt_touch(LINE(20), true);
+	assert_int_equal(vt->cpu[1].now, 1000);
+	pl_vt_enter(vt, 0);
+	pl_vt_touch(LINE(20), false);		/* a transfer, not a miss */
+	assert_int_equal(vt->cpu[0].now, 3100);
+	assert_int_equal(vt->cpu[0].transfers, 1);
+	assert_int_equal(vt->cpu[0].misses, 3);
+
+	/* vCPU 1 writes line 30, then touches two more: 30 leaves its LRU. */
+	pl_vt_enter(vt, 1);
+	pl_vt_touch(LINE(30), true);
+	pl_vt_touch(LINE(40), false);
+	pl_vt_touch(LINE(50), false);
+	assert_int_equal(vt->cpu[1].misses, 4);
+	pl_vt_enter(vt, 0);
+	pl_vt_touch(LINE(30), false);		/* a remote miss */
+	assert_int_equal(vt->cpu[0].now, 6100);
+	assert_int_equal(vt->cpu[0].transfers, 1);
+	assert_int_equal(vt->cpu[0].misses, 4);
+	pl_vt_touch(LINE(30), false);		/* now cached here */
+	assert_int_equal(vt->cpu[0].now, 6100);
+	pl_vt_enter(NULL, 0);
+	pl_vtime_destroy(vt);
+}
+
+/* The TLB model: a page outside the vCPU's last tlb_entries pages costs a TLB miss. */
+static void test_tlb_model(void **state)
+{
+	struct pl_topology t = { 1, 1, 1 };
+	struct pl_vt_params p;
+	struct pl_vtime *vt;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.tlb_entries = 2;
+	p.tlb_miss_ps = 500;
+	vt = pl_vtime_create(1, &t, &p);
+	assert_non_null(vt);
+	pl_vt_enter(vt, 0);
+	pl_vt_touch((const void *)(uintptr_t)0x100000, false);	/* page A: a miss */
+	pl_vt_touch((const void *)(uintptr_t)0x100fc0, true);	/* page A again */
+	pl_vt_touch((const void *)(uintptr_t)0x101000, false);	/* page B (no prefetch): a miss */
+	assert_int_equal(vt->cpu[0].now, 1000);
+	pl_vt_touch((const void *)(uintptr_t)0x105000, false);	/* page C: a miss, A leaves */
+	pl_vt_touch((const void *)(uintptr_t)0x101040, false);	/* B: cached */
+	pl_vt_touch((const void *)(uintptr_t)0x100000, false);	/* A: a miss */
+	assert_int_equal(vt->cpu[0].now, 2000);
+	assert_int_equal(vt->cpu[0].tlb_misses, 4);
+	assert_int_equal(vt->cpu[0].misses, 0);		/* no cache model */
+	pl_vt_enter(NULL, 0);
+	pl_vtime_destroy(vt);
+	p.tlb_entries = (1u << 24) + 1;			/* too large: refused */
+	assert_null(pl_vtime_create(1, &t, &p));
 }
 
 /* The interleaver picks the earliest clock; ties go to the lowest vCPU. */
@@ -379,6 +540,10 @@ int main(void)
 		cmocka_unit_test(test_params_override),
 		cmocka_unit_test(test_event_costs),
 		cmocka_unit_test(test_idle_polls),
+		cmocka_unit_test(test_determinism_host_costs),
+		cmocka_unit_test(test_cost_sets),
+		cmocka_unit_test(test_cache_model),
+		cmocka_unit_test(test_tlb_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
