@@ -326,27 +326,11 @@ def main():
     for k in ANCHOR_1T:
         print(f"#   {k:<24} anchor {ANCHOR_1T[k]:6.0f} ns  model {got[k] * scale:8.1f} ns")
     x = x * scale
-    lines = ["\t/* calibrated: BEGIN (scripts/vtime-calibrate.py rewrites this block) */"]
-    slots = {"LOCK": "p->lock_ps", "VMALLOC_RB": "p->vmalloc_ps[0]",
-             "VMALLOC_MAPLE": "p->vmalloc_ps[1]"}
-    for g, cost in zip(names, x):
-        ps = int(round(cost * 1000))
-        for n in GROUPS[g]:
-            if n in slots:
-                lines.append(f"\t{slots[n]} = {ps};")
-            elif n.startswith("P_"):
-                lines.append(f"\tp->path_ps[VT_{n}] = {ps};")
-            else:
-                lines.append(f"\tp->event_ps[PL_EV_{n}] = {ps};")
-    lines.append("\tp->idle_ps = 5000;\t/* one pass of a polling loop (not fitted) */")
-    lines.append("\t/* calibrated: END */")
-    block = "\n".join(lines)
+    block = c_block(names, x, "calibrated",
+                    ["\tp->idle_ps = 5000;\t/* one pass of a polling loop (not fitted) */"])
     print(block)
     if a.write:
-        src = open(a.write).read()
-        src = re.sub(r"\t/\* calibrated: BEGIN.*?/\* calibrated: END \*/", lambda _: block, src,
-                     flags=re.S)
-        open(a.write, "w").write(src)
+        write_block(a.write, "calibrated", block)
 
 
 if __name__ == "__main__":
