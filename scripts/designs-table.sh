@@ -68,22 +68,22 @@ out, designs, workloads, vcpus, mems = sys.argv[1:6]
 designs = designs.split(","); workloads = workloads.split(); vcpus = vcpus.split(",")
 mems = mems.split()
 vals, vt = {}, {}
+
+
+def load(path, wl, mem, into, field):
+    """Records of one JSON-lines file, keyed (workload, mem, vCPUs, design, name)."""
+    if not os.path.exists(path):
+        return
+    for line in open(path):
+        r = json.loads(line)
+        name, v = r["test"].rsplit("-v", 1)
+        into[(wl, mem, v, r["design"], name)] = r[field]
+
+
 for mem in mems:
     for wl in workloads:
-        path = os.path.join(out, f"{wl}-{mem}.jsonl")
-        if not os.path.exists(path):
-            continue
-        for line in open(path):
-            r = json.loads(line)
-            name, v = r["test"].rsplit("-v", 1)
-            vals[(wl, mem, v, r["design"], name)] = r["value"]
-        path = os.path.join(out, f"{wl}-{mem}-vt.jsonl")
-        if not os.path.exists(path):
-            continue
-        for line in open(path):
-            r = json.loads(line)
-            name, v = r["test"].rsplit("-v", 1)
-            vt[(wl, mem, v, r["design"], name)] = r["vtime"]
+        load(os.path.join(out, f"{wl}-{mem}.jsonl"), wl, mem, vals, "value")
+        load(os.path.join(out, f"{wl}-{mem}-vt.jsonl"), wl, mem, vt, "vtime")
 with_vt = bool(vt)
 head = ("| workload | vCPUs | mem | design | zone->lock | per Mop | pages moved under zone->lock "
         "| merges pcp / zone | unusable idx o9 | order-9 allocs after | 1 GiB won | µs per 1 GiB try "
