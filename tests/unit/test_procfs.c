@@ -15,7 +15,6 @@ static char buf[1 << 16];
 static struct pl_machine *machine(bool lock_stat, bool boot_reserve, unsigned int cpus)
 {
 	struct pl_config cfg;
-	struct pl_machine *m;
 
 	pl_config_default(&cfg);
 	cfg.mem_bytes = 64 * MiB;
@@ -24,10 +23,7 @@ static struct pl_machine *machine(bool lock_stat, bool boot_reserve, unsigned in
 	cfg.lock_stat = lock_stat;
 	cfg.boot_reserve = boot_reserve;
 	cfg.nr_cpus = cpus;
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	assert_int_equal(pl_enter(m, 0), 0);
-	return m;
+	return test_machine_config(&cfg, "v6.18");
 }
 
 static unsigned long managed(struct pl_machine *m)

@@ -39,9 +39,7 @@ static struct pl_machine *busy_machine(void **areas, int n)
 	cfg.dma32_bytes = 16 * MiB;
 	cfg.debug = 1;
 	cfg.lock_stat = true;
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	assert_int_equal(pl_enter(m, 0), 0);
+	m = test_machine_config(&cfg, "v6.18");
 	for (int i = 0; i < n; i++) {
 		areas[i] = vmalloc((unsigned long)(i + 1) * 4096);
 		assert_non_null(areas[i]);

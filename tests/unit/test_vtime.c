@@ -136,10 +136,8 @@ static void test_pcp_trylock_fallback(void **state)
 	cfg.dma32_bytes = 16 * MiB;
 	cfg.nr_cpus = 2;
 	cfg.vtime = true;
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
+	m = test_machine_config(&cfg, "v6.18");
 	assert_non_null(m->vt);
-	assert_int_equal(pl_enter(m, 0), 0);
 	/* Warm vCPU 0's PCP so that a hit would not need the zone. */
 	page = alloc_pages(GFP_KERNEL, 0);
 	assert_non_null(page);
