@@ -208,6 +208,24 @@ struct pl_machine;
 #define HPAGE_PMD_ORDER		pageblock_order
 #define PCP_BATCH_SCALE_MAX	5 /* CONFIG_PCP_BATCH_SCALE_MAX default */
 
+/*
+ * order_to_pindex() - the PCP list of a block of @order (0..3, or
+ * HPAGE_PMD_ORDER) and @migratetype (< MIGRATE_PCPTYPES): the kernel's
+ * mapping, public so that trace inference (src/trace) names lists alike.
+ */
+static inline unsigned int order_to_pindex(int migratetype, unsigned int order)
+{
+	if (order > PAGE_ALLOC_COSTLY_ORDER)
+		return NR_LOWORDER_PCP_LISTS + (migratetype == MIGRATE_MOVABLE);
+	return MIGRATE_PCPTYPES * order + (unsigned int)migratetype;
+}
+
+/* pindex_to_order() - the order of the blocks on PCP list @pindex. */
+static inline unsigned int pindex_to_order(unsigned int pindex)
+{
+	return pindex < NR_LOWORDER_PCP_LISTS ? pindex / MIGRATE_PCPTYPES : HPAGE_PMD_ORDER;
+}
+
 #define PCPF_PREV_FREE_HIGH_ORDER	0x01u
 #define PCPF_FREE_HIGH_BATCH		0x02u
 

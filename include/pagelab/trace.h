@@ -369,7 +369,17 @@ struct pl_sighting {
  *           as it was drained) or mm_page_alloc_extfrag (fallback_migratetype,
  *           the type before a claim) that touches it; else PL_PB_UNKNOWN.
  * @pb_exact: pageblocks with a type in @pb_type.
- * @pcp_drained: pages of mm_page_pcpu_drain events per CPU over the trace.
+ * @pcp_seen: per CPU and PCP list (order_to_pindex()), the pages of the
+ *            blocks first sighted on that list (PL_SEEN_PCP records).
+ * @pcp_emptied: per CPU, a bit per PCP list the trace shows empty at some
+ *            point: a refill of it (rmqueue_bulk() runs only on an empty
+ *            list), or a drain run that moved on from it to the next list
+ *            (free_pcppages_bulk() leaves a list only once it is empty).
+ *            Such a list's pages at trace start all left it by then, each
+ *            with an event; a list never shown empty may hold pages no
+ *            event ever shows.
+ * @drain_run: per CPU, 1 + the list of the drain run in progress, 0 when
+ *            that CPU's last event was not a drain.
  */
 struct pl_positional {
 	struct pl_sighting *rec;
@@ -381,7 +391,9 @@ struct pl_positional {
 	unsigned char *pb_type;
 	size_t pb_nr;
 	unsigned long pb_exact;
-	unsigned long pcp_drained[PL_SNAP_MAX_CPUS];
+	unsigned long pcp_seen[PL_SNAP_MAX_CPUS][NR_PCP_LISTS];
+	uint16_t pcp_emptied[PL_SNAP_MAX_CPUS];
+	unsigned char drain_run[PL_SNAP_MAX_CPUS];
 };
 
 /**

@@ -214,7 +214,6 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
 			     unsigned int alloc_flags);
 void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pfn,
 			  unsigned int order, int migratetype, fpi_t fpi_flags);
-unsigned int pindex_to_order(unsigned int pindex);
 
 /*
  * pcp_next_list() - free_pcppages_bulk()'s round robin: the next non-empty

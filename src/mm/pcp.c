@@ -32,18 +32,6 @@
 /* 1 in the kernel's UP case; here every machine is SMP. */
 #define MIN_PERCPU_PAGELIST_HIGH_FRACTION 8
 
-static inline unsigned int order_to_pindex(int migratetype, unsigned int order)
-{
-	if (order > PAGE_ALLOC_COSTLY_ORDER)
-		return NR_LOWORDER_PCP_LISTS + (migratetype == MIGRATE_MOVABLE);
-	return MIGRATE_PCPTYPES * order + (unsigned int)migratetype;
-}
-
-unsigned int pindex_to_order(unsigned int pindex)
-{
-	return pindex < NR_LOWORDER_PCP_LISTS ? pindex / MIGRATE_PCPTYPES : HPAGE_PMD_ORDER;
-}
-
 static inline int clamp_int(int v, int lo, int hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;

@@ -73,6 +73,8 @@ static int add_rec(struct pl_positional *pos, const struct pl_trace_event *ev, i
 				? ev->migratetype : MIGRATE_MOVABLE);
 	s->cpu = (unsigned short)min(ev->cpu, 0xffffu);
 	pos->by_kind[kind]++;
+	if (kind == PL_SEEN_PCP && ev->cpu < PL_SNAP_MAX_CPUS)
+		pos->pcp_seen[ev->cpu][order_to_pindex(s->mt, s->order)] += 1UL << s->order;
 	return 0;
 }
 
@@ -126,17 +128,51 @@ static int sight(struct pl_positional *pos, const struct pl_trace_event *ev, int
 	return add_rec(pos, ev, kind);
 }
 
+/* A block of @order and @mt belongs on a PCP list (order_to_pindex() takes it). */
+static bool pcp_list_block(int order, int mt)
+{
+	return mt >= 0 && mt < MIGRATE_PCPTYPES &&
+	       ((order >= 0 && order <= PAGE_ALLOC_COSTLY_ORDER) || order == HPAGE_PMD_ORDER);
+}
+
+/*
+ * Which PCP lists the trace shows empty (@pcp_emptied): a refill of a list,
+ * or a drain run on one CPU that moves from one list to the next. Any other
+ * event of that CPU ends its run.
+ */
+static void note_emptied(struct pl_positional *pos, const struct pl_trace_event *ev)
+{
+	unsigned int cpu = ev->cpu;
+	bool listed;
+	unsigned int li;
+
+	if (cpu >= PL_SNAP_MAX_CPUS)
+		return;
+	listed = pcp_list_block(ev->order, ev->migratetype);
+	li = listed ? order_to_pindex(ev->migratetype, (unsigned int)ev->order) : 0;
+	if (ev->type != PL_TRACE_PCPU_DRAIN) {
+		pos->drain_run[cpu] = 0;
+		if (ev->type == PL_TRACE_ZONE_LOCKED && ev->percpu_refill && listed)
+			pos->pcp_emptied[cpu] |= (uint16_t)(1u << li);
+		return;
+	}
+	if (!listed)
+		return;
+	if (pos->drain_run[cpu] && pos->drain_run[cpu] - 1u != li)
+		pos->pcp_emptied[cpu] |= (uint16_t)(1u << (pos->drain_run[cpu] - 1u));
+	pos->drain_run[cpu] = (unsigned char)(li + 1);
+}
+
 int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *ev)
 {
 	int kind;
 
+	note_emptied(pos, ev);
 	switch (ev->type) {
 	case PL_TRACE_ZONE_LOCKED:
 	case PL_TRACE_PCPU_DRAIN:
 		if (note_type(pos, ev->pfn, ev->order, ev->migratetype))
 			return -ENOMEM;
-		if (ev->type == PL_TRACE_PCPU_DRAIN && ev->cpu < PL_SNAP_MAX_CPUS)
-			pos->pcp_drained[ev->cpu] += 1UL << ev->order;
 		break;
 	case PL_TRACE_EXTFRAG:
 		/*

@@ -689,6 +689,79 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 }
 
 /*
+ * Put up to @nr pages of held, untouched blocks of @order in pageblocks of
+ * type @mt on the current CPU's PCP (list order_to_pindex(@mt, @order)).
+ * Return: the pages put there.
+ */
+static long fill_list(struct pl_loaded_state *st, struct zone *zone, const struct pl_positional *pos,
+		      int mt, unsigned int order, long nr)
+{
+	unsigned long step = 1UL << order, stride = max(step, 64UL);
+	unsigned long start = (zone->zone_start_pfn + stride - 1) & ~(stride - 1);
+	long done = 0;
+
+	for (unsigned long pfn = start; done + (long)step <= nr && pfn + step <= zone_end_pfn(zone);
+	     pfn += stride) {
+		/* one block per 64-page word, so touched() can test whole words */
+		if (!run_held(st, pfn, order) || touched(pos, pfn, stride) ||
+		    get_pageblock_migratetype(pfn_to_page(pfn)) != mt)
+			continue;
+		if (order && pl_join_pages(pfn_to_page(pfn), order))
+			continue;
+		unhold(st, pfn, order);
+		__free_pages(pfn_to_page(pfn), order);
+		done += (long)step;
+	}
+	return done;
+}
+
+/*
+ * Positional: the part of zoneinfo's count no event shows. A list the trace
+ * shows empty (@pcp_emptied) lost every page it held at the start with an
+ * event, so those pages were sighted; the unseen rest sat on lists never
+ * shown empty, behind their sighted pages (drains take the oldest first,
+ * allocations the newest), for the whole trace. They weigh on pcp->count,
+ * so on every drain decision: sort's CPUs reported 62,125 and 71,184 pages
+ * of which the trace shows 30,411 and 52,040, the rest on the order-3 and
+ * THP lists it drains from but never empties. They go on those lists in
+ * proportion to the pages sighted there; with no sighting on any list not
+ * shown empty, on the first such list (order-0 Movable first).
+ */
+static void load_unseen(struct pl_loaded_state *st, struct zone *zone, unsigned int cpu, long nr,
+			const struct pl_positional *pos)
+{
+	unsigned int emptied = cpu < PL_SNAP_MAX_CPUS ? pos->pcp_emptied[cpu] : 0;
+	unsigned long weight[NR_PCP_LISTS] = { 0 }, total = 0;
+
+	for (unsigned int li = 0; li < NR_PCP_LISTS && cpu < PL_SNAP_MAX_CPUS; li++)
+		if (!(emptied & (1u << li))) {
+			weight[li] = pos->pcp_seen[cpu][li];
+			total += weight[li];
+		}
+	if (!total) {
+		unsigned int li = order_to_pindex(MIGRATE_MOVABLE, 0);
+
+		if (emptied & (1u << li))
+			for (li = 0; li < NR_PCP_LISTS && (emptied & (1u << li)); li++)
+				;
+		if (li == NR_PCP_LISTS)
+			return;
+		weight[li] = total = 1;
+	}
+	for (unsigned int li = 0, left = (unsigned int)nr; li < NR_PCP_LISTS && left; li++) {
+		unsigned int order = pindex_to_order(li), share;
+		int mt = li < NR_LOWORDER_PCP_LISTS ? (int)(li % MIGRATE_PCPTYPES)
+			 : li == order_to_pindex(MIGRATE_MOVABLE, order) ? MIGRATE_MOVABLE
+									  : MIGRATE_UNMOVABLE;
+
+		if (!weight[li])
+			continue;
+		share = (unsigned int)min((double)left, (double)nr * (double)weight[li] / (double)total + 0.5);
+		left -= (unsigned int)fill_list(st, zone, pos, mt, order, share);
+	}
+}
+
+/*
  * CPU @cpu's PCP of @zone: high and batch as reported; the blocks the
  * trace saw on it (positional), or held pages up to the reported count.
  */
@@ -696,7 +769,6 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 		     int batch, int count, const struct pl_positional *pos)
 {
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
-	int reported = count;
 
 	if (batch > 0 && pl_pcp_set_high_batch(zone, cpu, min(high, pcp->high_max), batch))
 		return;
@@ -714,22 +786,10 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 		__free_pages(pfn_to_page(r->pfn), r->order);
 		count -= 1 << r->order;
 	}
-	/*
-	 * Positional: drains free the oldest pages of every list first, so a
-	 * page on a PCP at trace start that no event shows can only have been
-	 * there if the trace drained fewer pages off that CPU than the PCP
-	 * held: the rest of zoneinfo's count (from before the trace: git's
-	 * CPU 0 reported 21,242 pages, the trace shows 14,532 and drains 0.6 M)
-	 * was gone when the trace began and stays allocated (given to the
-	 * buddy instead, git's drain calls fell from 0.99x to 0.74x).
-	 */
 	if (pos) {
-		unsigned long drained = cpu < PL_SNAP_MAX_CPUS ? pos->pcp_drained[cpu] : 0;
-
-		if (drained >= (unsigned long)reported)
-			count = 0;
-		else
-			count = min(count, reported - (int)drained);
+		if (count > 0)
+			load_unseen(st, zone, cpu, min(count, pcp->high - pcp->count), pos);
+		return;
 	}
 	count = min(count, pcp->high - pcp->count);
 	for (unsigned long pfn = zone->zone_start_pfn; count > 0 && pfn < zone_end_pfn(zone); pfn++) {

@@ -130,4 +130,15 @@ static inline unsigned long exhaust(gfp_t gfp, unsigned int order, struct page *
 	return n;
 }
 
+/* The blocks on PCP list @pindex of @pcp. */
+static inline int pcp_list_len(struct per_cpu_pages *pcp, unsigned int pindex)
+{
+	int n = 0;
+
+	for (struct list_head *pos = pcp->lists[pindex].next; pos != &pcp->lists[pindex];
+	     pos = pos->next)
+		n++;
+	return n;
+}
+
 #endif /* PAGELAB_TEST_HELPERS_H */

@@ -139,16 +139,6 @@ static void test_split_page_bad(void **state)
 
 /* ---- the chunks of seed 001 ----------------------------------------------- */
 
-static int pcp_list_len(struct per_cpu_pages *pcp, unsigned int pindex)
-{
-	int n = 0;
-
-	for (struct list_head *pos = pcp->lists[pindex].next; pos != &pcp->lists[pindex];
-	     pos = pos->next)
-		n++;
-	return n;
-}
-
 /*
  * [0x4203, 0x4212) goes back as o0 at 0x4203, o2 at 0x4204, o3 at 0x4208
  * and o1 at 0x4210: four frees, each onto its order's PCP list. The

@@ -605,11 +605,13 @@ static void test_load_state_positional(void **state)
 		"  a-1 [001] ..... 1.2: mm_page_alloc: page=x pfn=0x160001 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
 		"  a-1 [000] ..... 1.3: mm_page_free: page=x pfn=0x170004 order=2\n"
 		"  a-1 [000] ..... 1.4: mm_page_free: page=x pfn=0x170005 order=0\n"
-		/* CPU 1 drains more than zoneinfo's 8115 pages (of a block seen before) */
-#define DRAIN1 "  a-1 [001] d..2. 1.5: mm_page_pcpu_drain: page=x pfn=0x160000 order=9 migratetype=0\n"
-		DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1
-		DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1 DRAIN1;
-#undef DRAIN1
+		/*
+		 * CPU 1 drains one order-0 Unmovable page and moves on to the
+		 * order-3 Movable list: the first list was empty then, the second
+		 * was not (zoneinfo reports 8115 pages on CPU 1)
+		 */
+		"  a-1 [001] d..2. 1.5: mm_page_pcpu_drain: page=x pfn=0x161000 order=0 migratetype=0\n"
+		"  a-1 [001] d..2. 1.5: mm_page_pcpu_drain: page=x pfn=0x162000 order=3 migratetype=1\n";
 	struct pl_positional pos = { 0 };
 	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
 	struct pl_trace_event ev;
@@ -618,6 +620,7 @@ static void test_load_state_positional(void **state)
 	struct pl_machine *m;
 	struct pl_loaded_state *st;
 	struct pl_replay *rp;
+	struct per_cpu_pages *pcp;
 	const unsigned long *pfn;
 	const unsigned char *order;
 	struct page *page;
@@ -626,11 +629,16 @@ static void test_load_state_positional(void **state)
 	while (pl_trace_next(r, &ev) > 0)
 		assert_int_equal(pl_positional_event(&pos, &ev), 0);
 	pl_trace_close(r);
-	/* three first sightings; the order-0 free inside the order-2 block is not one */
-	assert_int_equal(pos.nr, 3);
+	/* five first sightings; the order-0 free inside the order-2 block is not one */
+	assert_int_equal(pos.nr, 5);
 	assert_int_equal(pos.by_kind[PL_SEEN_FREE], 1);
-	assert_int_equal(pos.by_kind[PL_SEEN_PCP], 1);
+	assert_int_equal(pos.by_kind[PL_SEEN_PCP], 3);
 	assert_int_equal(pos.by_kind[PL_SEEN_ALLOCATED], 1);
+	/* the refill shows CPU 0's order-0 Movable list empty, the drain run CPU 1's Unmovable one */
+	assert_int_equal(pos.pcp_emptied[0], 1u << order_to_pindex(MIGRATE_MOVABLE, 0));
+	assert_int_equal(pos.pcp_emptied[1], 1u << order_to_pindex(MIGRATE_UNMOVABLE, 0));
+	assert_int_equal(pos.pcp_seen[1][order_to_pindex(MIGRATE_UNMOVABLE, 0)], 2);
+	assert_int_equal(pos.pcp_seen[1][order_to_pindex(MIGRATE_MOVABLE, 3)], 8);
 
 	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
 	pl_config_default(&cfg);
@@ -649,13 +657,20 @@ static void test_load_state_positional(void **state)
 	assert_int_equal(page_ref_count(page), 0);
 	assert_false(PageBuddy(page));
 	/*
-	 * and, as the trace drained more than its reported 8115 pages off
-	 * CPU 1, only what the trace saw there; CPU 0, never drained, keeps
-	 * zoneinfo's count (46316, up to pcp->high)
+	 * The rest of zoneinfo's 8115 pages on CPU 1, which no event shows,
+	 * sat on the one list with sightings the trace never shows empty (the
+	 * order-3 Movable one: 1013 blocks); the emptied list holds only its
+	 * two sighted pages. CPU 0, with no PCP sighting, keeps zoneinfo's
+	 * count (46316, up to pcp->high) on a list not shown empty (order-0
+	 * Unmovable: its order-0 Movable list was refilled).
 	 */
-	assert_int_equal(pos.pcp_drained[1], 16 * 512);
-	assert_int_equal(m->node_zones[ZONE_NORMAL].per_cpu_pageset[1].count, 1);
-	assert_true(m->node_zones[ZONE_NORMAL].per_cpu_pageset[0].count > 1000);
+	pcp = &m->node_zones[ZONE_NORMAL].per_cpu_pageset[1];
+	assert_int_equal(pcp->count, 2 + 8 + 1013 * 8);
+	assert_int_equal(pcp_list_len(pcp, order_to_pindex(MIGRATE_UNMOVABLE, 0)), 2);
+	assert_int_equal(pcp_list_len(pcp, order_to_pindex(MIGRATE_MOVABLE, 3)), 1 + 1013);
+	pcp = &m->node_zones[ZONE_NORMAL].per_cpu_pageset[0];
+	assert_true(pcp->count > 1000);
+	assert_int_equal(pcp_list_len(pcp, order_to_pindex(MIGRATE_UNMOVABLE, 0)), pcp->count);
 	/* allocated with order 2, handed to the replay at its own pfn */
 	assert_int_equal(pl_state_pretrace(st, &pfn, &order), 1);
 	assert_int_equal(pfn[0], 0x170004);
