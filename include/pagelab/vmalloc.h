@@ -153,6 +153,22 @@ void *vmap(struct page **pages, unsigned int count, unsigned long flags, pgprot_
 /** vunmap() - unmap a vmap() area; the pages stay the caller's. Return: 0 or -EINVAL. */
 int vunmap(const void *addr);
 
+/**
+ * get_vm_area() - reserve @size bytes (rounded up to pages, a guard page
+ * after them) of the vmalloc space with nothing mapped and no page
+ * allocated, as the kernel's get_vm_area(); the area is a vmap one
+ * (VM_MAP, with @flags of vmap()'s but VM_MAP_PUT_PAGES).
+ * Return: the area, or NULL (a rate-limited warning for bad input).
+ */
+struct vm_struct *get_vm_area(unsigned long size, unsigned long flags);
+/**
+ * free_vm_area() - give back an area of get_vm_area() (or vmap()): its
+ * range is freed lazily like vunmap()'s, and @area itself is freed.
+ * Return: 0, or -EINVAL after a rate-limited warning (NULL, or no live
+ * area of that kind at @area->addr), with nothing changed.
+ */
+int free_vm_area(struct vm_struct *area);
+
 /* vm_map_ram() mappings of up to VMAP_MAX_ALLOC pages come from per-CPU blocks. */
 #define VMAP_MAX_ALLOC		64
 

@@ -38,7 +38,7 @@ struct pfn_ent {
 	unsigned long key;	/* kernel head pfn + 1; 0 = empty slot */
 	union {
 		struct page *page;
-		void *addr;	/* vmap table: the area's address */
+		struct vm_struct *area;	/* vmap table: the area reserved for it */
 	};
 	unsigned int order;
 };
@@ -52,7 +52,7 @@ struct pl_replay {
 	struct pl_machine *m;
 	struct pl_loaded_state *st;
 	struct pfn_table blocks;	/* kernel head pfn -> pagelab block */
-	struct pfn_table areas;		/* va_start -> vmap() address */
+	struct pfn_table areas;		/* va_start -> get_vm_area() area */
 	struct pl_trace_score score;
 	unsigned long warn[NR_PL_TRACE_WARN];
 	unsigned long pfn_limit;	/* kernel pfns at or above: out of range (0: none) */
@@ -62,9 +62,6 @@ struct pl_replay {
 	void (*timeline)(void *ctx, unsigned long t);
 	void *timeline_ctx;
 	unsigned long t;		/* seconds of trace time replayed */
-	struct page *vmap_page;		/* what vmap() maps for a traced area */
-	struct page **vmap_pages;
-	unsigned int vmap_pages_cap;
 	uint64_t *freed;		/* kernel pfns freed and not allocated since */
 	size_t freed_words;
 	long last_nr_lazy;		/* the kernel's vmap_lazy_nr at the last lazy free; -1 unknown */
@@ -397,40 +394,29 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 
 /* ---- vmap areas ---------------------------------------------------------------- */
 
-/* vmap() @count pages (all the one traced-area page) at a new area. */
-static void *map_area(struct pl_replay *r, unsigned long count)
+/*
+ * A traced area's range, with nothing mapped: the kernel's page-table pages
+ * for it are in the trace as mm_page_alloc events of their own, which the
+ * replay makes; mapping here would allocate them a second time.
+ */
+static struct vm_struct *reserve_area(unsigned long count)
 {
-	if (!r->vmap_page) {
-		r->vmap_page = alloc_page(GFP_KERNEL);
-		if (!r->vmap_page)
-			return NULL;
-	}
-	if (count > r->vmap_pages_cap) {
-		struct page **n = realloc(r->vmap_pages, count * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		r->vmap_pages = n;
-		for (unsigned long i = r->vmap_pages_cap; i < count; i++)
-			n[i] = r->vmap_page;
-		r->vmap_pages_cap = (unsigned int)count;
-	}
-	return vmap(r->vmap_pages, (unsigned int)count, VM_MAP, PAGE_KERNEL);
+	return get_vm_area(count << PAGE_SHIFT, VM_MAP);
 }
 
 static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
 {
 	unsigned long count = ev->size >> PAGE_SHIFT;
-	void *addr;
+	struct vm_struct *area;
 
 	if (ev->failed || count < 2 || count > (1UL << 30))
 		return 0;
 	r->last_area_pages = (unsigned int)count;
-	addr = map_area(r, count - 1);	/* less the guard page */
-	if (!addr)
+	area = reserve_area(count - 1);	/* less the guard page */
+	if (!area)
 		return warn(r, PL_TW_alloc_failed, ev);
-	if (table_insert(&r->areas, ev->va_start, addr, (unsigned int)count)) {
-		vunmap(addr);
+	if (table_insert(&r->areas, ev->va_start, area, (unsigned int)count)) {
+		free_vm_area(area);
 		return warn(r, PL_TW_alloc_failed, ev);
 	}
 	r->score.vmalloc_allocs++;	/* pagelab has no vmalloc tracepoint: count here */
@@ -442,15 +428,15 @@ static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
  * the kernel's pagelab does not have, so that vmap_lazy_nr, and with it the
  * purges, follow the kernel's.
  */
-static void stand_in(struct pl_replay *r, unsigned long pages)
+static void stand_in(unsigned long pages)
 {
-	void *addr;
+	struct vm_struct *area;
 
 	if (pages < 2)
 		return;
-	addr = map_area(r, pages - 1);
-	if (addr)
-		vunmap(addr);
+	area = reserve_area(pages - 1);
+	if (area)
+		free_vm_area(area);
 }
 
 /*
@@ -463,7 +449,7 @@ static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
 {
 	struct pfn_ent *e = table_find(&r->areas, ev->va_start);
 	unsigned long pages = e ? e->order : 0;
-	void *addr;
+	struct vm_struct *area;
 
 	if (!e && ev->nr_lazy > 0 && r->last_nr_lazy > 0 && ev->nr_lazy > r->last_nr_lazy)
 		pages = (unsigned long)(ev->nr_lazy - r->last_nr_lazy);
@@ -473,19 +459,19 @@ static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
 
 		r->lazy_loaded = true;
 		for (; backlog >= chunk && chunk >= 2; backlog -= chunk)
-			stand_in(r, chunk);
-		stand_in(r, backlog);
+			stand_in(chunk);
+		stand_in(backlog);
 		pages = e ? pages : 0;	/* this area is in the backlog */
 	}
 	if (ev->nr_lazy > 0)
 		r->last_nr_lazy = ev->nr_lazy;
 	if (!e) {	/* an area from before the trace */
-		stand_in(r, pages);
+		stand_in(pages);
 		return 0;
 	}
-	addr = e->addr;
+	area = e->area;
 	table_remove(&r->areas, e);
-	vunmap(addr);
+	free_vm_area(area);
 	return 0;
 }
 
@@ -521,14 +507,11 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 	pl_enter(r->m, 0);
 	for (size_t i = 0; i < r->areas.cap; i++)
 		if (r->areas.slot[i].key)
-			vunmap(r->areas.slot[i].addr);
+			free_vm_area(r->areas.slot[i].area);
 	if (free_live)
 		for (size_t i = 0; i < r->blocks.cap; i++)
 			if (r->blocks.slot[i].key)
 				__free_pages(r->blocks.slot[i].page, r->blocks.slot[i].order);
-	if (r->vmap_page && free_live)
-		__free_page(r->vmap_page);
-	free(r->vmap_pages);
 	free(r->freed);
 	free(r->blocks.slot);
 	free(r->areas.slot);

@@ -687,6 +687,44 @@ int vunmap(const void *addr)
 	return 0;
 }
 
+/* ---- reserved areas ------------------------------------------------------- */
+
+struct vm_struct *get_vm_area(unsigned long size, unsigned long flags)
+{
+	if (!vmalloc_enter(__func__))
+		return NULL;
+	if (!size || size > VMALLOC_END - VMALLOC_START - PAGE_SIZE) {
+		vmap_bad_input("get_vm_area: size %#lx (none, or more than the vmalloc space)", size);
+		return NULL;
+	}
+	if (unlikely(flags & ~(VMAP_CALLER_FLAGS & ~VM_MAP_PUT_PAGES))) {
+		vmap_bad_input("get_vm_area: flags %#lx: %#lx are not get_vm_area()'s", flags,
+			       flags & ~(VMAP_CALLER_FLAGS & ~VM_MAP_PUT_PAGES));
+		return NULL;
+	}
+	/* VM_MAP: the area is a vmap-kind one, for vunmap()/free_vm_area()'s lookup */
+	return __get_vm_area_node(size, 1, PAGE_SHIFT, flags | VM_MAP | VM_GET_AREA, VMALLOC_START,
+				  VMALLOC_END,
+				  NUMA_NO_NODE, GFP_KERNEL, __builtin_return_address(0));
+}
+
+int free_vm_area(struct vm_struct *area)
+{
+	struct vm_struct *vm;
+
+	if (!vmalloc_enter(__func__))
+		return -EINVAL;
+	if (!area) {
+		vmap_bad_input("free_vm_area: NULL area");
+		return -EINVAL;
+	}
+	if (remove_vm_area("free_vm_area", area->addr, VM_MAP, false, &vm))
+		return -EINVAL;
+	/* the lookup found the area at that address: it is @area itself */
+	vm_struct_free(this_vmap(), vm);
+	return 0;
+}
+
 /* ---- lookups -------------------------------------------------------------- */
 
 struct vm_struct *find_vm_area(const void *addr)

@@ -219,7 +219,8 @@ static unsigned long check_busy_vm(struct vchecker *c, struct vmap_space *vs, st
 	}
 	if (vm->flags & VM_UNINITIALIZED)
 		return 0;	/* being set up */
-	if (vm->flags & VM_PCPU)	/* populated on demand: pl_check_percpu() checks it */
+	/* populated on demand (pl_check_percpu() checks it), or by get_vm_area()'s caller */
+	if (vm->flags & (VM_PCPU | VM_GET_AREA))
 		return pgtable_count_mapped(vs, va->va_start, va->va_end);
 	for (unsigned long i = 0; i < mapped; i++) {
 		unsigned long a = vm->addr + (i << PAGE_SHIFT);

@@ -104,6 +104,8 @@ struct vmap_area_rb {
  * only the queue's own vfree_queued() frees it.
  */
 #define VM_FREE_QUEUED		0x00400000UL
+/* pagelab: a get_vm_area() area; its caller maps it, if at all (the checker counts what is mapped) */
+#define VM_GET_AREA		0x00800000UL
 #define VA_WANT_VM		(1UL << 63)
 #define VA_WANT_NOT_PCPU	(1UL << 62)
 #define VA_WANT_NOT_QUEUED	(1UL << 61)	/* not VM_FREE_QUEUED (pagelab's) */

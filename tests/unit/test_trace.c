@@ -578,15 +578,27 @@ static void test_replay_lazy_backlog(void **state)
 	struct pl_replay *rp = pl_replay_create(m, NULL);
 	struct pl_trace_event ev;
 	unsigned long ev_sum[NR_PL_VM_EVENTS];
+	struct pl_vmalloc_stats vst;
+	struct snapshot before;
 	int n = 0;
 
 	(void)state;
+	drain_all_pages(NULL);
+	take_snapshot(m, &before);
 	while (pl_trace_next(r, &ev) > 0) {
 		assert_int_equal(pl_replay_event(rp, &ev), 0);
 		pl_events_sum(m, ev_sum);
 		/* no purge until the kernel's counter passed lazy_max_pages() */
 		if (++n < 6)
 			assert_int_equal(ev_sum[PL_EV_VMAP_PURGE], 0);
+		/*
+		 * A traced area takes no page: its page-table pages are the
+		 * trace's own mm_page_alloc events, not pagelab's to make again.
+		 */
+		pl_vmalloc_stats(m, &vst);
+		assert_int_equal(vst.pgtable_pages, 0);
+		drain_all_pages(NULL);
+		assert_unchanged(m, &before);
 	}
 	pl_events_sum(m, ev_sum);
 	assert_int_equal(ev_sum[PL_EV_VMAP_PURGE], 1);

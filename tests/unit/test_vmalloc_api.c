@@ -305,6 +305,42 @@ static void test_vmap_vunmap(void **state)
 	vm_test_done(m);
 }
 
+/*
+ * get_vm_area() reserves a range and maps nothing: no page and no
+ * page-table page is taken (the trace replay relies on it), and
+ * free_vm_area() frees the range lazily, as vunmap() would.
+ */
+static void test_get_vm_area(void **state)
+{
+	struct pl_machine *m = vm_test_machine(1, "v6.18");
+	struct pl_vmalloc_stats st0, st;
+	struct snapshot before;
+	struct vm_struct *area;
+
+	(void)state;
+	drain_all_pages(NULL);
+	take_snapshot(m, &before);
+	pl_vmalloc_stats(m, &st0);
+	area = get_vm_area(5 * PAGE_SIZE - 100, 0);	/* rounded up to 5 pages, plus the guard */
+	assert_non_null(area);
+	assert_int_equal(area->size, 6 * PAGE_SIZE);
+	assert_int_equal(get_vm_area_size(area), 5 * PAGE_SIZE);
+	assert_ptr_equal(find_vm_area((void *)area->addr), area);
+	assert_null(vmalloc_to_page((void *)area->addr));
+	drain_all_pages(NULL);
+	assert_unchanged(m, &before);	/* every free list as it was */
+	pl_vmalloc_stats(m, &st);
+	assert_int_equal(st.nr_busy, st0.nr_busy + 1);
+	assert_int_equal(st.pgtable_pages, st0.pgtable_pages);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_int_equal(free_vm_area(area), 0);
+	pl_vmalloc_stats(m, &st);
+	assert_int_equal(st.nr_busy, st0.nr_busy);
+	assert_int_equal(st.lazy_pages, st0.lazy_pages + 6);
+	assert_int_equal(pl_check_machine(m), 0);
+	vm_test_done(m);
+}
+
 static void test_vfree_atomic(void **state)
 {
 	struct pl_machine *m = vm_test_machine(1, "v6.18");
@@ -423,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_vmalloc_huge_fallback),
 		cmocka_unit_test(test_vrealloc),
 		cmocka_unit_test(test_vmap_vunmap),
+		cmocka_unit_test(test_get_vm_area),
 		cmocka_unit_test(test_vfree_atomic),
 		cmocka_unit_test(test_vmallocinfo),
 		cmocka_unit_test(test_vfree_lazy_purge),

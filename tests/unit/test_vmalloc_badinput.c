@@ -185,6 +185,23 @@ static void test_vmap_bad_pages(void **state)
 	assert_rejected(f, "not an allocated page");
 }
 
+static void test_get_vm_area_bad(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_null(get_vm_area(0, 0));
+	assert_rejected(f, "size");
+	assert_null(get_vm_area(~0UL - PAGE_SIZE, 0));
+	assert_rejected(f, "size");
+	assert_null(get_vm_area(PAGE_SIZE, VM_MAP_PUT_PAGES));
+	assert_rejected(f, "flags");
+	assert_int_equal(free_vm_area(NULL), -EINVAL);
+	assert_rejected(f, "NULL");
+	/* a vmalloc area is not get_vm_area()'s: refused, still live */
+	assert_int_equal(free_vm_area(find_vm_area(f->live)), -EINVAL);
+	assert_rejected(f, "wrong kind");
+}
+
 /* A window that is free but full: the failure is not bad input, yet changes nothing. */
 static void test_window_full(void **state)
 {
@@ -317,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_alignment_bad),
 		cmocka_unit_test(test_window_bad),
 		cmocka_unit_test(test_vmap_bad_pages),
+		cmocka_unit_test(test_get_vm_area_bad),
 		cmocka_unit_test(test_window_full),
 		cmocka_unit_test(test_fail_midway_exhausted),
 		cmocka_unit_test(test_fail_midway_pgtable),
