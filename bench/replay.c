@@ -17,7 +17,8 @@
 #include "pagelab/trace.h"
 
 static const char *const replay_keys[] = { "trace", "state", "snapshot", "design", "emit_trace",
-					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", NULL };
+					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", "tick",
+					   "tick_ms", NULL };
 
 struct artifact {
 	char trace[4096];
@@ -167,7 +168,7 @@ static void tl_push(struct side *s, const unsigned long *refills, unsigned int n
 
 /* The kernel's figures; with @pos, the first sightings in the same pass. */
 static void kernel_side(const struct artifact *a, struct side *k, struct pl_trace_stats *stats,
-			struct pl_positional *pos)
+			struct pl_positional *pos, struct pl_tick_phase *tick)
 {
 	struct pl_trace_reader *r = open_trace(a->trace);
 	struct pl_trace_event ev;
@@ -183,7 +184,7 @@ static void kernel_side(const struct artifact *a, struct side *k, struct pl_trac
 			next += 1000000000ull;
 		}
 		pl_trace_score_event(&k->score, &ev);
-		if (pos && pl_positional_event(pos, &ev)) {
+		if ((pos && pl_positional_event(pos, &ev)) || pl_tick_phase_event(tick, &ev)) {
 			fprintf(stderr, "pagelab-bench: replay: out of memory inferring the state\n");
 			exit(1);
 		}
@@ -272,7 +273,7 @@ static void show_state(const struct bench *b, struct pl_machine *m, const char *
 
 static void pagelab_side(const struct bench *b, const struct artifact *a, const char *design,
 			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
-			 unsigned int nr_cpus, struct side *s, double *replay_secs)
+			 const long *tick_ns, unsigned int nr_cpus, struct side *s, double *replay_secs)
 {
 	struct pl_config cfg;
 	struct pl_machine *m;
@@ -337,6 +338,9 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 				end = snap->zone[i].start_pfn + snap->zone[i].spanned;
 		pl_replay_set_pfn_limit(r, end);
 	}
+	for (unsigned int c = 0; c < nr_cpus; c++)
+		if (tick_ns[c] >= 0)
+			pl_replay_set_tick_phase(r, c, tick_ns[c]);
 	if (emit) {
 		char path[4096];
 
@@ -503,7 +507,9 @@ static int run_replay(struct bench *b)
 	struct pl_trace_stats stats;
 	struct side k = { .test = "kernel", .design = "kernel", .state_tvd = -1 };
 	struct pl_positional pos = { 0 };
-	const char *snapdir, *state_s;
+	struct pl_tick_phase tick = { 0 };
+	const char *snapdir, *state_s, *tick_s;
+	long *tick_ns, tick_ms;
 	int nr_designs, state;
 	unsigned int nr_cpus;
 
@@ -532,7 +538,9 @@ static int run_replay(struct bench *b)
 	}
 	nr_designs = bench_designs(b, "v6.18", designs, 16);
 
-	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL);
+	tick_s = param_str(b, "tick", "kernel");
+	tick_ms = param_str(b, "tick_ms", NULL) ? (long)param_ulong(b, "tick_ms", 0) : -1;
+	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL, &tick);
 	if (!stats.events) {
 		/* an empty file, or text that is no trace: nothing to score */
 		fprintf(stderr, "pagelab-bench: replay: %s: no page-allocator events in %lu lines "
@@ -540,6 +548,7 @@ static int run_replay(struct bench *b)
 			"events)\n", path, stats.lines);
 		free(k.tl);
 		pl_positional_release(&pos);
+		pl_tick_phase_release(&tick);
 		return 2;
 	}
 	k.state = pl_state_level_names[state];
@@ -547,6 +556,16 @@ static int run_replay(struct bench *b)
 						    : (unsigned int)(stats.max_cpu + 1));
 	if (!nr_cpus)
 		nr_cpus = 1;
+	tick_ns = malloc(nr_cpus * sizeof(*tick_ns));
+	if (!tick_ns) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
+	/* each vCPU's vmstat tick: given, the kernel's phase, or one second after the first event */
+	for (unsigned int c = 0; c < nr_cpus; c++)
+		tick_ns[c] = tick_ms >= 0 ? tick_ms * 1000000L
+			     : !strcmp(tick_s, "kernel") ? pl_tick_phase_ns(&tick, c) : -1;
+	pl_tick_phase_release(&tick);
 	if (b->json)
 		emit_json(b, &k, &stats);
 	emit_text(b->out, &k);
@@ -558,7 +577,7 @@ static int run_replay(struct bench *b)
 				  .state = pl_state_level_names[state] };
 		double secs;
 
-		pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos, nr_cpus, &s,
+		pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos, tick_ns, nr_cpus, &s,
 			     &secs);
 		s.seconds = k.seconds;
 		if (b->json)
@@ -574,6 +593,7 @@ static int run_replay(struct bench *b)
 		free(s.tl);
 	}
 	free(k.tl);
+	free(tick_ns);
 	pl_positional_release(&pos);
 	return 0;
 }

@@ -60,6 +60,8 @@ extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
  * @npurged: purge_vmap_area_lazy's num_purged. @failed: alloc_vmap_area.
  * @nr_lazy: free_vmap_area_noflush's nr_lazy, the kernel's vmap_lazy_nr
  *          (pages) after the free; -1 (or 0 from a zeroed struct) absent.
+ * @kworker: the task column names a kworker (kworker/...): workqueue work,
+ *          such as vmstat_update, ran the event.
  */
 struct pl_trace_event {
 	enum pl_trace_type type;
@@ -80,6 +82,7 @@ struct pl_trace_event {
 	unsigned long size;
 	unsigned long npurged;
 	long nr_lazy;	/* free_vmap_area_noflush: the kernel's vmap_lazy_nr after it; -1 absent */
+	bool kworker;
 };
 
 /* ---- warnings ------------------------------------------------------------ */
@@ -341,6 +344,33 @@ struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int m
 /** pl_state_release() - free the handle; the pages it held stay allocated on the machine. */
 void pl_state_release(struct pl_loaded_state *st);
 
+/* ---- the kernel's vmstat tick phase (src/trace/tick.c) ---------------- */
+
+#define PL_TICK_BINS		100	/* 10 ms each */
+#define PL_TICK_MIN_RUNS	5	/* fewer kworker drain runs: phase unknown */
+
+/**
+ * struct pl_tick_phase - per CPU, the start times (modulo one second) of
+ * the trace's kworker drain runs, in PL_TICK_BINS bins; zero it to start.
+ */
+struct pl_tick_phase {
+	unsigned int nr_cpus;
+	uint32_t (*bins)[PL_TICK_BINS];
+	uint64_t (*sum_us)[PL_TICK_BINS];	/* offsets within the second, in us */
+	bool *in_drain;				/* the CPU's last event was a drain */
+};
+
+/** pl_tick_phase_event() - account one event, in trace order. Return: 0 or -ENOMEM. */
+int pl_tick_phase_event(struct pl_tick_phase *tp, const struct pl_trace_event *ev);
+/**
+ * pl_tick_phase_ns() - when in each second (ns, 0..999,999,999 of the
+ * trace clock) the kernel ran CPU @cpu's vmstat_update, or -1 when the
+ * trace shows fewer than PL_TICK_MIN_RUNS of its drains.
+ */
+long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu);
+/** pl_tick_phase_release() - free @tp's arrays (the struct is zeroed). */
+void pl_tick_phase_release(struct pl_tick_phase *tp);
+
 /* ---- positional inference (src/trace/positional.c) -------------------- */
 
 enum { PL_SEEN_FREE, PL_SEEN_PCP, PL_SEEN_ALLOCATED, NR_PL_SEEN };
@@ -480,6 +510,14 @@ void pl_replay_set_emit(struct pl_replay *r, FILE *f);
  * 0: no limit.
  */
 void pl_replay_set_pfn_limit(struct pl_replay *r, unsigned long limit);
+/**
+ * pl_replay_set_tick_phase() - tick vCPU @cpu at @phase_ns into each second
+ * of the trace clock (pl_tick_phase_ns()), from before the first event;
+ * by default every vCPU ticks one second after the first event, then every
+ * second. Return: 0, or -EINVAL (no such vCPU, a phase outside a second,
+ * or the replay already started) with nothing changed.
+ */
+int pl_replay_set_tick_phase(struct pl_replay *r, unsigned int cpu, long phase_ns);
 
 /**
  * pl_replay_set_timeline() - call @fn(@ctx, t_seconds) once per second of

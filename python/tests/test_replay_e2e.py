@@ -14,7 +14,7 @@ import pytest
 
 from pagelab import replay
 from pagelab.cli import main
-from pagelab.runner import load_results
+from pagelab.runner import bench_binary, load_results
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "traces" / "dd-xz.pltrace"
 
@@ -70,3 +70,23 @@ def test_text_that_is_no_trace_is_refused_in_one_line(tmp_path, capsys):
     assert main(["replay", str(not_trace)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no page-allocator events in 20 lines" in err[0]
+
+
+@pytest.mark.parametrize("arg,msg", [("tick=soon", "tick=soon"), ("tick_ms=1000", "tick_ms=1000"),
+                                     ("tick_ms=-5", "tick_ms=-5"), ("tick_ms=x", "tick_ms=x")])
+def test_bad_tick_phase_is_one_line(arg, msg):
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={FIXTURE}", arg],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and msg in p.stderr, p.stderr
+
+
+def test_tick_phase_choices_replay():
+    """tick=kernel (the default), tick=first and tick_ms=N each replay the whole fixture."""
+    outs = []
+    for arg in ["tick=kernel", "tick=first", "tick_ms=250"]:
+        p = subprocess.run([str(bench_binary()), "replay", f"trace={FIXTURE}", arg, "--json"],
+                           capture_output=True, text=True, check=True)
+        recs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+        outs.append([r for r in recs if r.get("test") == "replay"][0])
+    assert all(o["counters"]["allocs"] == outs[0]["counters"]["allocs"] > 0 for o in outs)

@@ -57,7 +57,9 @@ struct pl_replay {
 	unsigned long warn[NR_PL_TRACE_WARN];
 	unsigned long pfn_limit;	/* kernel pfns at or above: out of range (0: none) */
 	FILE *emit;
-	uint64_t now_ns, next_tick_ns;
+	uint64_t now_ns, next_tick_ns;	/* next_tick_ns: the timeline's next second */
+	uint64_t *cpu_tick_ns;		/* per vCPU: its next pl_vmstat_tick() */
+	long *tick_phase;		/* per vCPU: ns into the second, or -1 (default) */
 	bool started;
 	void (*timeline)(void *ctx, unsigned long t);
 	void *timeline_ctx;
@@ -171,11 +173,17 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 	r->st = st;
 	r->last_nr_lazy = -1;
 	pl_trace_score_init(&r->score);
-	if (table_grow(&r->blocks) || table_grow(&r->areas)) {
+	r->cpu_tick_ns = calloc(m->nr_cpus, sizeof(*r->cpu_tick_ns));
+	r->tick_phase = malloc(m->nr_cpus * sizeof(*r->tick_phase));
+	if (!r->cpu_tick_ns || !r->tick_phase || table_grow(&r->blocks) || table_grow(&r->areas)) {
 		free(r->blocks.slot);
+		free(r->cpu_tick_ns);
+		free(r->tick_phase);
 		free(r);
 		return NULL;
 	}
+	for (unsigned int c = 0; c < m->nr_cpus; c++)
+		r->tick_phase[c] = -1;
 	/* a positional state's allocated blocks sit at the kernel's own pfns */
 	if (st) {
 		const unsigned long *pfn;
@@ -195,6 +203,17 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 void pl_replay_set_emit(struct pl_replay *r, FILE *f) { r->emit = f; }
 
 void pl_replay_set_pfn_limit(struct pl_replay *r, unsigned long limit) { r->pfn_limit = limit; }
+
+int pl_replay_set_tick_phase(struct pl_replay *r, unsigned int cpu, long phase_ns)
+{
+	if (cpu >= r->m->nr_cpus || phase_ns < 0 || phase_ns >= (long)NSEC_PER_SEC || r->started) {
+		pl_warn_ratelimited("pl_replay_set_tick_phase: cpu %u phase %ld ns: %s", cpu, phase_ns,
+				    r->started ? "the replay has started" : "out of range");
+		return -EINVAL;
+	}
+	r->tick_phase[cpu] = phase_ns;
+	return 0;
+}
 
 void pl_replay_set_timeline(struct pl_replay *r, void (*fn)(void *ctx, unsigned long t), void *ctx)
 {
@@ -218,24 +237,49 @@ static int warn(struct pl_replay *r, enum pl_trace_warn w, const struct pl_trace
 
 /* ---- time -------------------------------------------------------------------- */
 
-/* Once per second of trace time: every vCPU's vmstat tick, then the timeline. */
+/*
+ * Once per second of trace time each vCPU's vmstat tick, at its phase
+ * (pl_replay_set_tick_phase()) or one second after the first event; the
+ * timeline once per second from the first event.
+ */
 static void advance_time(struct pl_replay *r, uint64_t ts)
 {
+	unsigned int nr = r->m->nr_cpus;
+
 	if (!r->started) {
 		r->started = true;
 		r->next_tick_ns = ts + NSEC_PER_SEC;
+		for (unsigned int c = 0; c < nr; c++) {
+			uint64_t at = ts - ts % NSEC_PER_SEC + (uint64_t)r->tick_phase[c];
+
+			r->cpu_tick_ns[c] = r->tick_phase[c] < 0 ? r->next_tick_ns
+								 : at > ts ? at : at + NSEC_PER_SEC;
+		}
 	}
 	if (ts > r->now_ns)
 		r->now_ns = ts;
 	/* a gap of hours is idle time: its ticks change nothing after a few */
 	if (ts > r->next_tick_ns + 600 * NSEC_PER_SEC) {
-		r->t += (ts - r->next_tick_ns) / NSEC_PER_SEC - 600;
-		r->next_tick_ns += ((ts - r->next_tick_ns) / NSEC_PER_SEC - 600) * NSEC_PER_SEC;
+		uint64_t skip = (ts - r->next_tick_ns) / NSEC_PER_SEC - 600;
+
+		r->t += skip;
+		r->next_tick_ns += skip * NSEC_PER_SEC;
+		for (unsigned int c = 0; c < nr; c++)
+			r->cpu_tick_ns[c] += skip * NSEC_PER_SEC;
 	}
-	while (ts >= r->next_tick_ns) {
-		for (unsigned int c = 0; c < r->m->nr_cpus; c++) {
-			pl_enter(r->m, c);
+	for (;;) {
+		unsigned int who = 0;	/* the earliest vCPU tick; at a tie with the timeline, first */
+
+		for (unsigned int c = 1; c < nr; c++)
+			if (r->cpu_tick_ns[c] < r->cpu_tick_ns[who])
+				who = c;
+		if (ts < min(r->cpu_tick_ns[who], r->next_tick_ns))
+			break;
+		if (r->cpu_tick_ns[who] <= r->next_tick_ns) {
+			pl_enter(r->m, who);
 			pl_vmstat_tick();
+			r->cpu_tick_ns[who] += NSEC_PER_SEC;
+			continue;
 		}
 		r->t++;
 		if (r->timeline)
@@ -513,6 +557,8 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 			if (r->blocks.slot[i].key)
 				__free_pages(r->blocks.slot[i].page, r->blocks.slot[i].order);
 	free(r->freed);
+	free(r->cpu_tick_ns);
+	free(r->tick_phase);
 	free(r->blocks.slot);
 	free(r->areas.slot);
 	free(r);

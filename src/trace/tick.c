@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tick.c - when in each second the kernel ran a CPU's vmstat_update, read
+ * off a trace, so that a replay ticks each vCPU (pl_vmstat_tick(): the
+ * pcp->high decay and its drain) at the kernel's moment, not at an
+ * arbitrary one.
+ *
+ * vmstat_update is per-CPU deferrable work on a round_jiffies() 1 s grid;
+ * the drains of its decay_pcp_high() are mm_page_pcpu_drain runs of a
+ * kworker task on that CPU. A run's start time modulo one second falls in
+ * 10 ms bins; the phase is the mean offset over the busiest three adjacent
+ * bins (circularly), which leaves out the kworker drains of other work
+ * (drain_all_pages()'s drain_local_pages_wq) that come at other moments.
+ * Where the replay's tick falls within the second changes its figures by
+ * several percent (git's drain calls ranged 0.69-1.05x the kernel's over
+ * four phases 250 ms apart), so the kernel's own phase is the one to use.
+ *
+ * Invariant: @bins and @sum_us hold @nr_cpus rows; @in_drain one flag per
+ * row.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pagelab/trace.h"
+
+static int grow(struct pl_tick_phase *tp, unsigned int cpu)
+{
+	unsigned int n = tp->nr_cpus ? tp->nr_cpus : 2;
+	uint32_t (*bins)[PL_TICK_BINS];
+	uint64_t (*sum)[PL_TICK_BINS];
+	bool *in;
+
+	while (n <= cpu)
+		n *= 2;
+	bins = realloc(tp->bins, n * sizeof(*bins));
+	if (bins)
+		tp->bins = bins;
+	sum = realloc(tp->sum_us, n * sizeof(*sum));
+	if (sum)
+		tp->sum_us = sum;
+	in = realloc(tp->in_drain, n * sizeof(*in));
+	if (in)
+		tp->in_drain = in;
+	if (!bins || !sum || !in)
+		return -ENOMEM;
+	memset(tp->bins + tp->nr_cpus, 0, (n - tp->nr_cpus) * sizeof(*bins));
+	memset(tp->sum_us + tp->nr_cpus, 0, (n - tp->nr_cpus) * sizeof(*sum));
+	memset(tp->in_drain + tp->nr_cpus, 0, (n - tp->nr_cpus) * sizeof(*in));
+	tp->nr_cpus = n;
+	return 0;
+}
+
+int pl_tick_phase_event(struct pl_tick_phase *tp, const struct pl_trace_event *ev)
+{
+	unsigned int cpu = ev->cpu;
+	bool drain = ev->type == PL_TRACE_PCPU_DRAIN;
+
+	if (cpu >= PL_SNAP_MAX_CPUS)
+		return 0;
+	if (cpu >= tp->nr_cpus && grow(tp, cpu))
+		return -ENOMEM;
+	if (drain && !tp->in_drain[cpu] && ev->kworker) {
+		unsigned long us = (unsigned long)(ev->ts_ns % 1000000000ull / 1000);
+		unsigned int b = (unsigned int)(us / (1000000 / PL_TICK_BINS));
+
+		tp->bins[cpu][b]++;
+		tp->sum_us[cpu][b] += us;
+	}
+	tp->in_drain[cpu] = drain;
+	return 0;
+}
+
+long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu)
+{
+	unsigned long best = 0, n = 0;
+	unsigned int at = 0;
+	double us = 0;
+
+	if (cpu >= tp->nr_cpus)
+		return -1;
+	for (unsigned int b = 0; b < PL_TICK_BINS; b++) {
+		unsigned long w = 0;
+
+		for (int d = -1; d <= 1; d++)
+			w += tp->bins[cpu][(b + PL_TICK_BINS + d) % PL_TICK_BINS];
+		if (w > best) {
+			best = w;
+			at = b;
+		}
+	}
+	if (best < PL_TICK_MIN_RUNS)
+		return -1;
+	/* the mean offset over the three bins, unwrapped around bin @at */
+	for (int d = -1; d <= 1; d++) {
+		int b = ((int)at + PL_TICK_BINS + d) % PL_TICK_BINS;
+		double shift = (int)at + d < 0 ? -1e6 : (int)at + d >= PL_TICK_BINS ? 1e6 : 0;
+
+		us += (double)tp->sum_us[cpu][b] + shift * tp->bins[cpu][b];
+		n += tp->bins[cpu][b];
+	}
+	us /= (double)n;
+	if (us < 0)
+		us += 1e6;
+	if (us >= 1e6)
+		us -= 1e6;
+	return (long)(us * 1000);
+}
+
+void pl_tick_phase_release(struct pl_tick_phase *tp)
+{
+	free(tp->bins);
+	free(tp->sum_us);
+	free(tp->in_drain);
+	memset(tp, 0, sizeof(*tp));
+}
