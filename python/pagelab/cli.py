@@ -11,7 +11,7 @@
       [--workload fresh|churn] [key=value ...]
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
-                 [--emit-trace DIR] [--label L]
+                 [--emit-trace DIR] [--tick kernel|first|MS] [--label L]
   pagelab replay-table RESULTS...
   pagelab list [suites|presets|switches|machines] [--json]
   pagelab --version
@@ -316,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--state", choices=replay.STATES, help="starting machine state (default "
                     "positional when the trace has a snapshot, else fresh)")
     rp.add_argument("--emit-trace", metavar="DIR", help="write pagelab's own ftrace text per design")
+    rp.add_argument("--tick", help="when each vCPU's vmstat tick runs: kernel (the trace's own "
+                    "phase, default), first (1 s after the first event) or 0..999 (ms into each "
+                    "second)")
     rp.add_argument("--label", help="name of this trace in tables and file names")
     rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
     rp.add_argument("--together", action="store_true",

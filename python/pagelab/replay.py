@@ -269,7 +269,7 @@ def _safe(name: str) -> str:
 
 def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
-        together: bool = False, jobs: int = 1) -> dict:
+        together: bool = False, jobs: int = 1, tick: str | None = None) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
 
     With @jobs > 1, up to @jobs pagelab-bench processes of one rep run at once
@@ -277,6 +277,10 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
 
     With @together, one pagelab-bench process per rep replays every design
     (design=A,B,...), so the kernel's side is computed once per rep.
+
+    @tick: when each vCPU's vmstat tick runs: "kernel" (the trace's own phase,
+    the engine's default), "first" (one second after the first event) or
+    "0".."999" (ms into each second of the trace clock, every vCPU).
 
     Returns {"trace", "label", "state", "events", "lost_events", "kernel": record,
     "designs": {design: replay record of rep 0}, "rows": fidelity_rows(...),
@@ -292,6 +296,7 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):
         raise BenchError("a design is given twice")
+    tick_param = _tick_param(tick)
     emit_dir = Path(emit_trace) if emit_trace else None
     if emit_dir is not None:
         if emit_dir.exists() and not emit_dir.is_dir():
@@ -309,6 +314,7 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
                 params = {"trace": str(path), "design": ",".join(batch)}
                 if state:
                     params["state"] = state
+                params.update(tick_param)
                 if emit_dir is not None and rep == 0:
                     name = _safe(batch[0]) if len(batch) == 1 else "%s"
                     params["emit_trace"] = str(emit_dir / f"{_safe(label)}-{name}.trace")
@@ -345,6 +351,17 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     }
 
 
+def _tick_param(tick: str | None) -> dict:
+    """pagelab-bench's tick=/tick_ms= for --tick (kernel, first or 0..999 ms)."""
+    if tick is None:
+        return {}
+    if tick in ("kernel", "first"):
+        return {"tick": tick}
+    if tick.isdigit() and int(tick) <= 999:
+        return {"tick_ms": str(int(tick))}
+    raise BenchError(f"--tick {tick}: want kernel, first or 0..999 (ms into each second)")
+
+
 def save(result: dict, path: Path, command: list[str]) -> Path:
     """Save like `pagelab bench`: measurements + machine info, the replay under "replay"."""
     extra = {"replay": {k: v for k, v in result.items() if k != "measurements"}}
@@ -360,7 +377,7 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     """The body of `pagelab replay` (cli.py parses the arguments)."""
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
-                     args.reps, args.label, args.together, args.jobs)
+                     args.reps, args.label, args.together, args.jobs, args.tick)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

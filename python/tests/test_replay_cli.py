@@ -156,6 +156,8 @@ def test_lossy_trace_is_flagged_everywhere(tmp_path, fake_bench, capsys):
     (["replay", "ART", "--reps", "0"], "--reps must be at least 1"),
     (["replay", "BADARC"], "not a readable trace archive"),
     (["replay", "NOMANIFEST"], "no manifest.json"),
+    (["replay", "ART", "--tick", "soon"], "--tick soon: want kernel, first or 0..999"),
+    (["replay", "ART", "--tick", "1000"], "--tick 1000: want kernel, first or 0..999"),
 ])
 def test_replay_errors_are_one_line(tmp_path, fake_bench, capsys, argv, msg):
     fake_bench()

@@ -90,3 +90,13 @@ def test_tick_phase_choices_replay():
         recs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
         outs.append([r for r in recs if r.get("test") == "replay"][0])
     assert all(o["counters"]["allocs"] == outs[0]["counters"]["allocs"] > 0 for o in outs)
+
+
+def test_cli_tick_reaches_the_engine(tmp_path, capsys):
+    """--tick first / --tick 250 run the fixture; the saved records carry the engine's params."""
+    for tick, key in [("first", "tick"), ("250", "tick_ms")]:
+        out = tmp_path / f"r-{tick}.json"
+        assert main(["replay", str(FIXTURE), "--tick", tick, "-o", str(out)]) == 0
+        ms = load_results(out)["measurements"]
+        assert ms and all(m.params.get(key) == tick for m in ms), ms[0].params
+    capsys.readouterr()

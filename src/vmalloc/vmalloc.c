@@ -2,7 +2,8 @@
 /*
  * vmalloc.c - the vmalloc API of Linux 6.18 over the simulated space:
  * vmalloc/vzalloc/__vmalloc_node/__vmalloc_node_range, vmalloc_huge,
- * vfree/vfree_atomic, vmap/vunmap, vrealloc, and vm_area_alloc_pages().
+ * vfree/vfree_atomic, vmap/vunmap, get_vm_area/free_vm_area, vrealloc, and
+ * vm_area_alloc_pages().
  *
  *   __vmalloc_node_range(size)
  *     __get_vm_area_node: vm_struct + alloc_vmap_area(size + guard page)
