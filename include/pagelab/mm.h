@@ -975,6 +975,12 @@ int pl_join_pages(struct page *page, unsigned int order);
 void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMARK]);
 /** pl_zone_set_managed() - managed_pages as reported (<= spanned); pagesets recomputed. Return: 0 or -EINVAL. */
 int pl_zone_set_managed(struct zone *zone, unsigned long managed);
+/**
+ * pl_zone_online_pages() - memory hotplug onlines @nr_pages of @zone:
+ * managed_pages grows, watermarks and pageset limits are set again
+ * (pcp->high stays). Return: 0 or -EINVAL.
+ */
+int pl_zone_online_pages(struct zone *zone, unsigned long nr_pages);
 /** pl_pcp_set_high_batch() - a pcp's high and batch as reported (high may be below high_min). */
 int pl_pcp_set_high_batch(struct zone *zone, unsigned int cpu, int high, int batch);
 

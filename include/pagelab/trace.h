@@ -341,6 +341,14 @@ struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct
  */
 struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int mt);
 
+/**
+ * pl_state_onlining() - is the kernel's free of the MAX_PAGE_ORDER block at
+ * @pfn memory hotplug onlining it? True once per block of memory the
+ * snapshot did not count online (positional state; hotplug frees onlined
+ * memory in such blocks), false otherwise and for any other @order.
+ */
+bool pl_state_onlining(struct pl_loaded_state *st, unsigned long pfn, unsigned int order);
+
 /** pl_state_release() - free the handle; the pages it held stay allocated on the machine. */
 void pl_state_release(struct pl_loaded_state *st);
 

@@ -209,6 +209,7 @@ void undo_isolate_page_range(struct zone *zone, unsigned long start_pfn, unsigne
 
 /* mm/pcp.c */
 void pl_setup_zone_pagesets(struct pl_machine *m);
+void pl_zone_pcp_update(struct pl_machine *m);
 void pl_free_zone_pagesets(struct pl_machine *m);
 struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype,
 			     unsigned int alloc_flags);

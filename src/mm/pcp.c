@@ -72,7 +72,7 @@ static int zone_highsize(const struct zone *zone, int batch, int nr_cpus, int fr
  * from an eighth of the zone, both split over the CPUs; auto-tuning moves
  * pcp->high between them. (vm.percpu_pagelist_high_fraction is not modelled.)
  */
-static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_cpus)
+static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_cpus, bool boot)
 {
 	int batch = max(1, zone_batchsize(zone));
 	int high_min = zone_highsize(zone, batch, (int)nr_cpus, 0);
@@ -96,7 +96,13 @@ static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_c
 		WRITE_ONCE(pcp->batch, batch);
 		WRITE_ONCE(pcp->high_min, high_min);
 		WRITE_ONCE(pcp->high_max, high_max);
-		pcp->high = high_min;
+		/*
+		 * At boot the kernel's pcp->high is 0 until its first use clamps
+		 * it to high_min; a later update (zone_pcp_update() after memory
+		 * hotplug) leaves pcp->high alone, for the next use to clamp.
+		 */
+		if (boot)
+			pcp->high = high_min;
 		spin_unlock(&pcp->lock);
 	}
 }
@@ -149,10 +155,22 @@ void pl_setup_zone_pagesets(struct pl_machine *m)
 			pcp_owner_setup_zone(zone, m->nr_cpus);
 		}
 		if (populated_zone(zone)) {
-			zone_set_pageset_high_and_batch(zone, m->nr_cpus);
+			zone_set_pageset_high_and_batch(zone, m->nr_cpus, true);
 			zone_pcp_update_cacheinfo(zone, m->nr_cpus);
 		}
 	}
+}
+
+/*
+ * zone_pcp_update() for every populated zone: batch, high_min and high_max
+ * from the current watermarks and managed pages; each pcp->high stays.
+ */
+void pl_zone_pcp_update(struct pl_machine *m)
+{
+	struct zone *zone;
+
+	for_each_populated_zone(zone, m)
+		zone_set_pageset_high_and_batch(zone, m->nr_cpus, false);
 }
 
 void pl_free_zone_pagesets(struct pl_machine *m)

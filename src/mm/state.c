@@ -13,7 +13,9 @@
  *                                block (split_page()'s inverse), so a trace
  *                                can free it with its order;
  *   pl_zone_set_managed(), pl_zone_set_watermarks(),
- *   pl_pcp_set_high_batch()      values as reported.
+ *   pl_pcp_set_high_batch()      values as reported;
+ *   pl_zone_online_pages()       memory hotplug's accounting as a trace
+ *                                onlines memory (online_pages()).
  *
  * Each keeps the checker's invariants: free lists, nr_free, NR_FREE_PAGES,
  * NR_FREE_PAGES_BLOCKS and (mt_counts) the per-type counts stay exact.
@@ -185,6 +187,34 @@ int pl_zone_set_managed(struct zone *zone, unsigned long managed)
 	zone->managed_pages = managed;
 	zone->present_pages = max(zone->present_pages, managed);
 	pl_setup_zone_pagesets(zone->machine);
+	return 0;
+}
+
+/**
+ * pl_zone_online_pages() - memory hotplug's accounting of @nr_pages of
+ * @zone coming online, as online_pages() does it: managed_pages grows, then
+ * init_per_zone_wmark_min() sets every zone's watermarks again (from the
+ * machine's min_free_kbytes, which stays: on the traced VMs it is
+ * khugepaged's recommended value, above the sqrt formula) and
+ * zone_pcp_update() the pagesets' batch, high_min and high_max; each
+ * pcp->high stays as it is. The pages themselves are the caller's to free
+ * (a trace shows them as frees of MAX_PAGE_ORDER blocks).
+ * Return: 0, or -EINVAL (none, or more than the zone spans) with a
+ * rate-limited warning and nothing changed.
+ */
+int pl_zone_online_pages(struct zone *zone, unsigned long nr_pages)
+{
+	struct pl_machine *m = zone->machine;
+
+	if (!nr_pages || zone->managed_pages + nr_pages > zone->spanned_pages) {
+		pl_warn_ratelimited("pl_zone_online_pages: %lu pages: zone %s has %lu managed of %lu",
+				    nr_pages, zone->name, zone->managed_pages, zone->spanned_pages);
+		return -EINVAL;
+	}
+	zone->managed_pages += nr_pages;
+	zone->present_pages = max(zone->present_pages, zone->managed_pages);
+	pl_setup_per_zone_wmarks(m);
+	pl_zone_pcp_update(m);
 	return 0;
 }
 

@@ -421,6 +421,15 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 		__free_pages(page, (unsigned int)ev->order);
 		return 0;
 	}
+	/*
+	 * Memory hotplug onlining a block the snapshot counted offline: the
+	 * kernel's online_pages() grows managed_pages and sets the watermarks
+	 * and pageset limits again (git, kbuild and xz run near the high
+	 * watermark when the VM onlines memory; a stale watermark misses the
+	 * kernel's ZONE_BELOW_HIGH spells).
+	 */
+	if (pl_state_onlining(r->st, ev->pfn, (unsigned int)ev->order))
+		pl_zone_online_pages(page_zone(e->page), 1UL << ev->order);
 	mark_freed(r, pfn, end, true);
 	/* free every mapped block inside [pfn, end) */
 	while (pfn < end) {

@@ -54,6 +54,7 @@ struct pl_loaded_state {
 	unsigned long *pre_pfn;		/* positional: blocks loaded allocated */
 	unsigned char *pre_order;
 	size_t nr_pre, cap_pre;
+	uint64_t *offline;		/* positional: per MAX_PAGE_ORDER block, offline and not yet onlined */
 };
 
 static inline bool held(const struct pl_loaded_state *st, unsigned long pfn)
@@ -818,6 +819,20 @@ static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapsh
 		free(st);
 		return NULL;
 	}
+	if (pos) {	/* memory the snapshot did not count online: a trace may online it */
+		unsigned long nr = m->max_pfn >> MAX_PAGE_ORDER;
+
+		st->offline = calloc((nr + 63) / 64, sizeof(uint64_t));
+		if (!st->offline) {
+			pl_state_release(st);
+			return NULL;
+		}
+		for_each_populated_zone(zone, m)
+			for (unsigned long b = zone->zone_start_pfn >> MAX_PAGE_ORDER;
+			     b < nr && zone_spans_pfn(zone, b << MAX_PAGE_ORDER); b++)
+				if (!pfn_online(snap, (int)zone->zone_idx, b << MAX_PAGE_ORDER))
+					st->offline[b / 64] |= 1ull << (b % 64);
+	}
 	pl_enter(m, 0);
 	drain_all_pages(NULL);
 	for_each_populated_zone(zone, m)
@@ -932,10 +947,22 @@ struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int m
 	return NULL;
 }
 
+bool pl_state_onlining(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	unsigned long b = pfn >> MAX_PAGE_ORDER;
+
+	if (!st || !st->offline || order != MAX_PAGE_ORDER || b >= st->m->max_pfn >> MAX_PAGE_ORDER ||
+	    !(st->offline[b / 64] & (1ull << (b % 64))))
+		return false;
+	st->offline[b / 64] &= ~(1ull << (b % 64));
+	return true;
+}
+
 void pl_state_release(struct pl_loaded_state *st)
 {
 	if (!st)
 		return;
+	free(st->offline);
 	free(st->pre_pfn);
 	free(st->pre_order);
 	free(st->held);

@@ -379,6 +379,42 @@ static void test_pcp_high_below_min_is_legal(void **state)
 	test_machine_done(m);
 }
 
+/*
+ * Memory hotplug's accounting: onlining grows managed_pages and sets the
+ * watermarks and pageset limits again (as the boot set them for that many
+ * pages), but leaves each pcp->high; bad input changes nothing.
+ */
+static void test_online_pages(void **state)
+{
+	struct pl_machine *m = test_machine_cfg(1024 * MiB, 256 * MiB, "v6.18", 2);
+	struct zone *z = &m->node_zones[ZONE_NORMAL];
+	unsigned long managed = z->managed_pages, wmark[NR_WMARK];
+	int high_min = z->per_cpu_pageset[0].high_min, high_max = z->per_cpu_pageset[0].high_max;
+	int set;
+
+	(void)state;
+	memcpy(wmark, z->_watermark, sizeof(wmark));
+	assert_int_equal(pl_zone_set_managed(z, managed - 32768), 0);
+	assert_true(z->per_cpu_pageset[0].high_max < high_max);
+	set = z->per_cpu_pageset[0].high_max - 5;
+	assert_int_equal(pl_pcp_set_high_batch(z, 0, set, z->per_cpu_pageset[0].batch), 0);
+	for (int i = 0; i < 32; i++)
+		assert_int_equal(pl_zone_online_pages(z, 1024), 0);
+	assert_int_equal(z->managed_pages, managed);
+	assert_memory_equal(z->_watermark, wmark, sizeof(wmark));
+	assert_int_equal(z->per_cpu_pageset[0].high_min, high_min);
+	assert_int_equal(z->per_cpu_pageset[0].high_max, high_max);
+	/* pcp->high stays where it was: the next use clamps it */
+	assert_int_equal(z->per_cpu_pageset[0].high, set);
+	pl_warn_set_quiet(true);
+	assert_int_equal(pl_zone_online_pages(z, 0), -EINVAL);
+	assert_int_equal(pl_zone_online_pages(z, z->spanned_pages), -EINVAL);
+	pl_warn_set_quiet(false);
+	assert_int_equal(z->managed_pages, managed);
+	assert_int_equal(pl_check_machine(m), 0);
+	test_machine_done(m);
+}
+
 /* ---- replay --------------------------------------------------------------- */
 
 static void replay_fixture(const char *name, struct pl_machine *m, struct pl_loaded_state *st,
@@ -708,6 +744,8 @@ static void test_load_state_positional(void **state)
 		"  a-1 [001] ..... 1.2: mm_page_alloc: page=x pfn=0x160001 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
 		"  a-1 [000] ..... 1.3: mm_page_free: page=x pfn=0x170004 order=2\n"
 		"  a-1 [000] ..... 1.4: mm_page_free: page=x pfn=0x170005 order=0\n"
+		/* hotplug onlines memory the snapshot did not count online */
+		"  a-1 [000] ..... 1.45: mm_page_free: page=x pfn=0x300000 order=10\n"
 		/*
 		 * CPU 1 drains one order-0 Unmovable page and moves on to the
 		 * order-3 Movable list: the first list was empty then, the second
@@ -726,17 +764,18 @@ static void test_load_state_positional(void **state)
 	struct per_cpu_pages *pcp;
 	const unsigned long *pfn;
 	const unsigned char *order;
+	unsigned long managed, wmark_high;
 	struct page *page;
 
 	(void)state;
 	while (pl_trace_next(r, &ev) > 0)
 		assert_int_equal(pl_positional_event(&pos, &ev), 0);
 	pl_trace_close(r);
-	/* five first sightings; the order-0 free inside the order-2 block is not one */
-	assert_int_equal(pos.nr, 5);
+	/* six first sightings; the order-0 free inside the order-2 block is not one */
+	assert_int_equal(pos.nr, 6);
 	assert_int_equal(pos.by_kind[PL_SEEN_FREE], 1);
 	assert_int_equal(pos.by_kind[PL_SEEN_PCP], 3);
-	assert_int_equal(pos.by_kind[PL_SEEN_ALLOCATED], 1);
+	assert_int_equal(pos.by_kind[PL_SEEN_ALLOCATED], 2);
 	/* the refill shows CPU 0's order-0 Movable list empty, the drain run CPU 1's Unmovable one */
 	assert_int_equal(pos.pcp_emptied[0], 1u << order_to_pindex(MIGRATE_MOVABLE, 0));
 	assert_int_equal(pos.pcp_emptied[1], 1u << order_to_pindex(MIGRATE_UNMOVABLE, 0));
@@ -775,15 +814,31 @@ static void test_load_state_positional(void **state)
 	assert_true(pcp->count > 1000);
 	assert_int_equal(pcp_list_len(pcp, order_to_pindex(MIGRATE_UNMOVABLE, 0)), pcp->count);
 	/* allocated with order 2, handed to the replay at its own pfn */
-	assert_int_equal(pl_state_pretrace(st, &pfn, &order), 1);
+	assert_int_equal(pl_state_pretrace(st, &pfn, &order), 2);
 	assert_int_equal(pfn[0], 0x170004);
 	assert_int_equal(order[0], 2);
+	assert_int_equal(pfn[1], 0x300000);
+	assert_int_equal(order[1], MAX_PAGE_ORDER);
 	assert_int_equal(page_ref_count(m->mem_map + 0x170004), 1);
 	assert_int_equal(pl_check_machine(m), 0);
 	rp = pl_replay_create(m, st);
 	ev = (struct pl_trace_event){ .type = PL_TRACE_PAGE_FREE, .pfn = 0x170004, .order = 2 };
 	assert_int_equal(pl_replay_event(rp, &ev), 0);
 	assert_int_equal(page_ref_count(m->mem_map + 0x170004), 0);
+	/*
+	 * The onlining free grows Normal's managed pages and its watermarks,
+	 * once: the block freed again (nothing allocated it) is a refree.
+	 */
+	managed = m->node_zones[ZONE_NORMAL].managed_pages;
+	wmark_high = m->node_zones[ZONE_NORMAL]._watermark[WMARK_HIGH];
+	ev = (struct pl_trace_event){ .type = PL_TRACE_PAGE_FREE, .pfn = 0x300000, .order = 10 };
+	assert_int_equal(pl_replay_event(rp, &ev), 0);
+	assert_int_equal(m->node_zones[ZONE_NORMAL].managed_pages, managed + 1024);
+	assert_true(m->node_zones[ZONE_NORMAL]._watermark[WMARK_HIGH] > wmark_high);
+	pl_warn_set_quiet(true);
+	assert_int_equal(pl_replay_event(rp, &ev), PL_TW_refreed + 1);
+	pl_warn_set_quiet(false);
+	assert_int_equal(m->node_zones[ZONE_NORMAL].managed_pages, managed + 1024);
 	assert_int_equal(pl_check_machine(m), 0);
 	pl_replay_destroy(rp, true);
 	pl_state_release(st);
@@ -960,6 +1015,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_read),
 		cmocka_unit_test(test_load_state_counts),
 		cmocka_unit_test(test_pcp_high_below_min_is_legal),
+		cmocka_unit_test(test_online_pages),
 		cmocka_unit_test(test_replay_refreed),
 		cmocka_unit_test(test_replay_lazy_backlog),
 		cmocka_unit_test(test_tick_phase),
