@@ -566,6 +566,14 @@ static int run_replay(struct bench *b)
 		tick_ns[c] = tick_ms >= 0 ? tick_ms * 1000000L
 			     : !strcmp(tick_s, "kernel") ? pl_tick_phase_ns(&tick, c) : -1;
 	pl_tick_phase_release(&tick);
+	fprintf(b->out, "         vmstat tick per vCPU (ms into each second; - one second after the "
+		"first event):");
+	for (unsigned int c = 0; c < nr_cpus && c < 64; c++)
+		if (tick_ns[c] < 0)
+			fprintf(b->out, " -");
+		else
+			fprintf(b->out, " %ld", tick_ns[c] / 1000000);
+	fprintf(b->out, "%s\n", nr_cpus > 64 ? " ..." : "");
 	if (b->json)
 		emit_json(b, &k, &stats);
 	emit_text(b->out, &k);
