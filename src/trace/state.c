@@ -23,9 +23,13 @@
  * Positional (the kernel's pfn layout): pageblock types from the trace's
  * exact evidence, the snapshot's counts for the online pageblocks
  * (vote_types()); the sighted blocks where the trace saw them
- * (place_sightings(), load_pcp()); a free block the trace used only part
- * of grown back whole where the snapshot has blocks of its order to place
- * (grow_free()); then the rest as above, first into untouched memory.
+ * (place_sightings(), load_pcp()), and the rest of each PCP's reported
+ * count on the lists the trace never shows empty (load_unseen()); a free
+ * block the trace used only part of grown back whole where the snapshot
+ * has blocks of its order to place (grow_free()); then the rest as above,
+ * first into untouched memory. The MAX_PAGE_ORDER blocks of memory the
+ * snapshot counted offline are remembered for the replay's onlining
+ * (pl_state_onlining()).
  *
  * Invariant: a set bit in @held is an allocated order-0 page the state owns.
  */
@@ -764,7 +768,8 @@ static void load_unseen(struct pl_loaded_state *st, struct zone *zone, unsigned 
 
 /*
  * CPU @cpu's PCP of @zone: high and batch as reported; the blocks the
- * trace saw on it (positional), or held pages up to the reported count.
+ * trace saw on it and the unseen rest of the reported count
+ * (positional), or held pages up to the reported count.
  */
 static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int cpu, int high,
 		     int batch, int count, const struct pl_positional *pos)
