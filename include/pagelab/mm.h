@@ -208,6 +208,12 @@ struct pl_machine;
 #define HPAGE_PMD_ORDER		pageblock_order
 #define PCP_BATCH_SCALE_MAX	5 /* CONFIG_PCP_BATCH_SCALE_MAX default */
 
+/* pcp_allowed_order() - the orders a PCP holds: 0..3 and THP's. */
+static inline bool pcp_allowed_order(unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER || order == HPAGE_PMD_ORDER;
+}
+
 /*
  * order_to_pindex() - the PCP list of a block of @order (0..3, or
  * HPAGE_PMD_ORDER) and @migratetype (< MIGRATE_PCPTYPES): the kernel's

@@ -46,11 +46,6 @@ static inline void __mod_zone_page_state(struct zone *zone, enum zone_stat_item 
 
 enum rmqueue_mode { RMQUEUE_NORMAL, RMQUEUE_CLAIM, RMQUEUE_STEAL };
 
-static inline bool pcp_allowed_order(unsigned int order)
-{
-	return order <= PAGE_ALLOC_COSTLY_ORDER || order == HPAGE_PMD_ORDER;
-}
-
 /* pcp_allowed_order(), and the machine has per-CPU lists at all. */
 static inline bool pcp_use(const struct zone *zone, unsigned int order)
 {

@@ -131,8 +131,7 @@ static int sight(struct pl_positional *pos, const struct pl_trace_event *ev, int
 /* A block of @order and @mt belongs on a PCP list (order_to_pindex() takes it). */
 static bool pcp_list_block(int order, int mt)
 {
-	return mt >= 0 && mt < MIGRATE_PCPTYPES &&
-	       ((order >= 0 && order <= PAGE_ALLOC_COSTLY_ORDER) || order == HPAGE_PMD_ORDER);
+	return mt >= 0 && mt < MIGRATE_PCPTYPES && pcp_allowed_order((unsigned int)order);
 }
 
 /*
@@ -208,8 +207,7 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 		if (ev->pfn == -1UL)
 			return 0;
 		/* orders a PCP does not hold came from the buddy */
-		kind = (ev->order <= PAGE_ALLOC_COSTLY_ORDER || ev->order == HPAGE_PMD_ORDER)
-			       ? PL_SEEN_PCP : PL_SEEN_FREE;
+		kind = pcp_allowed_order((unsigned int)ev->order) ? PL_SEEN_PCP : PL_SEEN_FREE;
 		break;
 	case PL_TRACE_PCPU_DRAIN:
 		kind = PL_SEEN_PCP;

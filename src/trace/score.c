@@ -75,7 +75,7 @@ void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event 
 	case PL_TRACE_PAGE_FREE:	/* _batched repeats a page mm_page_free reported */
 		s->frees++;
 		/* orders a PCP does not take go to free_one_page() under zone->lock */
-		if (ev->order > PAGE_ALLOC_COSTLY_ORDER && ev->order != HPAGE_PMD_ORDER)
+		if (!pcp_allowed_order((unsigned int)ev->order))
 			s->buddy_direct_frees++;
 		break;
 	case PL_TRACE_ALLOC_VMAP_AREA:
