@@ -68,11 +68,6 @@ void pl_refresh_zone_stat_thresholds(struct pl_machine *m);
  * Return: the number of counters changed.
  */
 int pl_refresh_cpu_vm_stats(struct zone *zone);
-/**
- * pl_fold_all_vm_stats() - every CPU's diffs of every zone into the
- * counters (cpu_vm_stats_fold() for each CPU). Context: @m quiet.
- */
-void pl_fold_all_vm_stats(struct pl_machine *m);
 
 enum rmqueue_mode { RMQUEUE_NORMAL, RMQUEUE_CLAIM, RMQUEUE_STEAL };
 

@@ -92,7 +92,7 @@ long zone_page_state_snapshot(const struct zone *z, enum zone_stat_item item)
 	return x < 0 ? 0 : x;
 }
 
-/* One CPU's diffs of @zone into the counter; by that CPU, or with it stopped. */
+/* One CPU's diffs of @zone into the counter; by that CPU. */
 static int fold_cpu_zone(struct zone *zone, unsigned int cpu)
 {
 	struct per_cpu_zonestat *pz = &zone->per_cpu_zonestats[cpu];
@@ -115,14 +115,4 @@ int pl_refresh_cpu_vm_stats(struct zone *zone)
 	if (!pl_this.cpu || pl_this.machine != zone->machine || !zone->per_cpu_zonestats)
 		return 0;
 	return fold_cpu_zone(zone, pl_this.cpu->id);
-}
-
-void pl_fold_all_vm_stats(struct pl_machine *m)
-{
-	struct zone *zone;
-
-	for_each_zone(zone, m)
-		if (zone->per_cpu_zonestats)
-			for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
-				fold_cpu_zone(zone, cpu);
 }
