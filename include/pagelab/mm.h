@@ -281,7 +281,6 @@ struct per_cpu_pages {
 	struct list_head owned_free[MIGRATE_PCPTYPES][pageblock_order + 1];
 } __cacheline_aligned;
 
-/* zone->pageblock_owner values besides a CPU number */
 /**
  * struct per_cpu_zonestat - one CPU's share of a zone's counters, as the
  * kernel's (include/linux/mmzone.h): @vm_stat_diff[] gathers this CPU's
@@ -297,6 +296,7 @@ struct per_cpu_zonestat {
 	int8_t stat_threshold;
 };
 
+/* zone->pageblock_owner values besides a CPU number */
 #define PB_OWNER_NONE		(-1)
 #define PB_OWNER_FRAGMENT	(-2) /* released partially reassembled: recover first */
 

@@ -488,7 +488,7 @@ void pl_mm_free_all_bootmem(struct pl_machine *m)
 		}
 		spin_unlock(&zone->lock);
 	}
-	/* the vmstat thresholds are set after the boot memory is in (setup_vmstat()) */
+	/* the vmstat thresholds come after the boot memory is in (vmstat_late_init()) */
 	pl_refresh_zone_stat_thresholds(m);
 }
 
