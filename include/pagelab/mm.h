@@ -281,6 +281,21 @@ struct per_cpu_pages {
 	struct list_head owned_free[MIGRATE_PCPTYPES][pageblock_order + 1];
 } __cacheline_aligned;
 
+/**
+ * struct per_cpu_zonestat - one CPU's share of a zone's counters, as the
+ * kernel's (include/linux/mmzone.h): @vm_stat_diff[] gathers this CPU's
+ * changes to zone->vm_stat[] and is folded into it when its magnitude
+ * passes @stat_threshold (__mod_zone_page_state()) and at each vmstat tick
+ * (pl_vmstat_tick(), the kernel's refresh_cpu_vm_stats()). Written only by
+ * the thread running that vCPU (the kernel: with preemption or interrupts
+ * off), read racily by zone_page_state_snapshot(); @stat_threshold is set
+ * by pl_refresh_zone_stat_thresholds() (calculate_normal_threshold()).
+ */
+struct per_cpu_zonestat {
+	int8_t vm_stat_diff[NR_VM_ZONE_STAT_ITEMS];
+	int8_t stat_threshold;
+};
+
 /* zone->pageblock_owner values besides a CPU number */
 #define PB_OWNER_NONE		(-1)
 #define PB_OWNER_FRAGMENT	(-2) /* released partially reassembled: recover first */
@@ -306,8 +321,14 @@ enum zone_flags { ZONE_BOOSTED_WATERMARK, ZONE_RECLAIM_ACTIVE, ZONE_BELOW_HIGH,
  * are set at machine creation and read-mostly (the pageset_* values are
  * recomputed with the watermarks), except @watermark_boost, raised by
  * boost_watermark() and dropped by kswapd, both under zone->lock and read
- * racily by watermark checks, as in the kernel. @vm_stat is updated under
- * the lock and read without it. @nr_reserved_highatomic (pages in
+ * racily by watermark checks, as in the kernel. @vm_stat is the kernel's
+ * zone counter: each CPU's changes gather in its per_cpu_zonestats[] entry
+ * and reach @vm_stat (atomically, with or without the lock) only when they
+ * pass the CPU's stat_threshold or at its vmstat tick, so zone_page_state()
+ * lags the free lists by up to nr_cpus * stat_threshold pages and
+ * zone_page_state_snapshot() adds the diffs back. @percpu_drift_mark is
+ * the kernel's: 0, or the free count below which zone_watermark_ok_safe()
+ * takes the snapshot. @nr_reserved_highatomic (pages in
  * MIGRATE_HIGHATOMIC pageblocks) and @nr_free_highatomic (free pages on
  * the HIGHATOMIC lists, also counted in NR_FREE_PAGES) are written under
  * zone->lock and read racily. @pageblock_flags holds one byte per pageblock:
@@ -326,6 +347,8 @@ struct zone {
 	enum zone_type zone_idx;
 	unsigned char *pageblock_flags;
 	struct per_cpu_pages *per_cpu_pageset;	/* [nr_cpus] */
+	struct per_cpu_zonestat *per_cpu_zonestats;	/* [nr_cpus] */
+	unsigned long percpu_drift_mark;
 	/*
 	 * pcp_owner: owner CPU of each pageblock (or PB_OWNER_*), written
 	 * under the owner's pcp->lock, read racily and re-checked under it;
@@ -382,10 +405,23 @@ static inline unsigned long wmark_pages(const struct zone *z, enum zone_watermar
 #define min_wmark_pages(z)  wmark_pages(z, WMARK_MIN)
 #define low_wmark_pages(z)  wmark_pages(z, WMARK_LOW)
 #define high_wmark_pages(z) wmark_pages(z, WMARK_HIGH)
+/*
+ * zone_page_state() - the zone's counter as the kernel reads it: the global
+ * value only, without the CPUs' unfolded diffs, never below 0 (an SMP
+ * kernel's clamp).
+ */
 static inline long zone_page_state(const struct zone *z, enum zone_stat_item item)
 {
-	return READ_ONCE(z->vm_stat[item]);
+	long x = READ_ONCE(z->vm_stat[item]);
+
+	return x < 0 ? 0 : x;
 }
+/*
+ * zone_page_state_snapshot() - the counter plus every CPU's diff (racy
+ * against concurrent updates, exact when the machine is quiet); never
+ * below 0.
+ */
+long zone_page_state_snapshot(const struct zone *z, enum zone_stat_item item);
 
 /* ---- designs and the machine ---------------------------------------------- */
 
@@ -809,8 +845,9 @@ void drain_local_pages(struct zone *zone);
 void drain_all_pages(struct zone *zone);
 /**
  * pl_vmstat_tick() - this vCPU's periodic vmstat work (the kernel's
- * refresh_cpu_vm_stats every sysctl_stat_interval, one second):
- * decay_pcp_high() on each zone; then, if kswapd was woken since the last
+ * refresh_cpu_vm_stats every sysctl_stat_interval, one second): on each
+ * zone, this vCPU's zone counter diffs folded into the counters, then
+ * decay_pcp_high(); then, if kswapd was woken since the last
  * tick of any vCPU, its run (pagelab's kswapd model: see
  * src/mm/page_alloc_slowpath.c). Benchmarks call it once per simulated
  * second of each vCPU.
@@ -892,7 +929,12 @@ bool free_area_empty(const struct zone *zone, const struct free_area *area, int 
 /** get_pageblock_migratetype() - migratetype of @page's pageblock (ISOLATE if isolated). */
 int get_pageblock_migratetype(const struct page *page);
 
-/** nr_free_pages() - free pages in all zones of the current machine. */
+/**
+ * pl_nr_free_pages() - free pages in all zones of @m (outside the PCPs and
+ * isolated blocks): every zone's NR_FREE_PAGES with the CPUs' unfolded
+ * diffs (zone_page_state_snapshot()), so exact when @m is quiet; the
+ * kernel's nr_free_pages() reads the counters alone.
+ */
 unsigned long pl_nr_free_pages(const struct pl_machine *m);
 
 /** pl_events_sum() - merge every vCPU's event counters into @out. */

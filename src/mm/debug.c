@@ -260,6 +260,29 @@ static bool pcp_owns(const struct per_cpu_pages *pcp, unsigned long idx)
 	return false;
 }
 
+/*
+ * A zone counter as the free lists must match it: the counter plus every
+ * CPU's diff (not clamped at 0, unlike zone_page_state_snapshot()). No
+ * diff may pass 125, the largest threshold (one may pass its CPU's own
+ * for a while after the thresholds were lowered, as in the kernel).
+ */
+static long zone_stat_exact(struct checker *c, const struct zone *zone, enum zone_stat_item item)
+{
+	long x = zone->vm_stat[item];
+
+	if (!zone->per_cpu_zonestats)
+		return x;
+	for (unsigned int cpu = 0; cpu < c->m->nr_cpus; cpu++) {
+		const struct per_cpu_zonestat *pz = &zone->per_cpu_zonestats[cpu];
+
+		if (abs(pz->vm_stat_diff[item]) > 125)
+			report(c, "zone %s cpu %u: vm_stat_diff[%d] %d beyond any stat_threshold",
+			       zone->name, cpu, (int)item, pz->vm_stat_diff[item]);
+		x += pz->vm_stat_diff[item];
+	}
+	return x;
+}
+
 static void check_zone(struct checker *c, struct zone *zone)
 {
 	struct pl_machine *m = c->m;
@@ -306,11 +329,13 @@ static void check_zone(struct checker *c, struct zone *zone)
 	}
 	for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++)
 		check_pcp(c, zone, cpu);
-	if ((unsigned long)zone->vm_stat[NR_FREE_PAGES] != free_pages)
-		report(c, "zone %s: NR_FREE_PAGES %ld, lists hold %lu", zone->name,
+	if (zone_stat_exact(c, zone, NR_FREE_PAGES) != (long)free_pages)
+		report(c, "zone %s: NR_FREE_PAGES %ld (counter %ld + CPU diffs), lists hold %lu",
+		       zone->name, zone_stat_exact(c, zone, NR_FREE_PAGES),
 		       zone->vm_stat[NR_FREE_PAGES], free_pages);
-	if ((unsigned long)zone->vm_stat[NR_FREE_PAGES_BLOCKS] != block_pages)
-		report(c, "zone %s: NR_FREE_PAGES_BLOCKS %ld, lists hold %lu", zone->name,
+	if (zone_stat_exact(c, zone, NR_FREE_PAGES_BLOCKS) != (long)block_pages)
+		report(c, "zone %s: NR_FREE_PAGES_BLOCKS %ld (counter %ld + CPU diffs), lists hold %lu",
+		       zone->name, zone_stat_exact(c, zone, NR_FREE_PAGES_BLOCKS),
 		       zone->vm_stat[NR_FREE_PAGES_BLOCKS], block_pages);
 
 	for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone); pfn++) {

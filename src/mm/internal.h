@@ -39,10 +39,35 @@ static inline unsigned long pfn_to_pageblock_idx(const struct zone *zone, unsign
 	return (pfn - zone_pageblock_base(zone)) >> pageblock_order;
 }
 
-static inline void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
+/* zone_page_state_add(): into the zone's counter itself (atomic: folds run without zone->lock). */
+static inline void zone_page_state_add(long x, struct zone *zone, enum zone_stat_item item)
 {
-	WRITE_ONCE(zone->vm_stat[item], zone->vm_stat[item] + delta);
+	__atomic_fetch_add(&zone->vm_stat[item], x, __ATOMIC_RELAXED);
 }
+
+/* mm/zone_stat.c: the counters' per-CPU diffs (see its comment) */
+
+/**
+ * __mod_zone_page_state() - add @delta to this vCPU's diff of @item in
+ * @zone; the diff goes to the counter when it passes stat_threshold.
+ * Context: the caller's vCPU only (usually under zone->lock); without a
+ * vCPU of the zone's machine, straight to the counter.
+ */
+void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta);
+/** pl_calculate_normal_threshold() - calculate_normal_threshold() for a zone of @managed_pages. */
+int pl_calculate_normal_threshold(unsigned long managed_pages, unsigned int nr_cpus);
+/**
+ * pl_refresh_zone_stat_thresholds() - refresh_zone_stat_thresholds(): every
+ * CPU's stat_threshold and the zones' percpu_drift_mark, from the managed
+ * pages and watermarks. Context: no allocation running on @m.
+ */
+void pl_refresh_zone_stat_thresholds(struct pl_machine *m);
+/**
+ * pl_refresh_cpu_vm_stats() - fold this vCPU's diffs of @zone into its
+ * counters (refresh_cpu_vm_stats()'s part for one zone).
+ * Return: the number of counters changed.
+ */
+int pl_refresh_cpu_vm_stats(struct zone *zone);
 
 enum rmqueue_mode { RMQUEUE_NORMAL, RMQUEUE_CLAIM, RMQUEUE_STEAL };
 
@@ -106,6 +131,13 @@ bool check_new_page(struct page *page);
 void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype);
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags);
+/*
+ * zone_watermark_ok_safe() - zone_watermark_ok() for kswapd's balance
+ * checks: below percpu_drift_mark, with the CPUs' unfolded diffs counted
+ * (zone_page_state_snapshot()).
+ */
+bool zone_watermark_ok_safe(const struct zone *z, unsigned int order, unsigned long mark,
+			    int highest_zoneidx);
 
 /* @page is a struct page of @m's memmap (bad-input checks of every entry). */
 static inline bool pl_page_in_machine(const struct pl_machine *m, const struct page *page)

@@ -488,6 +488,8 @@ void pl_mm_free_all_bootmem(struct pl_machine *m)
 		}
 		spin_unlock(&zone->lock);
 	}
+	/* the vmstat thresholds come after the boot memory is in (vmstat_late_init()) */
+	pl_refresh_zone_stat_thresholds(m);
 }
 
 static unsigned long memmap_pages(unsigned long max_pfn)
@@ -692,7 +694,7 @@ unsigned long pl_nr_free_pages(const struct pl_machine *m)
 	if (pl_check_ptr(__func__, m, "machine"))
 		return 0;
 	for (int i = 0; i < MAX_NR_ZONES; i++)
-		sum += zone_page_state(&m->node_zones[i], NR_FREE_PAGES);
+		sum += zone_page_state_snapshot(&m->node_zones[i], NR_FREE_PAGES);
 	return sum > 0 ? (unsigned long)sum : 0;
 }
 

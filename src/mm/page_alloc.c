@@ -870,6 +870,17 @@ bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long m
 				   zone_page_state(z, NR_FREE_PAGES));
 }
 
+bool zone_watermark_ok_safe(const struct zone *z, unsigned int order, unsigned long mark,
+			    int highest_zoneidx)
+{
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+	unsigned long drift_mark = READ_ONCE(z->percpu_drift_mark);
+
+	if (drift_mark && free_pages < (long)drift_mark)
+		free_pages = zone_page_state_snapshot(z, NR_FREE_PAGES);
+	return __zone_watermark_ok(z, order, mark, highest_zoneidx, 0, free_pages);
+}
+
 static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long mark,
 				int highest_zoneidx, unsigned int alloc_flags)
 {

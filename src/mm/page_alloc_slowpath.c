@@ -195,7 +195,7 @@ static bool pgdat_balanced(struct pl_machine *m, unsigned int order, int highest
 		if (!populated_zone(zone))
 			continue;
 		any = true;
-		if (zone_watermark_ok(zone, order, high_wmark_pages(zone), highest_zoneidx, 0))
+		if (zone_watermark_ok_safe(zone, order, high_wmark_pages(zone), highest_zoneidx))
 			return true;
 	}
 	return !any;

@@ -154,6 +154,12 @@ void pl_setup_zone_pagesets(struct pl_machine *m)
 			}
 			pcp_owner_setup_zone(zone, m->nr_cpus);
 		}
+		if (!zone->per_cpu_zonestats) {
+			/* thresholds 0 until pl_refresh_zone_stat_thresholds(), as at boot */
+			zone->per_cpu_zonestats = calloc(m->nr_cpus, sizeof(struct per_cpu_zonestat));
+			if (!zone->per_cpu_zonestats)
+				abort();
+		}
 		if (populated_zone(zone)) {
 			zone_set_pageset_high_and_batch(zone, m->nr_cpus, true);
 			zone_pcp_update_cacheinfo(zone, m->nr_cpus);
@@ -181,6 +187,8 @@ void pl_free_zone_pagesets(struct pl_machine *m)
 		pcp_owner_free_zone(zone, m->nr_cpus);
 		free(zone->per_cpu_pageset);
 		zone->per_cpu_pageset = NULL;
+		free(zone->per_cpu_zonestats);
+		zone->per_cpu_zonestats = NULL;
 	}
 }
 
@@ -686,8 +694,10 @@ int pl_vmstat_tick(void)
 
 	if (!m)
 		return 0;
-	for_each_populated_zone(zone, m)
+	for_each_populated_zone(zone, m) {
+		pl_refresh_cpu_vm_stats(zone);	/* refresh_cpu_vm_stats(): the diffs first */
 		todo += decay_pcp_high(zone, this_cpu_pcp(zone));
+	}
 	pl_kswapd_run(m);	/* if woken since the last tick (page_alloc_slowpath.c) */
 	return todo;
 }

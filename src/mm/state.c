@@ -172,6 +172,7 @@ void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMAR
 		zone->_watermark[w] = wmark[w];
 	zone->watermark_boost = 0;
 	pl_setup_zone_pagesets(zone->machine);
+	pl_refresh_zone_stat_thresholds(zone->machine);
 }
 
 /**
@@ -187,13 +188,15 @@ int pl_zone_set_managed(struct zone *zone, unsigned long managed)
 	zone->managed_pages = managed;
 	zone->present_pages = max(zone->present_pages, managed);
 	pl_setup_zone_pagesets(zone->machine);
+	pl_refresh_zone_stat_thresholds(zone->machine);
 	return 0;
 }
 
 /**
  * pl_zone_online_pages() - memory hotplug's accounting of @nr_pages of
  * @zone coming online, as online_pages() does it: managed_pages grows, then
- * init_per_zone_wmark_min() sets every zone's watermarks again (from the
+ * init_per_zone_wmark_min() sets every zone's watermarks and vmstat
+ * thresholds (refresh_zone_stat_thresholds()) again (from the
  * machine's min_free_kbytes, which stays: on the traced VMs it is
  * khugepaged's recommended value, above the sqrt formula) and
  * zone_pcp_update() the pagesets' batch, high_min and high_max; each
@@ -214,6 +217,7 @@ int pl_zone_online_pages(struct zone *zone, unsigned long nr_pages)
 	zone->managed_pages += nr_pages;
 	zone->present_pages = max(zone->present_pages, zone->managed_pages);
 	pl_setup_per_zone_wmarks(m);
+	pl_refresh_zone_stat_thresholds(m);	/* init_per_zone_wmark_min() does both */
 	pl_zone_pcp_update(m);
 	return 0;
 }

@@ -324,6 +324,8 @@ long pl_show_zoneinfo(struct pl_machine *m, char *buf, size_t size)
 			zoneinfo_line(&s, "              batch:    ", (unsigned long)READ_ONCE(pcp->batch));
 			zoneinfo_line(&s, "              high_min: ", (unsigned long)READ_ONCE(pcp->high_min));
 			zoneinfo_line(&s, "              high_max: ", (unsigned long)READ_ONCE(pcp->high_max));
+			zoneinfo_line(&s, "  vm stats threshold: ",
+				      (unsigned long)READ_ONCE(zone->per_cpu_zonestats[cpu].stat_threshold));
 		}
 		zoneinfo_line(&s, "  node_unreclaimable:  ", 0);
 		zoneinfo_line(&s, "  start_pfn:           ", zone->zone_start_pfn);
