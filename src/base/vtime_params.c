@@ -12,7 +12,8 @@
  * under the lock as in the kernel. Transfer and handoff costs are set
  * against the anchors' growth factors (shared/reference/scaling-anchors.md).
  * README "Time at many CPUs" gives the procedure, the fit and the checks.
- * All values in picoseconds (cache_lines: a count of lines).
+ * All values in picoseconds (cache_lines, llc_lines: counts of lines;
+ * tlb_entries: of pages).
  *
  * Two sets (enum pl_vt_costs): the anchors' above, the default, and the
  * build host's (vt_costs=host, below), for comparing with real threads
@@ -67,6 +68,10 @@ static uint64_t *param_slot(struct pl_vt_params *p, const char *name)
 		return &p->tlb_entries;
 	if (!strcmp(name, "TLB_MISS"))
 		return &p->tlb_miss_ps;
+	if (!strcmp(name, "LLC_LINES"))
+		return &p->llc_lines;
+	if (!strcmp(name, "LLC_MISS"))
+		return &p->llc_miss_ps;
 	return NULL;
 }
 
@@ -154,7 +159,8 @@ static void costs_anchors(struct pl_vt_params *p)
  * single-thread runs here, the transfer and the lock handoff measured by
  * pagelab-xfer between the two pinned vCPUs. The host has one socket and
  * no SMT: the same-core and other-socket transfers take the one measured
- * cross-core figure. cache_lines is the L2 of one core (1 MiB).
+ * cross-core figure. cache_lines is the L2 of one core (1 MiB); the TLB's
+ * entries and the shared LLC's lines are the candidates that fit best.
  */
 static void costs_host(struct pl_vt_params *p)
 {
