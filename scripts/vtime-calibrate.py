@@ -33,7 +33,8 @@ The virtual time of a single-vCPU run is linear in the per-path parameters
      for the LLC model's memory access (LLC_LINES=L), with rand alone at
      100,000, 300,000 and 400,000 allocs as more rows (footprints below and
      above the TLB's reach and the LLC's size); E and L are fitted too: of
-     the candidate pairs (--tlb-entries, up to Zen 4's 3072-entry L2 DTLB;
+     the candidate pairs (--tlb-entries, up to Zen 4's 3072-entry L2 DTLB, 0 for
+     no TLB model;
      --llc-lines, up to the host's 32 MiB L3, 0 for no LLC model) the one
      whose fit has the least residual. Only the TLB and LLC columns depend
      on E and L, so the other columns are run once;
@@ -100,11 +101,15 @@ ANCHOR_1T = {"bulk-o0-get-t1": 94, "bulk-o0-put-t1": 90, "repeat-o0-getput-t1": 
              "rand-o0-put-t1": 256}
 
 
+# Model parts on in every --host column (ZERO clears them): see vtime.h.
+HOST_MODEL = ""
+
+
 def env_with(params):
     env = dict(os.environ)
     env.pop("PAGELAB_VT_PARAMS", None)
     if params is not None:
-        env["PAGELAB_VT_PARAMS"] = params
+        env["PAGELAB_VT_PARAMS"] = params + HOST_MODEL
     return env
 
 
@@ -227,6 +232,8 @@ def host(a):
     for g in ("MISS", "TLB_MISS", "LLC_MISS"):
         GROUPS[g] = [g]
     a.tlb_entries = a.llc_lines = 0     # set per candidate by host_column()
+    global HOST_MODEL
+    HOST_MODEL = ",LIST_NEIGHBOURS=1"   # the host set lists the real list neighbours
     meas, labels = [], []
     for args, size, n in WORKLOADS:
         argv = args + [f"{size}={n}"]
@@ -248,7 +255,7 @@ def host(a):
     w = 1.0 / b
     best = None
     A0 = host_model_rows(a, base)
-    tlb_cols = {e: host_column(a, "TLB_MISS", tlb_entries=e)
+    tlb_cols = {e: host_column(a, "TLB_MISS", tlb_entries=e) if e else np.zeros(len(b))
                 for e in (int(t) for t in a.tlb_entries_list.split(","))}
     llc_cols = {n: host_column(a, "LLC_MISS", llc_lines=n) if n else np.zeros(len(b))
                 for n in (int(t) for t in a.llc_lines_list.split(","))}
@@ -280,6 +287,7 @@ def host(a):
              f"\tp->cache_lines = {a.cache_lines};",
              f"\tp->tlb_entries = {tlb};",
              f"\tp->llc_lines = {llc};",
+             "\tp->list_neighbours = 1;\t/* a list edit's real neighbours (vtime.h) */",
              f"\tp->remote_miss_ps = {int(round(miss * ratio * 1000))};"
              f"\t/* miss_ps x {ratio:.2f} (pagelab-xfer) */",
              f"\tp->handoff_ps = {int(round(xf['handoff_ns'] * 1000))};"]
@@ -300,9 +308,9 @@ def main():
                     help="fit vt_costs=host to timed runs here (see the top)")
     ap.add_argument("--cache-lines", type=int, default=16384,
                     help="--host: the cache model's lines per vCPU (default: a 1 MiB L2)")
-    ap.add_argument("--tlb-entries", dest="tlb_entries_list", default="1024,1536,2048,3072",
-                    help="--host: candidate TLB sizes (pages per vCPU); the best fit is kept "
-                         "(Zen 4's L2 DTLB has 3072 entries)")
+    ap.add_argument("--tlb-entries", dest="tlb_entries_list", default="0,1024,1536,2048,3072",
+                    help="--host: candidate TLB sizes (pages per vCPU; 0: no TLB model); the "
+                         "best fit is kept (Zen 4's L2 DTLB has 3072 entries)")
     ap.add_argument("--llc-lines", dest="llc_lines_list",
                     default="0,131072,262144,393216,524288",
                     help="--host: candidate LLC sizes in lines, shared by the socket's vCPUs "

@@ -129,6 +129,15 @@ enum pl_vt_path {
  *               at random over one memmap miss more than one CPU does (the
  *               real-thread check, README). Not a time: a count of lines.
  * @llc_miss_ps: see @llc_lines.
+ * @list_neighbours: 0 or 1 (pagelab's own; 0 in the anchors' set, 1 in
+ *               the host's). 1: a free-list edit touches the neighbours the
+ *               kernel's list operation writes (a list_del()'s prev and
+ *               next: random struct pages when the list is long). 0: the
+ *               list's first block stands for them, which understates a
+ *               random free's lines (rand's cost then barely grows with its
+ *               footprint) but is what the anchors' transfer costs were set
+ *               against: with 1 their rand o0 grows 41.8x at 24 threads
+ *               against the anchor's 14.1x (README).
  */
 /* Room for the vm events (base.h's enum pl_vm_event, which includes this file). */
 #define PL_VT_MAX_EVENTS 128
@@ -149,6 +158,7 @@ struct pl_vt_params {
 	uint64_t tlb_miss_ps;
 	uint64_t llc_lines;
 	uint64_t llc_miss_ps;
+	uint64_t list_neighbours;
 };
 
 /**

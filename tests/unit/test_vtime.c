@@ -465,6 +465,61 @@ static void test_llc_model(void **state)
 	assert_null(pl_vtime_create(1, &t, &p));
 }
 
+/*
+ * list_neighbours: with it on, a list_del() touches the block's own list
+ * neighbours. One vCPU frees every other page of a run in a scattered
+ * order (no merges: each lands on the order-0 list with its buddy held, so
+ * list neighbours are far apart in memory), then the rest, each merging
+ * with a buddy deep in that list: with a small cache model, touching its
+ * neighbours misses where the list's first block alone stays cached.
+ */
+static uint64_t list_run_misses(const char *spec)
+{
+	enum { N = 4096 };
+	static struct page *pages[N];
+	struct pl_machine *m;
+	struct pl_config cfg;
+	uint64_t misses;
+
+	setenv("PAGELAB_VT_PARAMS", spec, 1);
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.nr_cpus = 1;
+	cfg.vtime = true;
+	cfg.vt_costs = PL_VT_COSTS_HOST;
+	cfg.pcp_disabled = true;	/* every free straight to the buddy */
+	m = pl_machine_create(&cfg);
+	unsetenv("PAGELAB_VT_PARAMS");
+	assert_non_null(m);
+	pl_enter(m, 0);
+	for (unsigned int i = 0; i < N; i++)
+		assert_non_null(pages[i] = alloc_pages(GFP_KERNEL, 0));
+	for (unsigned int i = 0; i < N; i += 2)
+		__free_pages(pages[(i * 37) % N], 0);		/* even pages, scattered */
+	misses = m->vt->cpu[0].misses;
+	for (unsigned int i = 1; i < N; i += 2)
+		__free_pages(pages[(i * 53) % N], 0);		/* odd pages, scattered */
+	misses = m->vt->cpu[0].misses - misses;
+	test_machine_done(m);
+	return misses;
+}
+
+static void test_list_neighbours(void **state)
+{
+	struct pl_vt_params a, h;
+	uint64_t off, on;
+
+	(void)state;
+	pl_vt_params_costs(&a, PL_VT_COSTS_ANCHORS);
+	pl_vt_params_costs(&h, PL_VT_COSTS_HOST);
+	assert_int_equal(a.list_neighbours, 0);		/* the anchors' tables do not move */
+	assert_int_equal(h.list_neighbours, 1);
+	off = list_run_misses("LIST_NEIGHBOURS=0,CACHE_LINES=64,TLB_ENTRIES=0");
+	on = list_run_misses("LIST_NEIGHBOURS=1,CACHE_LINES=64,TLB_ENTRIES=0");
+	assert_true(on > off + off / 2);	/* 9,393 against 4,653 */
+}
+
 /* The interleaver picks the earliest clock; ties go to the lowest vCPU. */
 static void test_pick(void **state)
 {
@@ -600,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_cache_model),
 		cmocka_unit_test(test_tlb_model),
 		cmocka_unit_test(test_llc_model),
+		cmocka_unit_test(test_list_neighbours),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
