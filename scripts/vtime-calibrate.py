@@ -29,11 +29,15 @@ The virtual time of a single-vCPU run is linear in the per-path parameters
      (ns per unit, the same records the model reports);
   2. builds the same design matrix, plus one column for the cache model's
      miss cost (PAGELAB_VT_PARAMS="ZERO,MISS=1000,CACHE_LINES=K", K = one
-     core's L2 in lines) and one for the TLB model's (TLB_ENTRIES=E), with
-     rand alone at 100,000 and 400,000 allocs as two more rows (footprints
-     below and above the TLB's reach); E is fitted too: of the candidates
-     (--tlb-entries, up to Zen 4's 3072-entry L2 DTLB) the one whose fit
-     has the least residual;
+     core's L2 in lines), one for the TLB model's (TLB_ENTRIES=E) and one
+     for the LLC model's memory access (LLC_LINES=L), with rand alone at
+     100,000, 300,000 and 400,000 allocs as more rows (footprints below and
+     above the TLB's reach and the LLC's size); E and L are fitted too: of
+     the candidate pairs (--tlb-entries, up to Zen 4's 3072-entry L2 DTLB, 0 for
+     no TLB model;
+     --llc-lines, up to the host's 32 MiB L3, 0 for no LLC model) the one
+     whose fit has the least residual. Only the TLB and LLC columns depend
+     on E and L, so the other columns are run once;
   3. fits non-negative costs in ns directly (no anchor factor);
   4. runs build/pagelab-xfer for the cross-core line transfer and the lock
      handoff (lower quartiles of its trials), and the ratio of a random miss on
@@ -97,11 +101,15 @@ ANCHOR_1T = {"bulk-o0-get-t1": 94, "bulk-o0-put-t1": 90, "repeat-o0-getput-t1": 
              "rand-o0-put-t1": 256}
 
 
+# Model parts on in every --host column (ZERO clears them): see vtime.h.
+HOST_MODEL = ""
+
+
 def env_with(params):
     env = dict(os.environ)
     env.pop("PAGELAB_VT_PARAMS", None)
     if params is not None:
-        env["PAGELAB_VT_PARAMS"] = params
+        env["PAGELAB_VT_PARAMS"] = params + HOST_MODEL
     return env
 
 
@@ -142,7 +150,7 @@ HOST_ANCHOR = ["llfree_anchors", "threads=1", "order=0", "allocs=200000", "pcp_a
 HOST_ANCHOR_TESTS = ["bulk-o0-get-t1", "bulk-o0-put-t1", "rand-o0-put-t1"]
 # rand alone at other footprints: the miss and TLB columns need them apart.
 HOST_RAND = [["llfree_anchors", "threads=1", "order=0", f"allocs={n}", "pcp_autotune=0",
-              "workload=rand", "mem=4G", "warmup=1"] for n in (100000, 400000)]
+              "workload=rand", "mem=4G", "warmup=1"] for n in (100000, 300000, 400000)]
 
 
 def timed_ns(recs):
@@ -153,14 +161,16 @@ def timed_ns(recs):
 def group_spec(g, a):
     spec = "ZERO," + ",".join(f"{x}=1000" for x in GROUPS[g])
     return spec + {"MISS": f",CACHE_LINES={a.cache_lines}",
-                   "TLB_MISS": f",TLB_ENTRIES={a.tlb_entries}"}.get(g, "")
+                   "TLB_MISS": f",TLB_ENTRIES={a.tlb_entries}",
+                   "LLC_MISS": f",CACHE_LINES={a.cache_lines},LLC_LINES={a.llc_lines}",
+                   }.get(g, "")
 
 
 def c_block(names, costs, marker, extra):
     """The C lines of a parameter block between "/* MARKER: BEGIN/END */"."""
     slots = {"LOCK": "p->lock_ps", "VMALLOC_RB": "p->vmalloc_ps[0]",
              "VMALLOC_MAPLE": "p->vmalloc_ps[1]", "MISS": "p->miss_ps",
-             "TLB_MISS": "p->tlb_miss_ps"}
+             "TLB_MISS": "p->tlb_miss_ps", "LLC_MISS": "p->llc_miss_ps"}
     lines = [f"\t/* {marker}: BEGIN (scripts/vtime-calibrate.py"
              f"{' --host' if marker == 'host' else ''} rewrites this block) */"]
     for g, cost in zip(names, costs):
@@ -191,9 +201,8 @@ def median(v):
     return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
-def host_model_rows(a, names, tlb):
+def host_model_rows(a, names):
     """The design matrix: per calibration row, the model's ns per 1 ns of each group."""
-    a.tlb_entries = tlb
     rows = []
     for args, size, n in WORKLOADS:
         argv = args + [f"{size}={n}"]
@@ -209,11 +218,22 @@ def host_model_rows(a, names, tlb):
     return np.array(rows)
 
 
+def host_column(a, name, **sizes):
+    """One column of the design matrix, for the model sizes given (tlb_entries, llc_lines)."""
+    for k, v in sizes.items():
+        setattr(a, k, v)
+    return host_model_rows(a, [name])[:, 0]
+
+
 def host(a):
     """Fit vt_costs=host to timed single-thread runs here (see the top)."""
-    names = list(GROUPS) + ["MISS", "TLB_MISS"]
-    GROUPS["MISS"] = ["MISS"]
-    GROUPS["TLB_MISS"] = ["TLB_MISS"]
+    base = list(GROUPS) + ["MISS"]
+    names = base + ["TLB_MISS", "LLC_MISS"]
+    for g in ("MISS", "TLB_MISS", "LLC_MISS"):
+        GROUPS[g] = [g]
+    a.tlb_entries = a.llc_lines = 0     # set per candidate by host_column()
+    global HOST_MODEL
+    HOST_MODEL = ",LIST_NEIGHBOURS=1"   # the host set lists the real list neighbours
     meas, labels = [], []
     for args, size, n in WORKLOADS:
         argv = args + [f"{size}={n}"]
@@ -234,17 +254,24 @@ def host(a):
     b = np.array(meas)
     w = 1.0 / b
     best = None
-    # The TLB's size is fitted too: the one of the candidates that fits best.
-    for tlb in [int(t) for t in a.tlb_entries_list.split(",")]:
-        A = host_model_rows(a, names, tlb)
-        x, res = nnls(A * w[:, None], b * w)   # costs in ns
-        print(f"# tlb_entries={tlb}: weighted residual {res:.4f}", file=sys.stderr)
-        if best is None or res < best[0]:
-            best = (res, tlb, A, x)
-    _, tlb, A, x = best
+    A0 = host_model_rows(a, base)
+    tlb_cols = {e: host_column(a, "TLB_MISS", tlb_entries=e) if e else np.zeros(len(b))
+                for e in (int(t) for t in a.tlb_entries_list.split(","))}
+    llc_cols = {n: host_column(a, "LLC_MISS", llc_lines=n) if n else np.zeros(len(b))
+                for n in (int(t) for t in a.llc_lines_list.split(","))}
+    # The TLB's and the LLC's sizes are fitted too: the pair that fits best.
+    for tlb, tcol in tlb_cols.items():
+        for llc, lcol in llc_cols.items():
+            A = np.column_stack([A0, tcol, lcol])
+            x, res = nnls(A * w[:, None], b * w)   # costs in ns
+            print(f"# tlb_entries={tlb} llc_lines={llc}: weighted residual {res:.4f}",
+                  file=sys.stderr)
+            if best is None or res < best[0]:
+                best = (res, tlb, llc, A, x)
+    _, tlb, llc, A, x = best
     pred = A @ x
-    print("# host fit in ns (median of %d timed runs, tlb_entries=%d): workload, measured, "
-          "model, error" % (a.reps, tlb))
+    print("# host fit in ns (median of %d timed runs, tlb_entries=%d, llc_lines=%d): workload, "
+          "measured, model, error" % (a.reps, tlb, llc))
     for k, t, p in zip(labels, b, pred):
         print(f"#   {k:<60} {t:10.1f} {p:10.1f} {100 * (p - t) / t:+6.1f}%")
     xf = json.loads(subprocess.run([a.xfer, "--json"], capture_output=True,
@@ -259,6 +286,8 @@ def host(a):
     extra = ["\tp->idle_ps = 5000;\t/* one pass of a polling loop (not fitted) */",
              f"\tp->cache_lines = {a.cache_lines};",
              f"\tp->tlb_entries = {tlb};",
+             f"\tp->llc_lines = {llc};",
+             "\tp->list_neighbours = 1;\t/* a list edit's real neighbours (vtime.h) */",
              f"\tp->remote_miss_ps = {int(round(miss * ratio * 1000))};"
              f"\t/* miss_ps x {ratio:.2f} (pagelab-xfer) */",
              f"\tp->handoff_ps = {int(round(xf['handoff_ns'] * 1000))};"]
@@ -279,9 +308,13 @@ def main():
                     help="fit vt_costs=host to timed runs here (see the top)")
     ap.add_argument("--cache-lines", type=int, default=16384,
                     help="--host: the cache model's lines per vCPU (default: a 1 MiB L2)")
-    ap.add_argument("--tlb-entries", dest="tlb_entries_list", default="1024,1536,2048,3072",
-                    help="--host: candidate TLB sizes (pages per vCPU); the best fit is kept "
-                         "(Zen 4's L2 DTLB has 3072 entries)")
+    ap.add_argument("--tlb-entries", dest="tlb_entries_list", default="0,1024,1536,2048,3072",
+                    help="--host: candidate TLB sizes (pages per vCPU; 0: no TLB model); the "
+                         "best fit is kept (Zen 4's L2 DTLB has 3072 entries)")
+    ap.add_argument("--llc-lines", dest="llc_lines_list",
+                    default="0,131072,262144,393216,524288",
+                    help="--host: candidate LLC sizes in lines, shared by the socket's vCPUs "
+                         "(0: no LLC model; 524288: the host's 32 MiB L3)")
     ap.add_argument("--xfer", default="build/pagelab-xfer")
     a = ap.parse_args()
     if a.host:

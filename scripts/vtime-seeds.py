@@ -157,7 +157,7 @@ def main():
     ap.add_argument("--mem-vcpus", type=int, default=64)
     ap.add_argument("--loops", type=int, default=2000)
     ap.add_argument("--allocs0", type=int, default=50000)
-    ap.add_argument("--allocs9", type=int, default=512)
+    ap.add_argument("--allocs9", type=int, default=128)
     ap.add_argument("--autotune", type=int, default=0)
     a = ap.parse_args()
     if a.part in ("anchors", "all"):

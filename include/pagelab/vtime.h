@@ -22,7 +22,10 @@
  *    a line another vCPU wrote is a transfer while it is still in that
  *    vCPU's cache, a remote miss once it has left it; with a TLB model
  *    (tlb_entries > 0, off by default), a touch on a 4 KiB page outside the
- *    vCPU's last tlb_entries pages costs a TLB miss.
+ *    vCPU's last tlb_entries pages costs a TLB miss; with a last-level
+ *    cache model (llc_lines > 0, off by default), a miss on a line that the
+ *    socket's shared LRU of llc_lines lines does not hold costs a memory
+ *    access on top.
  *
  * Invariants:
  *  - pl_vt_cur is non-NULL only on a thread that has entered a machine
@@ -116,6 +119,25 @@ enum pl_vt_path {
  *               larger than the TLB's reach pays one almost every touch,
  *               one within it almost never).
  * @tlb_miss_ps: see @tlb_entries.
+ * @llc_lines:   the last-level cache model (pagelab's own; 0 off, needs
+ *               @cache_lines): the vCPUs of one socket share an exact LRU of
+ *               the last K distinct lines that missed their own caches.
+ *               @miss_ps (and @remote_miss_ps) is then a miss served by
+ *               the LLC; a miss on a line the LLC does not hold (nor the
+ *               line before it) pays @llc_miss_ps on top: memory. Why: the
+ *               vCPUs of a socket compete for one LLC, so two CPUs freeing
+ *               at random over one memmap miss more than one CPU does (the
+ *               real-thread check, README). Not a time: a count of lines.
+ * @llc_miss_ps: see @llc_lines.
+ * @list_neighbours: 0 or 1 (pagelab's own; 0 in the anchors' set, 1 in
+ *               the host's). 1: a free-list edit touches the neighbours the
+ *               kernel's list operation writes (a list_del()'s prev and
+ *               next: random struct pages when the list is long). 0: the
+ *               list's first block stands for them, which understates a
+ *               random free's lines (rand's cost then barely grows with its
+ *               footprint) but is what the anchors' transfer costs were set
+ *               against: with 1 their rand o0 grows 41.8x at 24 threads
+ *               against the anchor's 14.1x (README).
  */
 /* Room for the vm events (base.h's enum pl_vm_event, which includes this file). */
 #define PL_VT_MAX_EVENTS 128
@@ -134,6 +156,9 @@ struct pl_vt_params {
 	uint64_t remote_miss_ps;
 	uint64_t tlb_entries;
 	uint64_t tlb_miss_ps;
+	uint64_t llc_lines;
+	uint64_t llc_miss_ps;
+	uint64_t list_neighbours;
 };
 
 /**
@@ -171,6 +196,7 @@ struct pl_vt_cpu {
 	struct pl_vt_cache *cache;	/* the cache model's LRU, NULL when off */
 	struct pl_vt_cache *tlb;	/* the TLB model's LRU of pages, NULL when off */
 	uint64_t tlb_misses;
+	uint64_t llc_misses;
 } __cacheline_aligned;
 
 /* A cache line: its address >> 6 (0: an empty slot), last writer, readers since. */
@@ -189,6 +215,8 @@ struct pl_vt_line {
  * @p:       parameters.
  * @topo:    topology (cores_per_socket grown to fit nr_cpus).
  * @lines:   the line table, @nr_lines used of @nr_lines_cap (a power of 2).
+ * @llc:     with the LLC model, one shared LRU per socket, @nr_llc of them
+ *           (else NULL).
  */
 struct pl_vtime {
 	unsigned int nr_cpus;
@@ -197,6 +225,8 @@ struct pl_vtime {
 	struct pl_topology topo;
 	struct pl_vt_line *lines;
 	size_t nr_lines, nr_lines_cap;
+	struct pl_vt_cache **llc;
+	unsigned int nr_llc;
 };
 
 extern _Thread_local struct pl_vt_cpu *pl_vt_cur;
@@ -221,9 +251,10 @@ int pl_vt_params_override(struct pl_vt_params *p, const char *spec);
 /**
  * pl_vtime_create() - clocks at 0 for @nr_cpus vCPUs on @topo, each with an
  * empty cache model of @p->cache_lines lines and TLB model of
- * @p->tlb_entries pages (none when 0).
- * Return: the vtime, or NULL (no memory, nr_cpus == 0, or cache_lines or
- * tlb_entries above 2^24).
+ * @p->tlb_entries pages (none when 0), and per socket an empty LLC model
+ * of @p->llc_lines lines (none when 0).
+ * Return: the vtime, or NULL (no memory, nr_cpus == 0, cache_lines,
+ * tlb_entries or llc_lines above 2^24, or llc_lines without cache_lines).
  */
 struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology *topo,
 				 const struct pl_vt_params *p);
@@ -288,7 +319,7 @@ static inline uint64_t pl_vt_now(void)
  */
 struct pl_vt_snap {
 	uint64_t now_max, busy, wait_ps, acquisitions, contentions, transfers, misses;
-	uint64_t tlb_misses;
+	uint64_t tlb_misses, llc_misses;
 };
 
 /** pl_vt_snapshot() - sum/max over all vCPUs of @vt into @s. */

@@ -18,7 +18,9 @@
  * before it in the vCPU's LRU (vtime_cache.c) pays a memory miss, first
  * touches included; a line another vCPU wrote is a transfer while it is in
  * that vCPU's LRU and a remote miss after it left; with the TLB model on,
- * a touch on a page outside the vCPU's LRU of pages pays a TLB miss.
+ * a touch on a page outside the vCPU's LRU of pages pays a TLB miss; with
+ * the LLC model on, a miss the socket's shared LRU does not hold pays
+ * memory on top.
  * Everything is integer arithmetic on the one thread running the
  * vtime: the result is a pure function of the workload and the parameters.
  */
@@ -44,7 +46,8 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 	struct pl_topology t = *topo;
 
 	if (!nr_cpus || !t.nr_sockets || !t.cores_per_socket || !t.threads_per_core ||
-	    p->cache_lines > (1u << 24) || p->tlb_entries > (1u << 24))
+	    p->cache_lines > (1u << 24) || p->tlb_entries > (1u << 24) ||
+	    p->llc_lines > (1u << 24) || (p->llc_lines && !p->cache_lines))
 		return NULL;
 	vt = calloc(1, sizeof(*vt));
 	if (!vt)
@@ -83,6 +86,17 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 			}
 		}
 	}
+	if (p->llc_lines) {
+		vt->nr_llc = vt->cpu[nr_cpus - 1].socket + 1;
+		vt->llc = calloc(vt->nr_llc, sizeof(*vt->llc));
+		for (unsigned int s = 0; vt->llc && s < vt->nr_llc; s++)
+			vt->llc[s] = pl_vt_cache_create(p->llc_lines);
+		for (unsigned int s = 0; s < vt->nr_llc; s++)
+			if (!vt->llc || !vt->llc[s]) {
+				pl_vtime_destroy(vt);
+				return NULL;
+			}
+	}
 	return vt;
 }
 
@@ -96,6 +110,9 @@ void pl_vtime_destroy(struct pl_vtime *vt)
 		pl_vt_cache_destroy(vt->cpu[c].cache);
 		pl_vt_cache_destroy(vt->cpu[c].tlb);
 	}
+	for (unsigned int s = 0; vt->llc && s < vt->nr_llc; s++)
+		pl_vt_cache_destroy(vt->llc[s]);
+	free(vt->llc);
 	free(vt->cpu);
 	free(vt->lines);
 	free(vt);
@@ -178,6 +195,20 @@ static struct pl_vt_line *vt_line(struct pl_vtime *vt, uintptr_t line)
 	return &vt->lines[i];
 }
 
+/*
+ * A miss of vCPU @c's own cache on @tag, served by the socket's LLC when
+ * the LLC model holds it (or the line before it: the prefetch), by memory
+ * otherwise (llc_miss_ps on top of the miss). Every miss enters the LLC:
+ * the lines the socket's vCPUs missed on last are the ones it keeps.
+ */
+static void vt_llc_miss(struct pl_vtime *vt, struct pl_vt_cpu *c, uintptr_t tag)
+{
+	if (vt->llc && !pl_vt_cache_touch(vt->llc[c->socket], tag)) {
+		c->now += vt->p.llc_miss_ps;
+		c->llc_misses++;
+	}
+}
+
 void __pl_vt_touch(const void *addr, bool write)
 {
 	struct pl_vt_cpu *c = pl_vt_cur;
@@ -205,6 +236,7 @@ void __pl_vt_touch(const void *addr, bool write)
 		if (!pl_vt_cache_touch(c->cache, tag)) {
 			c->now += vt->p.remote_miss_ps;
 			c->misses++;
+			vt_llc_miss(vt, c, tag);
 		}
 	} else if (remote) {
 		uint64_t ps = vt->p.xfer_ps[vt_dist(vt, c->id, (unsigned int)l->writer)];
@@ -217,6 +249,7 @@ void __pl_vt_touch(const void *addr, bool write)
 	} else if (c->cache && !pl_vt_cache_touch(c->cache, tag)) {
 		c->now += vt->p.miss_ps;
 		c->misses++;
+		vt_llc_miss(vt, c, tag);
 	}
 	if (write) {
 		l->writer = (int)c->id;
@@ -287,6 +320,7 @@ void pl_vt_snapshot(const struct pl_vtime *vt, struct pl_vt_snap *s)
 		s->transfers += c->transfers;
 		s->misses += c->misses;
 		s->tlb_misses += c->tlb_misses;
+		s->llc_misses += c->llc_misses;
 	}
 }
 

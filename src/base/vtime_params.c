@@ -12,7 +12,8 @@
  * under the lock as in the kernel. Transfer and handoff costs are set
  * against the anchors' growth factors (shared/reference/scaling-anchors.md).
  * README "Time at many CPUs" gives the procedure, the fit and the checks.
- * All values in picoseconds (cache_lines: a count of lines).
+ * All values in picoseconds (cache_lines, llc_lines: counts of lines;
+ * tlb_entries: of pages).
  *
  * Two sets (enum pl_vt_costs): the anchors' above, the default, and the
  * build host's (vt_costs=host, below), for comparing with real threads
@@ -67,6 +68,12 @@ static uint64_t *param_slot(struct pl_vt_params *p, const char *name)
 		return &p->tlb_entries;
 	if (!strcmp(name, "TLB_MISS"))
 		return &p->tlb_miss_ps;
+	if (!strcmp(name, "LLC_LINES"))
+		return &p->llc_lines;
+	if (!strcmp(name, "LLC_MISS"))
+		return &p->llc_miss_ps;
+	if (!strcmp(name, "LIST_NEIGHBOURS"))
+		return &p->list_neighbours;
 	return NULL;
 }
 
@@ -154,7 +161,8 @@ static void costs_anchors(struct pl_vt_params *p)
  * single-thread runs here, the transfer and the lock handoff measured by
  * pagelab-xfer between the two pinned vCPUs. The host has one socket and
  * no SMT: the same-core and other-socket transfers take the one measured
- * cross-core figure. cache_lines is the L2 of one core (1 MiB).
+ * cross-core figure. cache_lines is the L2 of one core (1 MiB); the TLB's
+ * entries and the shared LLC's lines are the candidates that fit best.
  */
 static void costs_host(struct pl_vt_params *p)
 {
@@ -164,31 +172,34 @@ static void costs_host(struct pl_vt_params *p)
 	p->event_ps[PL_EV_PCP_HIT] = 0;
 	p->event_ps[PL_EV_PCP_MISS] = 0;
 	p->event_ps[PL_EV_PCP_FREE] = 0;
-	p->path_ps[VT_P_RMQUEUE] = 8778;
-	p->path_ps[VT_P_FREE_ONE] = 8778;
-	p->event_ps[PL_EV_BUDDY_SPLIT] = 2300;
-	p->event_ps[PL_EV_BUDDY_MERGE] = 2300;
-	p->event_ps[PL_EV_PCP_SPLIT] = 2300;
-	p->event_ps[PL_EV_PCP_MERGE] = 2300;
-	p->lock_ps = 20413;
-	p->event_ps[PL_EV_VMALLOC] = 27379;
-	p->event_ps[PL_EV_VFREE] = 27379;
+	p->path_ps[VT_P_RMQUEUE] = 6728;
+	p->path_ps[VT_P_FREE_ONE] = 6728;
+	p->event_ps[PL_EV_BUDDY_SPLIT] = 3173;
+	p->event_ps[PL_EV_BUDDY_MERGE] = 3173;
+	p->event_ps[PL_EV_PCP_SPLIT] = 3173;
+	p->event_ps[PL_EV_PCP_MERGE] = 3173;
+	p->lock_ps = 23059;
+	p->event_ps[PL_EV_VMALLOC] = 42078;
+	p->event_ps[PL_EV_VFREE] = 42078;
 	p->vmalloc_ps[0] = 0;
 	p->vmalloc_ps[1] = 0;
 	p->event_ps[PL_EV_VMAP_PURGE_AREAS] = 0;
-	p->path_ps[VT_P_LIST_ENTRY] = 76063;
-	p->path_ps[VT_P_PAGEBLOCK] = 6901;
+	p->path_ps[VT_P_LIST_ENTRY] = 22639;
+	p->path_ps[VT_P_PAGEBLOCK] = 6498;
 	p->path_ps[VT_P_SEQ_LINE] = 0;
-	p->miss_ps = 61753;
-	p->tlb_miss_ps = 79616;
+	p->miss_ps = 25376;
+	p->tlb_miss_ps = 40775;
+	p->llc_miss_ps = 0;
 	p->idle_ps = 5000;	/* one pass of a polling loop (not fitted) */
 	p->cache_lines = 16384;
-	p->tlb_entries = 1024;
-	p->remote_miss_ps = 59039;	/* miss_ps x 0.96 (pagelab-xfer) */
-	p->handoff_ps = 5910;
-	p->xfer_ps[VT_SAME_CORE] = 32200;
-	p->xfer_ps[VT_SAME_SOCKET] = 32200;
-	p->xfer_ps[VT_OTHER_SOCKET] = 32200;
+	p->tlb_entries = 2048;
+	p->llc_lines = 0;
+	p->list_neighbours = 1;	/* a list edit's real neighbours (vtime.h) */
+	p->remote_miss_ps = 27991;	/* miss_ps x 1.10 (pagelab-xfer) */
+	p->handoff_ps = 2320;
+	p->xfer_ps[VT_SAME_CORE] = 33880;
+	p->xfer_ps[VT_SAME_SOCKET] = 33880;
+	p->xfer_ps[VT_OTHER_SOCKET] = 33880;
 	/* host: END */
 }
 

@@ -130,15 +130,42 @@ static inline void mt_nr_free_add(struct zone *zone, struct free_area *area, int
 
 /*
  * Virtual time: a free-list edit writes the list head's line (in struct
- * free_area), the block's struct page and its neighbour on the list.
+ * free_area, with nr_free), the block's struct page and a neighbour on the
+ * list. With the model's list_neighbours on (vtime.h), the neighbours the
+ * list operation really writes: list_add() the first block (head->next),
+ * list_add_tail() the last (head->prev), list_del() the block's own prev
+ * and next, which for a block deep in a long list are struct pages
+ * anywhere in the zone, so a random free's merges pay for those lines.
+ * Off, the head's first block stands for all of them (see vtime.h why
+ * the anchors' cost set keeps that).
  */
-static inline void vt_touch_free_list(struct page *page, struct list_head *head)
+static inline void vt_touch_free_list_add(struct page *page, struct list_head *head, bool tail)
+{
+	if (unlikely(pl_vt_cur)) {
+		struct list_head *next = tail && pl_vt_cur->vt->p.list_neighbours ? head->prev :
+										    head->next;
+
+		__pl_vt_touch(head, true);
+		__pl_vt_touch(page, true);
+		if (next != head)
+			__pl_vt_touch(next, true);
+	}
+}
+
+static inline void vt_touch_free_list_del(struct page *page, struct list_head *head)
 {
 	if (unlikely(pl_vt_cur)) {
 		__pl_vt_touch(head, true);
 		__pl_vt_touch(page, true);
-		if (head->next != head)
-			__pl_vt_touch(head->next, true);
+		if (!pl_vt_cur->vt->p.list_neighbours) {
+			if (head->next != head)
+				__pl_vt_touch(head->next, true);
+			return;
+		}
+		if (page->buddy_list.prev != head)
+			__pl_vt_touch(page->buddy_list.prev, true);
+		if (page->buddy_list.next != head)
+			__pl_vt_touch(page->buddy_list.next, true);
 	}
 }
 
@@ -147,7 +174,7 @@ static inline void __add_to_free_list(struct page *page, struct zone *zone, unsi
 {
 	struct free_area *area = &zone->free_area[order];
 
-	vt_touch_free_list(page, &area->free_list[migratetype]);
+	vt_touch_free_list_add(page, &area->free_list[migratetype], tail);
 	if (tail)
 		list_add_tail(&page->buddy_list, &area->free_list[migratetype]);
 	else
@@ -180,7 +207,7 @@ static inline void __del_page_from_free_list(struct page *page, struct zone *zon
 {
 	struct free_area *area = &zone->free_area[order];
 
-	vt_touch_free_list(page, &area->free_list[migratetype]);
+	vt_touch_free_list_del(page, &area->free_list[migratetype]);
 	list_del(&page->buddy_list);
 	WRITE_ONCE(page->page_type, 0);
 	WRITE_ONCE(page->private, 0);
