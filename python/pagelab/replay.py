@@ -92,7 +92,7 @@ def fidelity_rows(kernel: dict, designs: dict[str, dict]) -> list[dict]:
             elif kv:
                 r = v / kv
             else:                      # the kernel had none: 1x if pagelab has none too
-                r = 1.0 if v == 0 else float("inf")
+                r = 1.0 if v == 0 else None   # else no ratio (JSON has no Infinity)
             row["ratios"][d] = r
             if target:
                 row["ok"][d] = r is not None and abs(r - 1) <= RATIO_TARGET
@@ -135,8 +135,9 @@ def fidelity_text(result: dict) -> str:
             else:
                 rr = r["ratios"].get(d)
                 mark = "" if not r["target"] or rr is None else (" ok" if r["ok"][d] else " MISS")
-                line.append(("-" if rr is None else "inf" if rr == float("inf")
-                             else f"{rr:.2f}x") + mark)
+                v = r["values"].get(d)
+                none = "inf" if r["kernel"] == 0 and v else "-"   # the kernel had none
+                line.append((none if rr is None else f"{rr:.2f}x") + mark)
         table.append(line)
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     out = [f"trace {result['trace']}: {result['events']} events, state {result['state']}"]

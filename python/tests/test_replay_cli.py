@@ -45,6 +45,8 @@ for design in args.get("design", "v6.18").split(","):
     r = {key: (v * f if isinstance(v, (int, float)) else v) for key, v in k.items()}
     r["free_pages_by_order_end"] = [100, 100, 200, 200, 400, 0, 0, 0, 0, 0, 0] if f == 1 else \
                                    [1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    if design == "falls":              # fallbacks where the kernel made none
+        r["fallback_events"] = 3
     print(json.dumps({**common, "test": "replay", "design": design, "counters": r, "timeline": tl}))
     if "emit_trace" in args:
         open(args["emit_trace"].replace("%s", design), "w").write("# tracer: nop\n")
@@ -199,3 +201,19 @@ def test_replay_table_of_saved_results(tmp_path, fake_bench, capsys):
     bench_only.write_text('{"measurements": []}')
     assert main(["replay-table", str(bench_only)]) == 2
     assert "no replay results" in capsys.readouterr().err
+
+
+def test_ratio_against_a_kernel_zero_saves_and_reloads(tmp_path, fake_bench, capsys):
+    """A design with fallbacks where the kernel had none: "inf" printed, no Infinity saved."""
+    fake_bench()
+    art = make_artifact(tmp_path / "t.pltrace")
+    out = tmp_path / "r.json"
+    assert main(["replay", str(art), "--design", "v6.18", "--design", "falls", "-o", str(out)]) == 0
+    lines = {ln.split("  ")[0]: ln for ln in capsys.readouterr().out.splitlines()}
+    assert lines["fallback events"].split()[-1] == "inf"
+    assert "Infinity" not in out.read_text()
+    doc = load_results(out)
+    row = next(r for r in doc["replay"]["rows"] if r["metric"] == "fallback events")
+    assert row["ratios"] == {"v6.18": 1.0, "falls": None}
+    assert main(["replay-table", str(out)]) == 0
+    assert "falls" in capsys.readouterr().out
