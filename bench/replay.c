@@ -40,6 +40,7 @@ struct side {
 	struct pl_trace_score score;
 	unsigned long free_by_order[NR_PAGE_ORDERS];
 	unsigned long nr_free;
+	unsigned long pcp_pages;	/* pages on every CPU's PCP at the end */
 	bool has_free;
 	unsigned long warn[NR_PL_TRACE_WARN];
 	struct sample *tl;
@@ -210,6 +211,9 @@ static void kernel_side(const struct artifact *a, struct side *k, struct pl_trac
 			pl_snapshot_free_by_order(&after, k->free_by_order);
 			k->nr_free = after.nr_free_pages;
 			k->has_free = true;
+			for (int z = 0; z < after.nr_zones; z++)
+				for (unsigned int c = 0; c < after.zone[z].nr_pcp_cpus; c++)
+					k->pcp_pages += (unsigned long)after.zone[z].pcp_count[c];
 		}
 	}
 }
@@ -282,6 +286,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	struct pl_replay *r;
 	struct pl_trace_event ev;
 	struct pl_lock_stat ls;
+	struct zone *zone;
 	const char *emit = param_str(b, "emit_trace", NULL);
 	FILE *ef = NULL;
 	struct tl_ctx tc;
@@ -375,6 +380,9 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	pl_free_pages_by_order(m, s->free_by_order);
 	s->nr_free = pl_nr_free_pages(m);
 	s->has_free = true;
+	for_each_populated_zone(zone, m)
+		for (unsigned int c = 0; zone->per_cpu_pageset && c < m->nr_cpus; c++)
+			s->pcp_pages += (unsigned long)zone->per_cpu_pageset[c].count;
 	s->nr_cpus = m->nr_cpus;
 	pl_events_sum(m, s->mm_ev);
 	s->score.vmalloc_purges = s->mm_ev[PL_EV_VMAP_PURGE];
@@ -430,7 +438,8 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 	}
 	putchar(']');
 	if (s->has_free) {
-		printf(", \"nr_free_pages_end\": %lu, \"free_pages_by_order_end\": ", s->nr_free);
+		printf(", \"nr_free_pages_end\": %lu, \"pcp_pages_end\": %lu, "
+		       "\"free_pages_by_order_end\": ", s->nr_free, s->pcp_pages);
 		print_arr(s->free_by_order, NR_PAGE_ORDERS);
 	}
 	printf("}, \"warnings\": {");

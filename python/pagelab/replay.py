@@ -48,6 +48,7 @@ METRICS = [
     ("page allocs", "allocs", False),
     ("page frees", "frees", False),
     ("free pages at end", "nr_free_pages_end", False),
+    ("PCP pages at end", "pcp_pages_end", False),
     ("vmalloc allocs", "vmalloc_allocs", False),
     ("vmalloc purges", "vmalloc_purges", False),
 ]
