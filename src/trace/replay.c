@@ -22,8 +22,20 @@
  * mm_page_free for the same page first, in free_pages_prepare() (then
  * free_unref_folios() fires _batched as it commits the page to the PCP).
  *
- * Invariants: every table entry is a block pagelab allocated and has not
- * freed; the table is the only owner of the replay's live blocks.
+ * A vmalloc'ed area's pages come from alloc_pages_bulk() (vmalloc's
+ * vm_area_alloc_pages()), which fires no mm_page_alloc, while vfree()'s
+ * frees of them, right after the area's free_vmap_area_noflush, are
+ * traced. So each traced area takes its pages (less the guard page) with
+ * alloc_pages_bulk() on its CPU, and after the area's free the refreed
+ * order-0 frees on that CPU give them back, until another kind of event
+ * comes on that CPU: then what is left goes back too (an area whose pages
+ * the trace shows, a vm_map_ram() or an ioremap, held them only while it
+ * lived). Before this the replay's PCPs kept pages the kernel's had lent
+ * out (kbuild: 9,814 refreed frees).
+ *
+ * Invariants: every blocks-table entry is a block pagelab allocated and has
+ * not freed; the tables and the claim lists are the only owners of the
+ * replay's live blocks and bulk pages.
  * Single-threaded: all vCPUs run on the caller's thread.
  */
 #include <errno.h>
@@ -34,11 +46,18 @@
 
 #define NSEC_PER_SEC 1000000000ull
 
+/* A traced vmap area: its reserved range and the pages taken for it in bulk. */
+struct replay_area {
+	struct vm_struct *vm;
+	unsigned long nr_bulk;
+	struct page *bulk[];
+};
+
 struct pfn_ent {
 	unsigned long key;	/* kernel head pfn + 1; 0 = empty slot */
 	union {
 		struct page *page;
-		struct vm_struct *area;	/* vmap table: the area reserved for it */
+		struct replay_area *area;	/* vmap table: the area reserved for it */
 	};
 	unsigned int order;
 };
@@ -69,6 +88,7 @@ struct pl_replay {
 	long last_nr_lazy;		/* the kernel's vmap_lazy_nr at the last lazy free; -1 unknown */
 	bool lazy_loaded;		/* the kernel's lazy backlog stood in for */
 	unsigned int last_area_pages;	/* pages (with the guard) of the last traced vmap area */
+	struct replay_area **claim;	/* per vCPU: a freed area whose bulk pages vfree gives back */
 };
 
 /* ---- the pfn table (linear probing, backward-shift deletion) ---------------- */
@@ -175,10 +195,14 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 	pl_trace_score_init(&r->score);
 	r->cpu_tick_ns = calloc(m->nr_cpus, sizeof(*r->cpu_tick_ns));
 	r->tick_phase = malloc(m->nr_cpus * sizeof(*r->tick_phase));
-	if (!r->cpu_tick_ns || !r->tick_phase || table_grow(&r->blocks) || table_grow(&r->areas)) {
+	r->claim = calloc(m->nr_cpus, sizeof(*r->claim));
+	if (!r->cpu_tick_ns || !r->tick_phase || !r->claim || table_grow(&r->blocks) ||
+	    table_grow(&r->areas)) {
 		free(r->blocks.slot);
+		free(r->areas.slot);
 		free(r->cpu_tick_ns);
 		free(r->tick_phase);
+		free(r->claim);
 		free(r);
 		return NULL;
 	}
@@ -412,8 +436,15 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 	if (!e) {
 		struct page *page;
 
-		if (all_freed(r, pfn, end))
+		if (all_freed(r, pfn, end)) {
+			struct replay_area *ra = r->claim[ev->cpu];
+
+			if (ra && ra->nr_bulk && !ev->order) {	/* one of vfree()'s */
+				__free_pages(ra->bulk[--ra->nr_bulk], 0);
+				return 0;
+			}
 			return warn(r, PL_TW_refreed, ev);
+		}
 		page = r->st ? pl_state_take(r->st, (unsigned int)ev->order, -1) : NULL;
 		if (!page)
 			return warn(r, PL_TW_free_unallocated, ev);
@@ -457,19 +488,44 @@ static struct vm_struct *reserve_area(unsigned long count)
 	return get_vm_area(count << PAGE_SHIFT, VM_MAP);
 }
 
+/* Give back the bulk pages of @ra vfree() did not free, and @ra itself. */
+static void area_release(struct replay_area *ra)
+{
+	if (!ra)
+		return;
+	while (ra->nr_bulk)
+		__free_pages(ra->bulk[--ra->nr_bulk], 0);
+	free(ra);
+}
+
+/* The claim window of vCPU @cpu closes: what vfree did not give back goes back. */
+static void claim_close(struct pl_replay *r, unsigned int cpu)
+{
+	area_release(r->claim[cpu]);
+	r->claim[cpu] = NULL;
+}
+
 static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
 {
 	unsigned long count = ev->size >> PAGE_SHIFT;
-	struct vm_struct *area;
+	struct replay_area *ra;
 
 	if (ev->failed || count < 2 || count > (1UL << 30))
 		return 0;
 	r->last_area_pages = (unsigned int)count;
-	area = reserve_area(count - 1);	/* less the guard page */
-	if (!area)
+	ra = calloc(1, sizeof(*ra) + (count - 1) * sizeof(ra->bulk[0]));
+	if (!ra)
 		return warn(r, PL_TW_alloc_failed, ev);
-	if (table_insert(&r->areas, ev->va_start, area, (unsigned int)count)) {
-		free_vm_area(area);
+	ra->vm = reserve_area(count - 1);	/* less the guard page */
+	if (!ra->vm) {
+		free(ra);
+		return warn(r, PL_TW_alloc_failed, ev);
+	}
+	/* vm_area_alloc_pages(): order-0 pages in bulk, no event (see the top) */
+	ra->nr_bulk = alloc_pages_bulk(GFP_KERNEL, count - 1, ra->bulk);
+	if (table_insert(&r->areas, ev->va_start, ra, (unsigned int)count)) {
+		free_vm_area(ra->vm);
+		area_release(ra);
 		return warn(r, PL_TW_alloc_failed, ev);
 	}
 	r->score.vmalloc_allocs++;	/* pagelab has no vmalloc tracepoint: count here */
@@ -502,7 +558,7 @@ static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
 {
 	struct pfn_ent *e = table_find(&r->areas, ev->va_start);
 	unsigned long pages = e ? e->order : 0;
-	struct vm_struct *area;
+	struct replay_area *ra;
 
 	if (!e && ev->nr_lazy > 0 && r->last_nr_lazy > 0 && ev->nr_lazy > r->last_nr_lazy)
 		pages = (unsigned long)(ev->nr_lazy - r->last_nr_lazy);
@@ -522,9 +578,11 @@ static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
 		stand_in(pages);
 		return 0;
 	}
-	area = e->area;
+	ra = e->area;
 	table_remove(&r->areas, e);
-	free_vm_area(area);
+	free_vm_area(ra->vm);
+	/* vfree() frees the pages next: this CPU's refreed frees give them back */
+	r->claim[ev->cpu] = ra;
 	return 0;
 }
 
@@ -534,6 +592,8 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 		return warn(r, PL_TW_cpu_out_of_range, ev);
 	advance_time(r, ev->ts_ns);
 	pl_enter(r->m, ev->cpu);
+	if (r->claim[ev->cpu] && (ev->type != PL_TRACE_PAGE_FREE || ev->order))
+		claim_close(r, ev->cpu);
 	switch (ev->type) {
 	case PL_TRACE_PAGE_ALLOC:
 	case PL_TRACE_PAGE_FREE:
@@ -558,9 +618,22 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 		return;
 	pl_set_tracepoint_sink(r->m, NULL, NULL);
 	pl_enter(r->m, 0);
-	for (size_t i = 0; i < r->areas.cap; i++)
-		if (r->areas.slot[i].key)
-			free_vm_area(r->areas.slot[i].area);
+	for (size_t i = 0; i < r->areas.cap; i++) {
+		struct replay_area *ra = r->areas.slot[i].area;
+
+		if (!r->areas.slot[i].key)
+			continue;
+		free_vm_area(ra->vm);
+		if (!free_live)
+			ra->nr_bulk = 0;	/* left to the machine, as the live blocks are */
+		area_release(ra);
+	}
+	for (unsigned int c = 0; c < r->m->nr_cpus; c++) {
+		if (!free_live && r->claim[c])
+			r->claim[c]->nr_bulk = 0;
+		claim_close(r, c);
+	}
+	free(r->claim);
 	if (free_live)
 		for (size_t i = 0; i < r->blocks.cap; i++)
 			if (r->blocks.slot[i].key)
