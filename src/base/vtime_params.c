@@ -167,39 +167,39 @@ static void costs_anchors(struct pl_vt_params *p)
 static void costs_host(struct pl_vt_params *p)
 {
 	/* host: BEGIN (scripts/vtime-calibrate.py --host rewrites this block) */
-	p->event_ps[PL_EV_PGALLOC] = 0;
+	p->event_ps[PL_EV_PGALLOC] = 739;
 	p->event_ps[PL_EV_PGFREE] = 0;
 	p->event_ps[PL_EV_PCP_HIT] = 0;
 	p->event_ps[PL_EV_PCP_MISS] = 0;
 	p->event_ps[PL_EV_PCP_FREE] = 0;
-	p->path_ps[VT_P_RMQUEUE] = 6728;
-	p->path_ps[VT_P_FREE_ONE] = 6728;
-	p->event_ps[PL_EV_BUDDY_SPLIT] = 3173;
-	p->event_ps[PL_EV_BUDDY_MERGE] = 3173;
-	p->event_ps[PL_EV_PCP_SPLIT] = 3173;
-	p->event_ps[PL_EV_PCP_MERGE] = 3173;
-	p->lock_ps = 23059;
-	p->event_ps[PL_EV_VMALLOC] = 42078;
-	p->event_ps[PL_EV_VFREE] = 42078;
+	p->path_ps[VT_P_RMQUEUE] = 15828;
+	p->path_ps[VT_P_FREE_ONE] = 15828;
+	p->event_ps[PL_EV_BUDDY_SPLIT] = 1952;
+	p->event_ps[PL_EV_BUDDY_MERGE] = 1952;
+	p->event_ps[PL_EV_PCP_SPLIT] = 1952;
+	p->event_ps[PL_EV_PCP_MERGE] = 1952;
+	p->lock_ps = 20867;
+	p->event_ps[PL_EV_VMALLOC] = 52337;
+	p->event_ps[PL_EV_VFREE] = 52337;
 	p->vmalloc_ps[0] = 0;
 	p->vmalloc_ps[1] = 0;
 	p->event_ps[PL_EV_VMAP_PURGE_AREAS] = 0;
-	p->path_ps[VT_P_LIST_ENTRY] = 22639;
-	p->path_ps[VT_P_PAGEBLOCK] = 6498;
+	p->path_ps[VT_P_LIST_ENTRY] = 24351;
+	p->path_ps[VT_P_PAGEBLOCK] = 6739;
 	p->path_ps[VT_P_SEQ_LINE] = 0;
-	p->miss_ps = 25376;
-	p->tlb_miss_ps = 40775;
+	p->miss_ps = 42467;
+	p->tlb_miss_ps = 29709;
 	p->llc_miss_ps = 0;
 	p->idle_ps = 5000;	/* one pass of a polling loop (not fitted) */
 	p->cache_lines = 16384;
 	p->tlb_entries = 2048;
 	p->llc_lines = 0;
 	p->list_neighbours = 1;	/* a list edit's real neighbours (vtime.h) */
-	p->remote_miss_ps = 27991;	/* miss_ps x 1.10 (pagelab-xfer) */
-	p->handoff_ps = 2320;
-	p->xfer_ps[VT_SAME_CORE] = 33880;
-	p->xfer_ps[VT_SAME_SOCKET] = 33880;
-	p->xfer_ps[VT_OTHER_SOCKET] = 33880;
+	p->remote_miss_ps = 42982;	/* miss_ps x 1.01 (pagelab-xfer) */
+	p->handoff_ps = 660;
+	p->xfer_ps[VT_SAME_CORE] = 35110;
+	p->xfer_ps[VT_SAME_SOCKET] = 35110;
+	p->xfer_ps[VT_OTHER_SOCKET] = 35110;
 	/* host: END */
 }
 
