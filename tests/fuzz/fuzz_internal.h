@@ -43,8 +43,8 @@ enum { FZ_PFN_OWNED = 0, FZ_PFN_FREE = 1, FZ_PFN_SYS = 2 };
 
 /*
  * Free pages beyond which a GFP_KERNEL allocation with no fault injected
- * must succeed: a quarter of the machine, far above its watermarks (the
- * high watermarks sum to a few hundred pages) and page-table needs.
+ * must succeed: a quarter of the machine for page tables and the PCPs, on
+ * top of what the watermarks keep back (fz_watermark_pages()).
  */
 #define FZ_SPARE_PAGES	(NR_PFNS / 4)
 
@@ -101,6 +101,8 @@ void remove_live(struct fz *f, struct live *l);
 struct live *pick_live(struct fz *f, uint8_t idx);
 gfp_t gfp_class(uint8_t c);
 unsigned long fz_nr_model_free(struct fz *f);
+/** fz_watermark_pages() - the pages the zones' watermarks and reserves keep back now. */
+unsigned long fz_watermark_pages(struct fz *f);
 /* A pfn the model has free, at or after @from, wrapping; -1 if none. */
 long find_free_pfn(struct fz *f, unsigned long from);
 /* Compare the free lists with the model (re-reading FREE/SYS if f->sys_op). */

@@ -137,6 +137,28 @@ void model_free(struct fz *f, unsigned long pfn, unsigned long nr)
 	}
 }
 
+/*
+ * What the zones keep back from a GFP_KERNEL allocation now: each populated
+ * zone's high watermark and its largest lowmem_reserve. The fuzzer's sysctl
+ * ops can raise min_free_kbytes until these pass FZ_SPARE_PAGES (a vmalloc
+ * of 1,024 pages failed, rightly, with 2,086 free and two zones' min
+ * watermarks at 576 each).
+ */
+unsigned long fz_watermark_pages(struct fz *f)
+{
+	unsigned long n = 0;
+	struct zone *zone;
+
+	for_each_populated_zone(zone, f->m) {
+		long reserve = 0;
+
+		for (int i = 0; i < MAX_NR_ZONES; i++)
+			reserve = max(reserve, zone->lowmem_reserve[i]);
+		n += high_wmark_pages(zone) + (unsigned long)reserve;
+	}
+	return n;
+}
+
 unsigned long fz_nr_model_free(struct fz *f)
 {
 	unsigned long n = 0;

@@ -121,7 +121,8 @@ void op_alloc_percpu(struct fz *f, const uint8_t *a)
 	if (!p) {
 		/* Without injected faults, and with pages to spare, only GFP_NOWAIT may fail. */
 		if (!(a[1] & 4) && !f->faults_on &&
-		    fz_nr_model_free(f) > FZ_NR_CPUS * (size / PAGE_SIZE + 2) + FZ_SPARE_PAGES)
+		    fz_nr_model_free(f) > FZ_NR_CPUS * (size / PAGE_SIZE + 2) + FZ_SPARE_PAGES +
+		    fz_watermark_pages(f))
 			fz_fail(f, "__alloc_percpu(%zu, %zu) failed with %lu pages free", size, align,
 				fz_nr_model_free(f));
 		check_counts(f);

@@ -211,7 +211,7 @@ void op_vmalloc(struct fz *f, const uint8_t *a)
 		unsigned int kind = (a[3] >> 5) % 6;
 
 		if (!f->faults_on && kind != 3 && kind != 4 && (kind != 2 || (a[3] & 3) < 2) &&
-		    fz_nr_model_free(f) > pages + FZ_SPARE_PAGES)
+		    fz_nr_model_free(f) > pages + FZ_SPARE_PAGES + fz_watermark_pages(f))
 			fz_fail(f, "vmalloc of %lu pages failed with %lu pages free", pages,
 				fz_nr_model_free(f));
 		return;
@@ -292,7 +292,8 @@ void op_vm_map_ram(struct fz *f, const uint8_t *a)
 		model_alloc(f, mp->pages[got], 0);
 	}
 	p = got == count ? vm_map_ram(mp->pages, count, NUMA_NO_NODE) : NULL;
-	if (!p && got == count && !f->faults_on && fz_nr_model_free(f) > FZ_SPARE_PAGES)
+	if (!p && got == count && !f->faults_on && fz_nr_model_free(f) >
+	    FZ_SPARE_PAGES + fz_watermark_pages(f))
 		fz_fail(f, "vm_map_ram() of %u pages failed with %lu pages free", count,
 			fz_nr_model_free(f));
 	if (!p) {
