@@ -1029,6 +1029,12 @@ int pl_zone_set_managed(struct zone *zone, unsigned long managed);
  * (pcp->high stays). Return: 0 or -EINVAL.
  */
 int pl_zone_online_pages(struct zone *zone, unsigned long nr_pages);
+/**
+ * pl_zone_set_section_online() - the memory section holding @pfn goes
+ * offline or online: pagetypeinfo's block counts skip offline sections
+ * (pfn_to_online_page()). Return: 0 or -EINVAL (@pfn outside @zone).
+ */
+int pl_zone_set_section_online(struct zone *zone, unsigned long pfn, bool online);
 /** pl_pcp_set_high_batch() - a pcp's high and batch as reported (high may be below high_min). */
 int pl_pcp_set_high_batch(struct zone *zone, unsigned int cpu, int high, int batch);
 

@@ -15,7 +15,9 @@
  *   pl_zone_set_managed(), pl_zone_set_watermarks(),
  *   pl_pcp_set_high_batch()      values as reported;
  *   pl_zone_online_pages()       memory hotplug's accounting as a trace
- *                                onlines memory (online_pages()).
+ *                                onlines memory (online_pages());
+ *   pl_zone_set_section_online() a memory section offline as the snapshot
+ *                                had it, or online as hotplug makes it.
  *
  * Each keeps the checker's invariants: free lists, nr_free, NR_FREE_PAGES,
  * NR_FREE_PAGES_BLOCKS and (mt_counts) the per-type counts stay exact.
@@ -219,6 +221,50 @@ int pl_zone_online_pages(struct zone *zone, unsigned long nr_pages)
 	pl_setup_per_zone_wmarks(m);
 	pl_refresh_zone_stat_thresholds(m);	/* init_per_zone_wmark_min() does both */
 	pl_zone_pcp_update(m);
+	return 0;
+}
+
+/**
+ * pl_zone_set_section_online() - mark the 128 MiB memory section holding
+ * @pfn of @zone offline or online. pfn_to_online_page() fails on an offline
+ * section, so pagetypeinfo's "Number of blocks" walk skips it, and so does
+ * nr_pageblocks_mt[]: a real kernel's snapshot counts only the online
+ * pageblocks, and hotplug adds a section's pageblocks as it onlines it.
+ * Only the marking and the counts change: the caller keeps the section's
+ * pages allocated while it is offline.
+ * Return: 0 (also when nothing changes), or -EINVAL with a rate-limited
+ * warning and nothing changed (@pfn outside @zone).
+ * Context: takes zone->lock.
+ */
+int pl_zone_set_section_online(struct zone *zone, unsigned long pfn, bool online)
+{
+	struct pl_machine *m = zone->machine;
+	unsigned long s = pfn >> PFN_SECTION_SHIFT, start, end;
+
+	if (!zone_spans_pfn(zone, pfn) || s >= m->nr_sections) {
+		pl_warn_ratelimited("pl_zone_set_section_online: pfn %#lx is not in zone %s", pfn,
+				    zone->name);
+		return -EINVAL;
+	}
+	if (pl_pfn_section_online(m, pfn) == online)
+		return 0;
+	/* the counts follow the walk: from zone_start_pfn, one per pageblock */
+	start = zone->zone_start_pfn;
+	if ((s << PFN_SECTION_SHIFT) > start)
+		start += ((s << PFN_SECTION_SHIFT) - start + pageblock_nr_pages - 1) &
+			 ~(pageblock_nr_pages - 1);
+	end = min((s + 1) << PFN_SECTION_SHIFT, zone_end_pfn(zone));
+	spin_lock(&zone->lock);
+	for (unsigned long p = start; p < end; p += pageblock_nr_pages) {
+		unsigned long *nr = &zone->nr_pageblocks_mt[get_pageblock_migratetype(pfn_to_page(p))];
+
+		WRITE_ONCE(*nr, online ? *nr + 1 : *nr - 1);
+	}
+	if (online)
+		m->section_online[s / 64] |= 1UL << (s % 64);
+	else
+		m->section_online[s / 64] &= ~(1UL << (s % 64));
+	spin_unlock(&zone->lock);
 	return 0;
 }
 

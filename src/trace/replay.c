@@ -459,8 +459,10 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 	 * watermark when the VM onlines memory; a stale watermark misses the
 	 * kernel's ZONE_BELOW_HIGH spells).
 	 */
-	if (pl_state_onlining(r->st, ev->pfn, (unsigned int)ev->order))
+	if (pl_state_onlining(r->st, ev->pfn, (unsigned int)ev->order)) {
+		pl_zone_set_section_online(page_zone(e->page), page_to_pfn(e->page), true);
 		pl_zone_online_pages(page_zone(e->page), 1UL << ev->order);
+	}
 	mark_freed(r, pfn, end, true);
 	/* free every mapped block inside [pfn, end) */
 	while (pfn < end) {

@@ -808,6 +808,29 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 	}
 }
 
+/*
+ * The sections of @zone whose every MAX_PAGE_ORDER block the snapshot
+ * counted offline go offline (their pages stay held), so pagetypeinfo's
+ * block counts are the snapshot's; the replay onlines each as the trace
+ * frees its first block (pl_state_onlining()).
+ */
+static void offline_sections(struct pl_loaded_state *st, struct zone *zone)
+{
+	unsigned long first = zone->zone_start_pfn >> PFN_SECTION_SHIFT;
+	unsigned long last = (zone_end_pfn(zone) - 1) >> PFN_SECTION_SHIFT;
+
+	for (unsigned long sec = first; sec <= last; sec++) {
+		unsigned long a = max(sec << PFN_SECTION_SHIFT, zone->zone_start_pfn);
+		unsigned long b = min((sec + 1) << PFN_SECTION_SHIFT, zone_end_pfn(zone));
+		bool online = false;
+
+		for (unsigned long blk = a >> MAX_PAGE_ORDER; blk << MAX_PAGE_ORDER < b; blk++)
+			online |= !(st->offline[blk / 64] & (1ull << (blk % 64)));
+		if (!online)
+			pl_zone_set_section_online(zone, a, false);
+	}
+}
+
 static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapshot *snap,
 				    const struct pl_positional *pos)
 {
@@ -856,6 +879,10 @@ static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapsh
 		for (unsigned int cpu = 0; cpu < sz->nr_pcp_cpus && cpu < m->nr_cpus; cpu++)
 			load_pcp(st, z, cpu, sz->pcp_high[cpu], sz->pcp_batch[cpu], sz->pcp_count[cpu],
 				 pos);
+	}
+	if (st->offline) {
+		for_each_populated_zone(zone, m)
+			offline_sections(st, zone);
 	}
 	if (st->unplaced)
 		pl_warn_ratelimited("load_state: %lu free blocks found no room in their pageblocks",

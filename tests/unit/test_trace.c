@@ -791,6 +791,33 @@ static void test_replay_tick_phase(void **state)
 }
 
 /* Positional: each sighted block where the trace saw it at the start. */
+/*
+ * The "Number of blocks type" row of @zone in pl_show_pagetypeinfo(), summed
+ * over the migratetypes; -1 if the row is missing.
+ */
+static long pagetypeinfo_blocks(struct pl_machine *m, const char *zone)
+{
+	static char buf[1 << 16];
+	long n = -1;
+	char *p;
+
+	assert_true(pl_show_pagetypeinfo(m, buf, sizeof(buf)) > 0);
+	p = strstr(buf, "Number of blocks type");
+	assert_non_null(p);
+	while ((p = strchr(p, '\n')) && *++p) {
+		char name[16];
+		unsigned long c[MIGRATE_TYPES];
+
+		if (sscanf(p, "Node 0, zone %15s %lu %lu %lu %lu %lu", name, &c[0], &c[1], &c[2],
+			   &c[3], &c[4]) == 6 && !strcmp(name, zone)) {
+			n = 0;
+			for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+				n += (long)c[mt];
+		}
+	}
+	return n;
+}
+
 static void test_load_state_positional(void **state)
 {
 	static const char text[] =
@@ -819,7 +846,8 @@ static void test_load_state_positional(void **state)
 	struct per_cpu_pages *pcp;
 	const unsigned long *pfn;
 	const unsigned char *order;
-	unsigned long managed, wmark_high;
+	unsigned long managed, wmark_high, end;
+	long nblocks[MAX_NR_ZONES] = { 0 };
 	struct page *page;
 
 	(void)state;
@@ -876,6 +904,22 @@ static void test_load_state_positional(void **state)
 	assert_int_equal(order[1], MAX_PAGE_ORDER);
 	assert_int_equal(page_ref_count(m->mem_map + 0x170004), 1);
 	assert_int_equal(pl_check_machine(m), 0);
+	/*
+	 * pagetypeinfo counts the online pageblocks only, as the snapshot's
+	 * does: memory it counted offline is in pagelab's zone (the trace may
+	 * online it) but not in the report. DMA and DMA32 fold into DMA32.
+	 */
+	for (int i = 0; i < snap.nr_zones; i++) {
+		const char *name = snap.zone[i].name;
+
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			nblocks[strncmp(name, "DMA", 3) ? ZONE_NORMAL : ZONE_DMA32] +=
+				(long)snap.zone[i].blocks_mt[mt];
+	}
+	assert_int_equal(pagetypeinfo_blocks(m, "Normal"), nblocks[ZONE_NORMAL]);
+	assert_int_equal(pagetypeinfo_blocks(m, "DMA32"), nblocks[ZONE_DMA32]);
+	assert_true(m->node_zones[ZONE_NORMAL].spanned_pages >> pageblock_order >
+		    (unsigned long)nblocks[ZONE_NORMAL]);
 	rp = pl_replay_create(m, st);
 	ev = (struct pl_trace_event){ .type = PL_TRACE_PAGE_FREE, .pfn = 0x170004, .order = 2 };
 	assert_int_equal(pl_replay_event(rp, &ev), 0);
@@ -890,6 +934,15 @@ static void test_load_state_positional(void **state)
 	assert_int_equal(pl_replay_event(rp, &ev), 0);
 	assert_int_equal(m->node_zones[ZONE_NORMAL].managed_pages, managed + 1024);
 	assert_true(m->node_zones[ZONE_NORMAL]._watermark[WMARK_HIGH] > wmark_high);
+	/*
+	 * Its whole 128 MiB section came online: the pageblocks of the zone
+	 * in it count now (the zone ends inside it, after this block).
+	 */
+	end = min(0x300000 + PAGES_PER_SECTION, zone_end_pfn(&m->node_zones[ZONE_NORMAL]));
+	assert_true(end >= 0x300400);
+	assert_int_equal(pagetypeinfo_blocks(m, "Normal"),
+			 nblocks[ZONE_NORMAL] + (long)((end - 0x300000) >> pageblock_order));
+	assert_int_equal(pl_check_machine(m), 0);
 	pl_warn_set_quiet(true);
 	assert_int_equal(pl_replay_event(rp, &ev), PL_TW_refreed + 1);
 	pl_warn_set_quiet(false);
