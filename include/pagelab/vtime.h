@@ -92,7 +92,8 @@ enum pl_vt_path {
 /**
  * struct pl_vt_params - the model's parameters, all in picoseconds.
  * @event_ps:    cost per unit of each vm event (indexed by enum pl_vm_event).
- * @path_ps:     cost per call of each enum pl_vt_path.
+ * @path_ps:     cost per call (per tree node, for the P_*_NODE steps) of
+ *               each enum pl_vt_path.
  * @lock_ps:     an uncontended acquire + release (the page allocator's
  *               locks and VT_LOCK_OTHER; see @vmap_lock_ps).
  * @vmap_lock_ps: the same for the vmalloc layer's lock classes

@@ -9,7 +9,9 @@
  * ns per instruction, the anchor machine's 2.2 GHz Xeon); it prints the
  * "calibrated" block. The fit cannot tell the PCP lock from the PCP fast
  * path (one of each per call): the path's cost sits in lock_ps, spent
- * under the lock as in the kernel. Transfer and handoff costs are set
+ * under the lock as in the kernel. The vmalloc layer's costs (VMALLOC,
+ * VFREE, vmap_lock_ps, the P_RB_NODE and P_MT_NODE steps) come from the
+ * script's --vmalloc fit instead, the others held. Transfer and handoff costs are set
  * against the anchors' growth factors (shared/reference/scaling-anchors.md).
  * README "Time at many CPUs" gives the procedure, the fit and the checks.
  * All values in picoseconds (cache_lines, llc_lines: counts of lines;
