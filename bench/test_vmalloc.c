@@ -56,7 +56,14 @@ struct tv_worker;
 /*
  * One test: setup (may fail the repeat), iterations, teardown. An
  * iteration returning nonzero ends the repeat with failure, as the
- * kernel's early returns do.
+ * kernel's early returns do. Setup and teardown go one step at a time
+ * (w->sj counts them): each returns < 0 on failure, 0 when done, > 0 for
+ * one more step. A step is one allocation or free (or a pair), like an
+ * iteration, so with vtime=1 the workers' setups interleave in virtual time
+ * as the kernel's threads run theirs side by side (the kernel times them
+ * with the test). As one step each, a worker's whole setup (full_fit:
+ * 81,920 vmallocs) ran at once, and the others then waited in virtual time
+ * for every lock it had last held: the setups ran one after another.
  */
 struct tv_test {
 	const char *name;
@@ -78,8 +85,9 @@ struct tv_worker {
 	struct pl_rng rng;
 	unsigned int order[NTESTS];
 	unsigned int pos, repeat;
-	int phase;		/* 0 setup, 1 iterate, 2 teardown */
+	int phase;		/* 0 start, 3 setup, 1 iterate, 2 teardown */
 	unsigned long i, loops;
+	unsigned long sj;	/* steps of the current setup or teardown done */
 	int ret;
 	uint64_t t_test, start, stop;
 	uint64_t vt_test;	/* virtual clock at the test's start (vtime=1) */
@@ -132,28 +140,28 @@ static int fix_size_iter(struct tv_worker *w, unsigned long i)
 
 static unsigned long fls_ul(unsigned long x) { return x ? 64 - (unsigned long)__builtin_clzl(x) : 0; }
 
+/* Step 0: the arrays; 1..n: a ptr and a junk page; n+1..2n: free a junk page. */
 static int full_fit_setup(struct tv_worker *w)
 {
 	unsigned long junk_length = fls_ul(current_machine()->nr_cpus) * (32UL << 20) / PAGE_SIZE;
+	unsigned long j = w->sj++;
 
-	w->n = junk_length;
-	w->arr1 = vmalloc(junk_length * sizeof(void *));
-	w->arr2 = vmalloc(junk_length * sizeof(void *));
-	w->ptr = calloc(junk_length, sizeof(void *));
-	w->junk = calloc(junk_length, sizeof(void *));
-	if (!w->arr1 || !w->arr2 || !w->ptr || !w->junk)
-		return -1;
-	for (unsigned long i = 0; i < junk_length; i++) {
-		w->ptr[i] = vmalloc(PAGE_SIZE);
-		w->junk[i] = vmalloc(PAGE_SIZE);
-		if (!w->ptr[i] || !w->junk[i])
-			return -1;
+	if (!j) {
+		w->n = junk_length;
+		w->arr1 = vmalloc(junk_length * sizeof(void *));
+		w->arr2 = vmalloc(junk_length * sizeof(void *));
+		w->ptr = calloc(junk_length, sizeof(void *));
+		w->junk = calloc(junk_length, sizeof(void *));
+		return !w->arr1 || !w->arr2 || !w->ptr || !w->junk ? -1 : 1;
 	}
-	for (unsigned long i = 0; i < junk_length; i++) {
-		vfree(w->junk[i]);
-		w->junk[i] = NULL;
+	if (j <= junk_length) {
+		w->ptr[j - 1] = vmalloc(PAGE_SIZE);
+		w->junk[j - 1] = vmalloc(PAGE_SIZE);
+		return !w->ptr[j - 1] || !w->junk[j - 1] ? -1 : 1;
 	}
-	return 0;
+	vfree(w->junk[j - junk_length - 1]);
+	w->junk[j - junk_length - 1] = NULL;
+	return j < 2 * junk_length;
 }
 
 static int one_page_iter(struct tv_worker *w, unsigned long i)
@@ -168,14 +176,17 @@ static int one_page_iter(struct tv_worker *w, unsigned long i)
 	return 0;
 }
 
-/* Free what a setup left (also after it failed midway). */
+/* Free what a setup left (also after it failed midway), one pair a step. */
 static int free_arrays(struct tv_worker *w)
 {
-	for (unsigned long i = 0; i < w->n; i++) {
+	unsigned long i = w->sj++;
+
+	if (i < w->n) {
 		if (w->ptr)
 			vfree(w->ptr[i]);
 		if (w->junk)
 			vfree(w->junk[i]);
+		return 1;
 	}
 	free(w->ptr);
 	free(w->junk);
@@ -187,19 +198,21 @@ static int free_arrays(struct tv_worker *w)
 	return 0;
 }
 
+/* Step 0: the arrays; 1..15000: one page each. */
 static int long_busy_setup(struct tv_worker *w)
 {
-	w->n = 15000;
-	w->arr1 = vmalloc(w->n * sizeof(void *));
-	w->ptr = calloc(w->n, sizeof(void *));
-	if (!w->arr1 || !w->ptr)
-		return -1;
-	for (unsigned long i = 0; i < w->n; i++) {
-		w->ptr[i] = vmalloc(PAGE_SIZE);
-		if (!w->ptr[i])
-			return -1;
+	unsigned long j = w->sj++;
+
+	if (!j) {
+		w->n = 15000;
+		w->arr1 = vmalloc(w->n * sizeof(void *));
+		w->ptr = calloc(w->n, sizeof(void *));
+		return !w->arr1 || !w->ptr ? -1 : 1;
 	}
-	return 0;
+	w->ptr[j - 1] = vmalloc(PAGE_SIZE);
+	if (!w->ptr[j - 1])
+		return -1;
+	return j < w->n;
 }
 
 static int long_busy_iter(struct tv_worker *w, unsigned long i)
@@ -299,10 +312,15 @@ static int pcpu_iter(struct tv_worker *w, unsigned long i)
 	return 0;
 }
 
+/* One object freed a step, then the arrays. */
 static int pcpu_teardown(struct tv_worker *w)
 {
-	for (unsigned long i = 0; w->ptr && i < w->n; i++)
+	unsigned long i = w->sj++;
+
+	if (w->ptr && i < w->n) {
 		free_percpu(w->ptr[i]);
+		return 1;
+	}
 	free(w->ptr);
 	vfree(w->arr1);
 	w->ptr = NULL;
@@ -431,8 +449,7 @@ static bool next_test(struct tv_worker *w)
 
 static void finish_repeat(struct tv_worker *w, const struct tv_test *t, struct tv_result *d)
 {
-	if (t->teardown && t->teardown(w))
-		w->ret = -1;
+	(void)t;
 	if (!w->ret)
 		d->passed++;
 	else if (t->xfail)
@@ -464,26 +481,44 @@ static bool tv_step(void *ctx, unsigned int v)
 		}
 		w->ret = 0;
 		w->i = 0;
+		w->sj = 0;
 		w->loops = t->loops(w->p);
-		if (t->setup && t->setup(w)) {
+		w->phase = 3;
+		fallthrough;
+	case 3: {
+		int rc = t->setup ? t->setup(w) : 0;
+
+		if (rc > 0)
+			return true;
+		w->sj = 0;
+		if (rc < 0) {
 			w->ret = -1;
 			w->phase = 2;
 			return true;
 		}
 		w->phase = 1;
 		return true;
+	}
 	case 1:
 		if (w->i < w->loops) {
 			if (t->iter(w, w->i++)) {
 				w->ret = -1;
 				w->phase = 2;
+				w->sj = 0;
 			}
 			bench_vmstat_tick(&w->tick_next);
 			return true;
 		}
 		w->phase = 2;
+		w->sj = 0;
 		fallthrough;
-	default:
+	default: {
+		int rc = t->teardown ? t->teardown(w) : 0;
+
+		if (rc > 0)
+			return true;
+		if (rc < 0)
+			w->ret = -1;
 		finish_repeat(w, t, d);
 		w->phase = 0;
 		if (++w->repeat < (unsigned int)w->p->test_repeat_count)
@@ -493,6 +528,7 @@ static bool tv_step(void *ctx, unsigned int v)
 		w->repeat = 0;
 		w->pos++;
 		return true;
+	}
 	}
 }
 

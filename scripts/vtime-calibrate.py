@@ -46,7 +46,23 @@ The virtual time of a single-vCPU run is linear in the per-path parameters
      lines the other CPU wrote to one on one's own (remote_miss_ps =
      miss_ps x that), and rewrites the "host: BEGIN/END" block.
 
+--vmalloc fits only the vmalloc layer's costs of the anchors' set (VMALLOC,
+VMAP_LOCK, RB_NODE, MT_NODE), the others held at their committed values so
+nothing but vmalloc moves:
+
+  1. for each row of VMALLOC_ROWS (vmalloc_fix_size and test_vmalloc at one
+     thread, rbtree and maple index, trees from a handful of areas to
+     tens of thousands), the callgrind slope as above;
+  2. the model's slope with the committed costs and the four groups at 0
+     (the page allocator's share), converted to instructions by the
+     anchors' factor (--scale), taken off the measurement;
+  3. the four groups' columns as in the full fit, nnls on what is left,
+     rows weighted by 1/instructions; rewrites the four groups' lines
+     inside the "calibrated" block.
+
 Usage: scripts/vtime-calibrate.py [--bench build/pagelab-bench]
+       [--write src/base/vtime_params.c]
+       scripts/vtime-calibrate.py --vmalloc [--scale 0.2626]
        [--write src/base/vtime_params.c]
        scripts/vtime-calibrate.py --host [--reps 5] [--cache-lines 16384]
        [--xfer build/pagelab-xfer] [--write src/base/vtime_params.c]
@@ -76,8 +92,13 @@ GROUPS = {
     # under pcp->lock in the kernel too). See the README.
     "LOCK": ["LOCK"],
     "VMALLOC": ["VMALLOC", "VFREE"],
-    "VMALLOC_RB": ["VMALLOC_RB"],
-    "VMALLOC_MAPLE": ["VMALLOC_MAPLE"],
+    # The vmalloc layer's own locks (free_vmap_area_lock, the vmap nodes',
+    # bump chunks', blocks', pgtable, objcache): apart from LOCK, which
+    # carries the PCP fast path.
+    "VMAP_LOCK": ["VMAP_LOCK"],
+    # One node of vmalloc's index visited or written: rbtree, maple.
+    "RB_NODE": ["P_RB_NODE"],
+    "MT_NODE": ["P_MT_NODE"],
     "VMAP_PURGE": ["VMAP_PURGE_AREAS"],
     "LIST_ENTRY": ["P_LIST_ENTRY"],
     "PAGEBLOCK": ["P_PAGEBLOCK"],
@@ -98,6 +119,22 @@ WORKLOADS = [
     (["pagetypeinfo", "mem=1G", "rounds=20000", "design=v6.18"], "reads", 20),
     (["pagetypeinfo", "mem=1G", "rounds=20000", "design=mt-counts"], "reads", 200),
 ]
+
+# --vmalloc rows: (args, size key, N, per_op). per_op: the record's value is
+# already per unit of N (vmalloc_fix_size); else the model's slope is taken
+# like the instructions' (test_vmalloc reports a whole test, setup included).
+VMALLOC_GROUPS = ["VMALLOC", "VMAP_LOCK", "RB_NODE", "MT_NODE"]
+VMALLOC_ROWS = [
+    (["vmalloc_fix_size", "nr_pages=1", "reps=1", "design=v6.18"], "test_loop_count", 10000, True),
+    (["vmalloc_fix_size", "nr_pages=1", "reps=1", "design=maple-index"], "test_loop_count", 10000,
+     True),
+    (["vmalloc_fix_size", "nr_pages=1", "reps=1", "design=maple"], "test_loop_count", 10000, True),
+    (["vmalloc_fix_size", "nr_pages=16", "reps=1", "design=v6.18"], "test_loop_count", 5000, True),
+    (["vmalloc_fix_size", "nr_pages=16", "reps=1", "design=maple-index"], "test_loop_count", 5000,
+     True),
+] + [(["test_vmalloc", "nr_threads=1", f"run_test_mask={m}", f"design={d}"], "test_loop_count",
+      2000, False)
+     for m in (2, 4, 8) for d in ("v6.18", "maple-index")]
 
 ANCHOR_1T = {"bulk-o0-get-t1": 94, "bulk-o0-put-t1": 90, "repeat-o0-getput-t1": 112,
              "rand-o0-put-t1": 256}
@@ -170,8 +207,7 @@ def group_spec(g, a):
 
 def c_block(names, costs, marker, extra):
     """The C lines of a parameter block between "/* MARKER: BEGIN/END */"."""
-    slots = {"LOCK": "p->lock_ps", "VMALLOC_RB": "p->vmalloc_ps[0]",
-             "VMALLOC_MAPLE": "p->vmalloc_ps[1]", "MISS": "p->miss_ps",
+    slots = {"LOCK": "p->lock_ps", "VMAP_LOCK": "p->vmap_lock_ps", "MISS": "p->miss_ps",
              "TLB_MISS": "p->tlb_miss_ps", "LLC_MISS": "p->llc_miss_ps"}
     lines = [f"\t/* {marker}: BEGIN (scripts/vtime-calibrate.py"
              f"{' --host' if marker == 'host' else ''} rewrites this block) */"]
@@ -201,6 +237,53 @@ def write_block(path, marker, block):
 def median(v):
     v = sorted(v)
     return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def vmalloc_fit(a):
+    """Fit the vmalloc layer's costs alone (see the top)."""
+    zero = ",".join(f"{n}=0" for g in VMALLOC_GROUPS for n in GROUPS[g])
+
+    def model(args, size, n, per_op, spec):
+        v1 = model_ns(run(a.bench, args + [f"{size}={n}"], env_params=spec))
+        if per_op:
+            return v1
+        return (model_ns(run(a.bench, args + [f"{size}={2 * n}"], env_params=spec)) - v1) / n
+
+    rows, instr, fixed, labels = [], [], [], []
+    for args, size, n, per_op in VMALLOC_ROWS:
+        i1 = instructions(a.bench, args + [f"{size}={n}"])
+        i2 = instructions(a.bench, args + [f"{size}={2 * n}"])
+        instr.append((i2 - i1) / n)
+        fixed.append(model(args, size, n, per_op, zero) / a.scale)
+        rows.append([model(args, size, n, per_op,
+                           "ZERO," + ",".join(f"{x}=1000" for x in GROUPS[g]))
+                     for g in VMALLOC_GROUPS])
+        labels.append(" ".join(args))
+        print(f"# {labels[-1]}: {instr[-1]:.0f} instructions per {size}, page allocator "
+              f"{fixed[-1]:.0f}", file=sys.stderr)
+    A, b, f = np.array(rows), np.array(instr), np.array(fixed)
+    w = 1.0 / b
+    x, _ = nnls(A * w[:, None], (b - f) * w)
+    pred = A @ x + f
+    print("# vmalloc fit in instructions: workload, measured, model (page allocator's share), "
+          "error")
+    for k, t, p, q in zip(labels, b, pred, f):
+        print(f"#   {k:<58} {t:8.0f} {p:8.0f} ({q:6.0f}) {100 * (p - t) / t:+6.1f}%")
+    print("# instructions per unit: " + ", ".join(f"{g} {c:.1f}"
+                                                 for g, c in zip(VMALLOC_GROUPS, x)))
+    block = c_block(VMALLOC_GROUPS, x * a.scale, "calibrated", [])
+    lines = [ln for ln in block.splitlines()[1:-1]]
+    print("\n".join(lines))
+    if a.write:
+        src = open(a.write).read()
+        # The first match is the anchors' block (costs_anchors() comes first).
+        for ln in lines:
+            lhs = ln.split("=")[0]
+            new = re.sub(re.escape(lhs) + r"= \d+;", lambda _: ln, src, count=1)
+            if new == src and ln.strip("\t") not in src:
+                sys.exit(f"vtime-calibrate.py: no line '{lhs.strip()}' in {a.write}")
+            src = new
+        open(a.write, "w").write(src)
 
 
 def host_model_rows(a, names):
@@ -323,9 +406,16 @@ def main():
     ap.add_argument("--check-weight", type=float, default=3.0,
                     help="--host: weight of the real-thread check's own 1-thread rows")
     ap.add_argument("--xfer", default="build/pagelab-xfer")
+    ap.add_argument("--vmalloc", action="store_true",
+                    help="fit only the vmalloc layer's costs (see the top)")
+    ap.add_argument("--scale", type=float, default=0.2626,
+                    help="--vmalloc: ns per instruction of the committed fit (README)")
     a = ap.parse_args()
     if a.host:
         host(a)
+        return
+    if a.vmalloc:
+        vmalloc_fit(a)
         return
 
     rows, instr = [], []

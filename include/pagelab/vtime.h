@@ -70,31 +70,40 @@ enum pl_vt_lock_class {
 	VT_LOCK_PCP,		/* pcp->lock */
 	VT_LOCK_VMAP_FREE,	/* free_vmap_area_lock: the free-space index */
 	VT_LOCK_VMAP_NODE,	/* a vmap node's busy/lazy/pool lock */
+	VT_LOCK_VMAP_OTHER,	/* the vmalloc layer's other locks (bump, block, pcpu, pgtable, objcache) */
 	NR_VT_LOCK_CLASSES
 };
 
-/* Paths with a cost of their own (not a vm event): each call, under zone->lock. */
+/*
+ * Paths with a cost of their own (not a vm event), charged where they run
+ * (under the lock the caller holds, which they lengthen).
+ */
 enum pl_vt_path {
 	VT_P_RMQUEUE,	/* one __rmqueue(): take a block off the free lists */
 	VT_P_FREE_ONE,	/* one __free_one_page(), merges aside (BUDDY_MERGE) */
 	VT_P_LIST_ENTRY, /* one free-list entry walked by /proc/pagetypeinfo */
 	VT_P_PAGEBLOCK,	/* one pageblock's migratetype read by its block count */
 	VT_P_SEQ_LINE,	/* one line of a /proc report formatted */
+	VT_P_RB_NODE,	/* one rbtree node visited or rewritten (vmalloc's index) */
+	VT_P_MT_NODE,	/* one maple node visited or written (seed 004's index) */
 	NR_VT_PATHS
 };
 
 /**
  * struct pl_vt_params - the model's parameters, all in picoseconds.
  * @event_ps:    cost per unit of each vm event (indexed by enum pl_vm_event).
- * @path_ps:     cost per call of each enum pl_vt_path.
- * @lock_ps:     an uncontended acquire + release.
+ * @path_ps:     cost per call (per tree node, for the P_*_NODE steps) of
+ *               each enum pl_vt_path.
+ * @lock_ps:     an uncontended acquire + release (the page allocator's
+ *               locks and VT_LOCK_OTHER; see @vmap_lock_ps).
+ * @vmap_lock_ps: the same for the vmalloc layer's lock classes
+ *               (VT_LOCK_VMAP_*): fitted to the vmalloc rows alone, apart
+ *               from @lock_ps, which carries the PCP fast path.
  * @hold_ps:     extra work per acquisition of each lock class that no event
  *               accounts for (the critical section's own bookkeeping).
  * @handoff_ps:  what a contended acquisition pays on top of its wait: the
  *               lock word comes from the releasing CPU.
  * @xfer_ps:     one cache line transfer by distance.
- * @vmalloc_ps:  per design family, the free-space index search of one
- *               vmalloc under free_vmap_area_lock: [0] rbtree, [1] maple.
  * @idle_ps:     a step of the interleaver that did no allocator work (a
  *               vCPU polling for work): one pass of the workload's loop.
  * @miss_ps:     a memory miss of the cache model (see @cache_lines).
@@ -146,10 +155,10 @@ struct pl_vt_params {
 	uint64_t event_ps[PL_VT_MAX_EVENTS];	/* >= NR_PL_VM_EVENTS, checked in vtime.c */
 	uint64_t path_ps[NR_VT_PATHS];
 	uint64_t lock_ps;
+	uint64_t vmap_lock_ps;
 	uint64_t hold_ps[NR_VT_LOCK_CLASSES];
 	uint64_t handoff_ps;
 	uint64_t xfer_ps[NR_VT_DIST];
-	uint64_t vmalloc_ps[2];
 	uint64_t idle_ps;
 	uint64_t miss_ps;
 	uint64_t cache_lines;
@@ -296,6 +305,21 @@ static inline void pl_vt_paths(enum pl_vt_path path, unsigned long n)
 {
 	if (unlikely(pl_vt_cur))
 		__pl_vt_charge(pl_vt_cur->vt->p.path_ps[path] * n);
+}
+
+/**
+ * pl_vt_step() - one step of a tree walk: the current vCPU visits (@write
+ * false) or rewrites the node at @node, which costs @path's per-node cost
+ * and a touch of the node's line (a transfer if another vCPU wrote it
+ * last). The index searches charge their work this way, node by node,
+ * under the lock their caller holds.
+ */
+static inline void pl_vt_step(enum pl_vt_path path, const void *node, bool write)
+{
+	if (unlikely(pl_vt_cur)) {
+		__pl_vt_charge(pl_vt_cur->vt->p.path_ps[path]);
+		__pl_vt_touch(node, write);
+	}
 }
 
 /**

@@ -277,7 +277,8 @@ static void vt_acquire(struct pl_spinlock *lock, struct pl_vt_cpu *c, bool may_w
 	}
 	__pl_vt_touch(&lock->locked, true);
 	lock->vt_acq_at = c->now;
-	c->now += p->lock_ps + p->hold_ps[lock->vt_class];
+	c->now += (lock->vt_class >= VT_LOCK_VMAP_FREE ? p->vmap_lock_ps : p->lock_ps) +
+		  p->hold_ps[lock->vt_class];
 }
 
 void pl_vt_lock(struct pl_spinlock *lock)

@@ -9,7 +9,9 @@
  * ns per instruction, the anchor machine's 2.2 GHz Xeon); it prints the
  * "calibrated" block. The fit cannot tell the PCP lock from the PCP fast
  * path (one of each per call): the path's cost sits in lock_ps, spent
- * under the lock as in the kernel. Transfer and handoff costs are set
+ * under the lock as in the kernel. The vmalloc layer's costs (VMALLOC,
+ * VFREE, vmap_lock_ps, the P_RB_NODE and P_MT_NODE steps) come from the
+ * script's --vmalloc fit instead, the others held. Transfer and handoff costs are set
  * against the anchors' growth factors (shared/reference/scaling-anchors.md).
  * README "Time at many CPUs" gives the procedure, the fit and the checks.
  * All values in picoseconds (cache_lines, llc_lines: counts of lines;
@@ -25,10 +27,12 @@
 #include "pagelab/base.h"
 
 static const char *const path_names[NR_VT_PATHS] = {
-	"P_RMQUEUE", "P_FREE_ONE", "P_LIST_ENTRY", "P_PAGEBLOCK", "P_SEQ_LINE",
+	"P_RMQUEUE", "P_FREE_ONE", "P_LIST_ENTRY", "P_PAGEBLOCK", "P_SEQ_LINE", "P_RB_NODE",
+	"P_MT_NODE",
 };
 static const char *const lock_names[NR_VT_LOCK_CLASSES] = {
 	"HOLD_OTHER", "HOLD_ZONE", "HOLD_PCP", "HOLD_VMAP_FREE", "HOLD_VMAP_NODE",
+	"HOLD_VMAP_OTHER",
 };
 
 /* The parameter called @name, or NULL. */
@@ -54,10 +58,8 @@ static uint64_t *param_slot(struct pl_vt_params *p, const char *name)
 		return &p->handoff_ps;
 	if (!strcmp(name, "IDLE"))
 		return &p->idle_ps;
-	if (!strcmp(name, "VMALLOC_RB"))
-		return &p->vmalloc_ps[0];
-	if (!strcmp(name, "VMALLOC_MAPLE"))
-		return &p->vmalloc_ps[1];
+	if (!strcmp(name, "VMAP_LOCK"))
+		return &p->vmap_lock_ps;
 	if (!strcmp(name, "MISS"))
 		return &p->miss_ps;
 	if (!strcmp(name, "CACHE_LINES"))
@@ -136,10 +138,11 @@ static void costs_anchors(struct pl_vt_params *p)
 	p->event_ps[PL_EV_PCP_SPLIT] = 13237;
 	p->event_ps[PL_EV_PCP_MERGE] = 13237;
 	p->lock_ps = 85949;
-	p->event_ps[PL_EV_VMALLOC] = 47173;
-	p->event_ps[PL_EV_VFREE] = 47173;
-	p->vmalloc_ps[0] = 0;
-	p->vmalloc_ps[1] = 28550;
+	p->event_ps[PL_EV_VMALLOC] = 302520;
+	p->event_ps[PL_EV_VFREE] = 302520;
+	p->vmap_lock_ps = 0;
+	p->path_ps[VT_P_RB_NODE] = 3989;
+	p->path_ps[VT_P_MT_NODE] = 38292;
 	p->event_ps[PL_EV_VMAP_PURGE_AREAS] = 0;
 	p->path_ps[VT_P_LIST_ENTRY] = 1623;
 	p->path_ps[VT_P_PAGEBLOCK] = 0;
@@ -181,8 +184,9 @@ static void costs_host(struct pl_vt_params *p)
 	p->lock_ps = 20867;
 	p->event_ps[PL_EV_VMALLOC] = 52337;
 	p->event_ps[PL_EV_VFREE] = 52337;
-	p->vmalloc_ps[0] = 0;
-	p->vmalloc_ps[1] = 0;
+	p->vmap_lock_ps = 20867;
+	p->path_ps[VT_P_RB_NODE] = 0;
+	p->path_ps[VT_P_MT_NODE] = 0;
 	p->event_ps[PL_EV_VMAP_PURGE_AREAS] = 0;
 	p->path_ps[VT_P_LIST_ENTRY] = 24351;
 	p->path_ps[VT_P_PAGEBLOCK] = 6739;

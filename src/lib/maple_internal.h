@@ -13,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 #include "pagelab/maple_tree.h"
+#include "pagelab/base.h"	/* vtime.h: the tree walks charge virtual time */
 
 #define MAPLE_NODE_MASK		255UL
 #define MAPLE_NODE_TYPE_SHIFT	3

@@ -40,6 +40,7 @@ static void wr_pair_gaps(struct mt_wr *wr, unsigned int depth, unsigned int i, u
 
 	if (!wr->alloc)
 		return;
+	pl_vt_step(VT_P_MT_NODE, pn, true);
 	ma_store_gap(&pn->ma64.gap[i], gl);
 	ma_store_gap(&pn->ma64.gap[i + 1], gr);
 	wr_update_gaps(wr, depth, ma_arange_max_gap(pn));

@@ -49,6 +49,11 @@
  * other leaves), which keeps "no two adjacent NULL ranges" and makes every
  * free run exactly one slot, so gap[] is exact and mas_empty_area() is one
  * descent that only backtracks at the edges of its [min, max] window.
+ *
+ * Virtual time (vtime.h): every node a read, a gap search or a write's walk
+ * enters is one VT_P_MT_NODE step on the node's first line; every node a
+ * store fills or rewrites in place, and every gap[] it updates, is one
+ * more, written. vmalloc's index is the tree's only user under vtime.
  */
 #if !defined(__SANITIZE_THREAD__)
 #define _LGPL_SOURCE	/* inline read-side primitives (TSan: the library's, uninstrumented) */
@@ -76,6 +81,8 @@ static void *mas_descend(struct ma_state *mas, struct maple_enode *enode, unsign
 		unsigned int np = mt_pivots[type];
 		unsigned int off = ma_offset(piv, np, index);
 		void *entry = ma_load_slot(&ma_slots(node, type)[off]);
+
+		pl_vt_step(VT_P_MT_NODE, node, false);
 
 		if (ma_is_leaf(type)) {
 			mas->node = enode;
@@ -346,6 +353,8 @@ static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long 
 		int off = f->off;
 		bool descended = false;
 
+		pl_vt_step(VT_P_MT_NODE, node, false);
+
 		/* First visit: start at the slot holding lo (hi when reversed). */
 		if (off < 0)
 			off = (int)ma_offset(piv, np, rev ? hi : lo);
@@ -446,6 +455,7 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 		struct maple_node *node = mte_to_node(enode);
 		unsigned long smin, smax;
 
+		pl_vt_step(VT_P_MT_NODE, node, false);
 		if (mte_node_type(enode) == maple_arange_64) {
 			const unsigned int np = MAPLE_ARANGE64_SLOTS - 1;
 			unsigned long *piv = node->ma64.pivot, *gaps = node->ma64.gap;

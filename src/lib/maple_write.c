@@ -114,6 +114,7 @@ void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
 
 	if (from > to)
 		return;
+	pl_vt_step(VT_P_MT_NODE, node, false);
 	if (!b->n)
 		b->min = from ? piv[from - 1] + 1 : nmin;
 	for (int i = from; i <= to; i++) {
@@ -141,6 +142,7 @@ unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum mapl
 	unsigned int cnt = e - s, i;
 	unsigned long gap = 0;
 
+	pl_vt_step(VT_P_MT_NODE, node, true);
 	for (i = 0; i < cnt; i++) {
 		slots[i] = b->slot[s + i];
 		if (i < np)
@@ -271,6 +273,7 @@ void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
 
 		if (was == gap)
 			return;
+		pl_vt_step(VT_P_MT_NODE, parent, true);
 		ma_store_gap(g, gap);
 		if (!depth)
 			return;		/* the root: no gap above it */
@@ -377,6 +380,7 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 		unsigned int np = mt_pivots[lt];
 		unsigned int lo = ma_offset(lp, np, L), ro = lo;
 
+		pl_vt_step(VT_P_MT_NODE, ln, false);
 		/* Most stores stay inside one slot per level: no second search. */
 		if (lo < np && lp[lo] != ULONG_MAX && R > lp[lo])
 			ro = ma_offset(lp, np, R);
@@ -409,6 +413,9 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 		unsigned int np = mt_pivots[lt];
 		unsigned int lo = ma_offset(lp, np, L), ro = ma_offset(rp, np, R);
 
+		pl_vt_step(VT_P_MT_NODE, ln, false);
+		if (rn != ln)
+			pl_vt_step(VT_P_MT_NODE, rn, false);
 		wr->l[d] = le;
 		wr->r[d] = re;
 		wr->lmin[d] = lmin;
@@ -448,6 +455,7 @@ wr_walk_one_t(struct mt_wr *wr, struct maple_enode *e, unsigned long L, unsigned
 		unsigned int off;
 		unsigned long smax;
 
+		pl_vt_step(VT_P_MT_NODE, node, false);
 		piv = ma_pivots(node, itype);
 		off = ma_offset(piv, np, L);
 		smax = off < np && piv[off] != ULONG_MAX ? piv[off] : max;
@@ -462,6 +470,7 @@ wr_walk_one_t(struct mt_wr *wr, struct maple_enode *e, unsigned long L, unsigned
 		e = ma_slots(node, itype)[off];
 		ma_prefetch_node(e);
 	}
+	pl_vt_step(VT_P_MT_NODE, mte_to_node(e), false);
 	piv = mte_to_node(e)->mr64.pivot;
 	lo = ro = ma_offset(piv, lnp, L);
 	if (lo < lnp && piv[lo] != ULONG_MAX && R > piv[lo])
@@ -566,6 +575,7 @@ static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo
 			}
 		}
 	}
+	pl_vt_step(VT_P_MT_NODE, node, true);
 	/*
 	 * Move the slots right of @ro, then write the middle. A leaf's last used
 	 * slot has the pivot ULONG_MAX (its end is the node's), and slot 15 has

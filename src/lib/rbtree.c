@@ -10,6 +10,10 @@
  * and erase recomputes the values on the path from the spliced position to
  * the root, so an augmented tree stays exact.
  *
+ * Virtual time (vtime.h): each rotation, each step of a fixup loop and
+ * each node of the successor search is one VT_P_RB_NODE step on the node
+ * it rewrites or reads; the augmented callbacks charge their own.
+ *
  * Colour and parent share __rb_parent_color: bit 0 is the colour (0 red,
  * 1 black), the rest the parent's address. Child pointers are stored with
  * WRITE_ONCE so a lockless reader never sees a torn pointer (it may still
@@ -76,6 +80,8 @@ static void rotate_left(struct rb_node *x, struct rb_root *root,
 {
 	struct rb_node *y = x->rb_right, *p = rb_parent(x);
 
+	pl_vt_step(VT_P_RB_NODE, x, true);
+	pl_vt_step(VT_P_RB_NODE, y, true);
 	WRITE_ONCE(x->rb_right, y->rb_left);
 	if (y->rb_left)
 		rb_set_parent(y->rb_left, x);
@@ -92,6 +98,8 @@ static void rotate_right(struct rb_node *x, struct rb_root *root,
 {
 	struct rb_node *y = x->rb_left, *p = rb_parent(x);
 
+	pl_vt_step(VT_P_RB_NODE, x, true);
+	pl_vt_step(VT_P_RB_NODE, y, true);
 	WRITE_ONCE(x->rb_left, y->rb_right);
 	if (y->rb_right)
 		rb_set_parent(y->rb_right, x);
@@ -107,6 +115,8 @@ static void insert_fixup(struct rb_node *node, struct rb_root *root,
 {
 	for (;;) {
 		struct rb_node *parent = rb_parent(node), *gparent, *uncle;
+
+		pl_vt_step(VT_P_RB_NODE, node, true);
 
 		if (!parent) {
 			rb_set_color(node, RB_BLACK);
@@ -167,6 +177,8 @@ static void erase_fixup(struct rb_node *x, struct rb_node *parent, struct rb_roo
 {
 	while (parent && node_is_black(x)) {
 		struct rb_node *w;
+
+		pl_vt_step(VT_P_RB_NODE, parent, true);
 
 		if (x == parent->rb_left) {
 			w = parent->rb_right;
@@ -229,6 +241,7 @@ static void erase(struct rb_node *z, struct rb_root *root, const struct rb_augme
 	struct rb_node *x, *xparent, *zparent = rb_parent(z);
 	unsigned long removed_color;
 
+	pl_vt_step(VT_P_RB_NODE, z, true);
 	if (!z->rb_left || !z->rb_right) {
 		/* Splice @z out: its only child (or nothing) takes its place. */
 		x = z->rb_left ? z->rb_left : z->rb_right;
@@ -243,8 +256,11 @@ static void erase(struct rb_node *z, struct rb_root *root, const struct rb_augme
 		/* Splice out the successor @y and put it where @z was. */
 		struct rb_node *y = z->rb_right;
 
-		while (y->rb_left)
+		while (y->rb_left) {
+			pl_vt_step(VT_P_RB_NODE, y, false);
 			y = y->rb_left;
+		}
+		pl_vt_step(VT_P_RB_NODE, y, true);
 		removed_color = rb_color(y);
 		x = y->rb_right;
 		if (rb_parent(y) == z) {

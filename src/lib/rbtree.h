@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "pagelab/compiler.h"
+#include "pagelab/base.h"	/* vtime.h: the tree walks charge virtual time */
 
 #define RB_RED		0UL
 #define RB_BLACK	1UL
@@ -119,6 +120,7 @@ int rb_check(const struct rb_root *root);
 static inline bool rbname##_compute_max(rbstruct *node, bool exit)			\
 {											\
 	rbtype m = rbcompute(node);							\
+	pl_vt_step(VT_P_RB_NODE, &node->rbfield, false);				\
 	if (node->rbfield.rb_left) {							\
 		rbstruct *c = rb_entry(node->rbfield.rb_left, rbstruct, rbfield);	\
 		if (c->rbaugmented > m)							\
@@ -131,6 +133,7 @@ static inline bool rbname##_compute_max(rbstruct *node, bool exit)			\
 	}										\
 	if (exit && node->rbaugmented == m)						\
 		return true;								\
+	pl_vt_touch(node, true);							\
 	node->rbaugmented = m;								\
 	return false;									\
 }											\

@@ -91,9 +91,6 @@ static int create_vtime(struct pl_machine *m)
 	pl_vt_params_costs(&p, m->config.vt_costs);
 	/* One kernel TLB flush: the configured cost for each vCPU it reaches. */
 	p.event_ps[PL_EV_TLB_FLUSH] = m->config.tlb_flush_ns_per_cpu * m->nr_cpus * 1000;
-	/* The free-space search under free_vmap_area_lock: per index design. */
-	p.hold_ps[VT_LOCK_VMAP_FREE] +=
-		p.vmalloc_ps[m->config.design.vmap_index == VMAP_INDEX_MAPLE];
 	m->vt = pl_vtime_create(m->nr_cpus, &t, &p);
 	if (!m->vt) {
 		pl_warn_ratelimited("pl_machine_create: no memory for virtual time");

@@ -171,6 +171,7 @@ static struct kvfree_rcu_space *krs_get(struct vmap_space *vs)
 		struct kfree_rcu_cpu *krc = &fresh->krc[i];
 
 		pl_spin_init(&krc->lock, false);
+		pl_spin_set_class(&krc->lock, VT_LOCK_VMAP_OTHER);
 		INIT_LIST_HEAD(&krc->bulk_head);
 		INIT_LIST_HEAD(&krc->bkvcache);
 		INIT_LIST_HEAD(&krc->waiting);

@@ -358,6 +358,7 @@ static struct pcpu_space *pcpu_space(struct vmap_space *vs)
 		INIT_LIST_HEAD(&fresh->slots[i]);
 	pthread_mutex_init(&fresh->alloc_mutex, NULL);
 	pl_spin_init(&fresh->lock, vs->m->config.lock_stat);
+	pl_spin_set_class(&fresh->lock, VT_LOCK_VMAP_OTHER);
 	if (!__atomic_compare_exchange_n(&vs->percpu, &ps, fresh, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		pthread_mutex_destroy(&fresh->alloc_mutex);

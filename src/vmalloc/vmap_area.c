@@ -591,6 +591,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 	pl_objcache_set_fault(vs->vm_struct_cachep, &vs->failslab);
 	memset(vs->pgt.pgd, 0, PAGE_SIZE);
 	pl_spin_init(&vs->pgt.lock, false);
+	pl_spin_set_class(&vs->pgt.lock, VT_LOCK_VMAP_OTHER);
 	for (unsigned int i = 0; i < n; i++) {
 		struct vmap_node *vn = &vs->vmap_nodes[i];
 

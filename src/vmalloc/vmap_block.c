@@ -199,6 +199,7 @@ static unsigned long new_vmap_block(struct vmap_space *vs, unsigned int order, u
 	}
 	addr = va->va_start;
 	pl_spin_init(&vb->lock, false);
+	pl_spin_set_class(&vb->lock, VT_LOCK_VMAP_OTHER);
 	vb->va = va;
 	vb->free = VMAP_BBMAP_BITS - (1UL << order);
 	vb->dirty = 0;
@@ -532,6 +533,7 @@ int vmap_blocks_init(struct vmap_space *vs)
 	memset(vs->vmap_block_queue, 0, sizeof(struct vmap_block_queue) * n);
 	for (unsigned int i = 0; i < n; i++) {
 		pl_spin_init(&vs->vmap_block_queue[i].lock, vs->m->config.lock_stat);
+		pl_spin_set_class(&vs->vmap_block_queue[i].lock, VT_LOCK_VMAP_OTHER);
 		INIT_LIST_HEAD(&vs->vmap_block_queue[i].free);
 	}
 	return 0;

@@ -128,8 +128,10 @@ int vmap_bump_init(struct vmap_space *vs)
 	b->nr_cpus = n;
 	b->max_align = vs->m->config.design.vmap_bump_wide_align ? VMAP_BUMP_WIDE_ALIGN
 								 : VMAP_BUMP_SEED_ALIGN;
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		pl_spin_init(&b->cpu[i].lock, vs->m->config.lock_stat);
+		pl_spin_set_class(&b->cpu[i].lock, VT_LOCK_VMAP_OTHER);
+	}
 	vs->bump = b;
 	return 0;
 }
@@ -215,6 +217,7 @@ static struct vmap_bump_chunk *chunk_new(struct vmap_space *vs, gfp_t gfp)
 		return NULL;
 	}
 	pl_spin_init(&ch->lock, false);
+	pl_spin_set_class(&ch->lock, VT_LOCK_VMAP_OTHER);
 	ch->va = va;
 	ch->start = ch->next = va->va_start;
 	ch->end = va->va_end;

@@ -22,6 +22,12 @@
  *
  * Busy and lazy sets: plain rbtrees by address plus their lists.
  *
+ * Virtual time: every node a search, a descent to a link or a maximum's
+ * propagation visits is one VT_P_RB_NODE step on that node's line (read,
+ * or written where the value changes), under the lock the caller holds;
+ * rbtree.c charges the rotations and fixups. The hold time of
+ * free_vmap_area_lock is then the search the tree's shape asks for.
+ *
  * Invariants (check_free / check_set): rbtree colours and black height;
  * in-order walk strictly ascending with no overlap, equal to the list;
  * every subtree_max_size exact; in the free space no two areas touch.
@@ -66,6 +72,7 @@ static struct rb_node **find_va_links(struct vmap_area *va, struct rb_root *root
 	while (*link) {
 		struct vmap_area *tmp = rb_va(*link);
 
+		pl_vt_step(VT_P_RB_NODE, tmp, false);
 		p = *link;
 		if (va->va_end <= tmp->va_start)
 			link = &p->rb_left;
@@ -88,6 +95,8 @@ static struct list_head *get_va_next_sibling(struct rb_node *parent, struct rb_n
 		return head;	/* empty tree: the list's end */
 	if (link == &parent->rb_right) {
 		next = rb_next(parent);
+		if (next)
+			pl_vt_step(VT_P_RB_NODE, rb_va(next), false);
 		return next ? &rb_va(next)->list : head;
 	}
 	return &rb_va(parent)->list;
@@ -108,14 +117,17 @@ static void link_va(struct vmap_area *va, struct rb_list *rl, struct rb_node *pa
 
 		va->subtree_max_size = size;
 		for (struct rb_node *n = parent; n && rb_va(n)->subtree_max_size < size;
-		     n = rb_parent(n))
+		     n = rb_parent(n)) {
+			pl_vt_step(VT_P_RB_NODE, rb_va(n), true);
 			rb_va(n)->subtree_max_size = size;
+		}
 		rb_link_node(va_rb(va), parent, link);
 		rb_insert_augmented(va_rb(va), &rl->root, &free_vmap_area_rb_augment_cb);
 	} else {
 		rb_link_node(va_rb(va), parent, link);
 		rb_insert_color(va_rb(va), &rl->root);
 	}
+	pl_vt_touch(va, true);
 	list_add_tail(&va->list, next);	/* i.e. just before @next */
 }
 
@@ -154,6 +166,7 @@ static struct vmap_area *rb_set_find(struct rb_list *set, unsigned long addr)
 	while (n) {
 		struct vmap_area *va = rb_va(n);
 
+		pl_vt_step(VT_P_RB_NODE, va, false);
 		if (addr < va->va_start)
 			n = n->rb_left;
 		else if (addr >= va->va_end)
@@ -236,6 +249,7 @@ static struct vmap_area *rb_find_vmap_lowest_match(struct rb_list *fs, unsigned 
 	while (node) {
 		struct vmap_area *va = rb_va(node);
 
+		pl_vt_step(VT_P_RB_NODE, va, false);
 		if (get_subtree_max_size(node->rb_left) >= length && vstart < va->va_start) {
 			node = node->rb_left;
 			continue;
@@ -249,6 +263,7 @@ static struct vmap_area *rb_find_vmap_lowest_match(struct rb_list *fs, unsigned 
 		/* Climb: every node here is either rejected or searched. */
 		while ((node = rb_parent(node))) {
 			va = rb_va(node);
+			pl_vt_step(VT_P_RB_NODE, va, false);
 			if (is_within_this_va(va, size, align, vstart))
 				return va;
 			if (get_subtree_max_size(node->rb_right) >= length &&
@@ -267,6 +282,7 @@ static int rb_va_clip(struct vmap_space *vs, struct rb_list *fs, struct vmap_are
 {
 	struct vmap_area *lva;
 
+	pl_vt_touch(va, true);
 	switch (classify_va_fit_type(va, nva_start, size)) {
 	case FL_FIT_TYPE:
 		/*
@@ -332,7 +348,9 @@ static struct vmap_area *rb_merge_or_add(struct vmap_space *vs, struct rb_list *
 	/* The next free area starts where @va ends: it grows down over @va. */
 	if (next_pos != &fs->head) {
 		sibling = list_entry(next_pos, struct vmap_area, list);
+		pl_vt_touch(sibling, false);
 		if (sibling->va_start == va->va_end) {
+			pl_vt_touch(sibling, true);
 			sibling->va_start = va->va_start;
 			va_cache_free(vs, va);
 			va = sibling;
@@ -342,7 +360,9 @@ static struct vmap_area *rb_merge_or_add(struct vmap_space *vs, struct rb_list *
 	/* The previous one ends where @va starts: it grows up over @va. */
 	if (next_pos->prev != &fs->head) {
 		sibling = list_entry(next_pos->prev, struct vmap_area, list);
+		pl_vt_touch(sibling, false);
 		if (sibling->va_end == va->va_start) {
+			pl_vt_touch(sibling, true);
 			/*
 			 * If @va already merged with the next area, that area
 			 * goes: unlink it before the previous one changes.
