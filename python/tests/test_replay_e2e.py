@@ -100,3 +100,29 @@ def test_cli_tick_reaches_the_engine(tmp_path, capsys):
         ms = load_results(out)["measurements"]
         assert ms and all(m.params.get(key) == tick for m in ms), ms[0].params
     capsys.readouterr()
+
+
+def _pcp_counts(zoneinfo: str) -> list[int]:
+    """The Normal zone's per-CPU `count:` values of a zoneinfo text."""
+    normal = zoneinfo.split("zone   Normal\n", 1)[1].split("Node 0, zone", 1)[0]
+    return [int(line.split()[1]) for line in normal.splitlines() if line.strip().startswith("count:")]
+
+
+def test_positional_state_holds_the_reported_pcp_counts(tmp_path):
+    """The fixture's VM had 30,503 and 62,894 pages on its Normal PCPs and few
+    allocated pages to put them in (most memory free): the loader used to find
+    room for half of them, so the replay refilled 28 times against the kernel's
+    11.  Every reported page is on a list now, and the refills are the kernel's."""
+    shown = tmp_path / "state.txt"
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={FIXTURE}", "state=positional",
+                        "design=v6.18", f"show_state={shown}"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    loaded = shown.read_text().split("# v6.18, end of the replay")[0]
+    want = _pcp_counts((FIXTURE / "before" / "zoneinfo").read_text())
+    got = _pcp_counts(loaded)
+    assert len(want) == 2 and len(got) == len(want)
+    for w, g in zip(want, got):
+        assert abs(g - w) <= 4, (want, got)
+    res = replay.run(FIXTURE, ["v6.18"], state="positional")
+    k, d = res["kernel"]["counters"], res["designs"]["v6.18"]["counters"]
+    assert k["pcp_refills"] == 11 and d["pcp_refills"] == k["pcp_refills"]

@@ -693,9 +693,25 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	return 0;
 }
 
+/* Put the held block of @order at @pfn on the current CPU's PCP. Return: done. */
+static bool put_on_pcp(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
+{
+	if (order && pl_join_pages(pfn_to_page(pfn), order))
+		return false;
+	unhold(st, pfn, order);
+	__free_pages(pfn_to_page(pfn), order);
+	return true;
+}
+
 /*
  * Put up to @nr pages of held, untouched blocks of @order in pageblocks of
  * type @mt on the current CPU's PCP (list order_to_pindex(@mt, @order)).
+ * First one block per 64-page word, at its start, so that the pages lie
+ * apart as a running kernel's do; when the machine holds too few untouched
+ * words for that (kbuild3: 4.9 M of 5.4 M pages free, and 32,212 pages on
+ * CPU 1's lists of which 15,589 found a word), then the blocks of odd index
+ * (pfn >> @order) in untouched words whose buddy stays held, so that none
+ * of them merges with another when drained.
  * Return: the pages put there.
  */
 static long fill_list(struct pl_loaded_state *st, struct zone *zone, const struct pl_positional *pos,
@@ -707,15 +723,18 @@ static long fill_list(struct pl_loaded_state *st, struct zone *zone, const struc
 
 	for (unsigned long pfn = start; done + (long)step <= nr && pfn + step <= zone_end_pfn(zone);
 	     pfn += stride) {
-		/* one block per 64-page word, so touched() can test whole words */
 		if (!run_held(st, pfn, order) || touched(pos, pfn, stride) ||
 		    get_pageblock_migratetype(pfn_to_page(pfn)) != mt)
 			continue;
-		if (order && pl_join_pages(pfn_to_page(pfn), order))
+		done += put_on_pcp(st, pfn, order) ? (long)step : 0;
+	}
+	for (unsigned long pfn = start + step; done + (long)step <= nr &&
+	     pfn + step <= zone_end_pfn(zone); pfn += 2 * step) {
+		if (!run_held(st, pfn, order) || !run_held(st, pfn - step, order) ||
+		    touched(pos, pfn & ~63UL, stride) ||
+		    get_pageblock_migratetype(pfn_to_page(pfn)) != mt)
 			continue;
-		unhold(st, pfn, order);
-		__free_pages(pfn_to_page(pfn), order);
-		done += (long)step;
+		done += put_on_pcp(st, pfn, order) ? (long)step : 0;
 	}
 	return done;
 }
