@@ -15,7 +15,10 @@
  *    kvfree_rcu work on four vCPUs, with the host heap moved in between:
  *    kvfree_rcu's grace periods end at the interleaver's step boundaries,
  *    not when a host thread gets round to it, so a full batch is freed on
- *    its vCPU's very next call.
+ *    its vCPU's very next call;
+ *  - the host structures whose lines the model touches (the vmalloc space
+ *    with free_vmap_area_lock, the object caches, the maple index, the
+ *    percpu space) start on a 64-byte line, whatever the heap held before.
  * Asserts behaviour (more, less, equal), never a time of the host.
  */
 #include <stdlib.h>
@@ -382,6 +385,32 @@ static void test_determinism_pcpu_kvfree(void **state)
 	assert_true(x[0][0] + x[0][1] > 0);
 }
 
+/* Lines are keyed by host address: what the model touches starts on a line. */
+static void test_lines_host_aligned(void **state)
+{
+	const char *designs[] = { "v6.18", "maple" };
+
+	(void)state;
+	for (unsigned int d = 0; d < 2; d++) {
+		void *spacer = malloc(24);	/* an odd heap offset before the machine */
+		struct pl_machine *m = vt_machine(2, designs[d], NULL);
+		void *p = __alloc_percpu(8, 8);
+
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)m->vmap % 64, 0);
+		assert_int_equal((uintptr_t)m->vmap->vmap_area_cachep % 64, 0);
+		assert_int_equal((uintptr_t)m->vmap->vm_struct_cachep % 64, 0);
+		assert_int_equal((uintptr_t)m->vmap->percpu % 64, 0);
+		if (m->config.design.vmap_index == VMAP_INDEX_MAPLE)
+			assert_int_equal((uintptr_t)m->vmap->free.priv % 64, 0);
+		free_percpu(p);
+		assert_int_equal(pl_check_percpu(m), 0);
+		pl_percpu_reclaim(m);
+		vm_test_done(m);
+		free(spacer);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_kvfree_rcu_gp_ends_with_step),
 		cmocka_unit_test(test_determinism_pcpu_kvfree),
+		cmocka_unit_test(test_lines_host_aligned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
