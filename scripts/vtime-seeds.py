@@ -94,7 +94,8 @@ def part_004(a):
     for mask, name in ((1, "fix_size_alloc_test"), (2, "full_fit_alloc_test"),
                        (4, "long_busy_list_alloc_test"), (8, "random_size_alloc_test"),
                        (32, "random_size_align_alloc_test"), (64, "align_shift_alloc_test"),
-                       (256, "pcpu_alloc_test"), (1024, "vm_map_ram_test")):
+                       (128, "pcpu_alloc_test"), (256, "kvfree_rcu_1_arg_vmalloc_test"),
+                       (1024, "vm_map_ram_test")):
         recs = bench(a.bench, ["test_vmalloc", "nr_threads=16", f"run_test_mask={mask}",
                                f"test_loop_count={a.loops}", "design=v6.18,maple"])
         vals = {}

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "compiler.h"
 #include "vtime.h"
 
@@ -184,6 +186,26 @@ struct pl_lock_saved {
  */
 void pl_lock_stat_save(struct pl_spinlock *lock, struct pl_lock_saved *out);
 void pl_lock_stat_put_back(struct pl_spinlock *lock, const struct pl_lock_saved *in);
+
+/**
+ * pl_zalloc_lines() - @size zeroed bytes of host memory that start on a
+ * 64-byte line and fill whole lines. Virtual time keys cache lines by host
+ * address, so a host structure whose lines it touches (a pl_spinlock, a
+ * list head) must not be placed at malloc()'s 16-byte alignment: then its
+ * fields' split into lines, and which lines it shares with its heap
+ * neighbours, would change with whatever the host allocated before it.
+ * Free with free().
+ * Return: the memory, or NULL.
+ */
+static inline void *pl_zalloc_lines(size_t size)
+{
+	size_t whole = (size + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, whole ? whole : 64);
+
+	if (p)
+		memset(p, 0, whole ? whole : 64);
+	return p;
+}
 
 /* ---- seq_file over a caller's buffer (the pl_show_*() reports) ------------- */
 

@@ -226,6 +226,12 @@ struct pl_vt_line {
  * @lines:   the line table, @nr_lines used of @nr_lines_cap (a power of 2).
  * @llc:     with the LLC model, one shared LRU per socket, @nr_llc of them
  *           (else NULL).
+ * @steps:   steps pl_run_vcpus() has run on this vtime. Between two steps
+ *           no vCPU is inside any allocator call (each is in a quiescent
+ *           state, in RCU's terms), so a grace period requested during a
+ *           step is over once @steps has moved past it: that is how
+ *           kvfree_rcu ends its grace periods in virtual time, at a point
+ *           of the run that never depends on the host.
  */
 struct pl_vtime {
 	unsigned int nr_cpus;
@@ -236,6 +242,7 @@ struct pl_vtime {
 	size_t nr_lines, nr_lines_cap;
 	struct pl_vt_cache **llc;
 	unsigned int nr_llc;
+	uint64_t steps;
 };
 
 extern _Thread_local struct pl_vt_cpu *pl_vt_cur;

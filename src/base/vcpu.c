@@ -10,7 +10,9 @@
  *
  * With a vtime (issue 15) all vCPUs run on the calling thread, one step
  * at a time, the vCPU with the earliest virtual clock first: a
- * discrete-event order that is the same on every host.
+ * discrete-event order that is the same on every host. vt->steps counts
+ * the steps: between two of them no vCPU is inside the allocator, which is
+ * where kvfree_rcu ends its grace periods in virtual time.
  *
  * Invariant: a vCPU is only ever run by its one thread, so per-vCPU state
  * (the workload's and the allocator's per-CPU data) needs no locking
@@ -79,6 +81,7 @@ static int run_vtime(const struct pl_vcpu_run *r)
 			done[v] = true;
 			live--;
 		}
+		r->vt->steps++;
 		idle[v] = r->vt->cpu[v].now == before && !done[v];
 		/*
 		 * A step that did no allocator work (a vCPU polling for work

@@ -9,7 +9,7 @@
 
 struct pl_objcache *pl_objcache_create(const char *name, size_t size, unsigned int nr_cpus)
 {
-	struct pl_objcache *c = calloc(1, sizeof(*c));
+	struct pl_objcache *c = pl_zalloc_lines(sizeof(*c));
 
 	if (!c)
 		return NULL;

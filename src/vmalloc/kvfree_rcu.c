@@ -23,6 +23,16 @@
  *   its next kvfree_call_rcu() or kvfree_rcu_poll(), or by
  *   kvfree_rcu_barrier(); emptied blocks go back to the page cache.
  *
+ * In virtual time (a machine with a vtime, whose vCPUs all run on one
+ * thread, a step at a time) there is no helper thread: its grace periods
+ * would end after however many steps the host let pass, and the frees,
+ * their clocks and their lines with them. Instead a grace period
+ * requested during a step of the interleaver ends when the step does (no
+ * vCPU is in a read-side section between steps: each has passed a
+ * quiescent state), so the batch is freed on the vCPU's next
+ * kvfree_call_rcu() - the helper thread's "as soon as it can", at a point
+ * that depends only on the run.
+ *
  * Where pagelab differs: the kernel frees a ready batch in a workqueue;
  * here a vCPU does it (the helper thread is not a vCPU and may not call
  * into the allocator), so the frees are counted on the vCPU that queued
@@ -33,6 +43,10 @@
  *
  * Locks: krc->lock (one vCPU's channels, cache and batches); gp_lock (the
  * grace-period numbers), never held with krc->lock.
+ *
+ * Invariants: gp_completed <= gp_requested; a batch waits for a number
+ * <= gp_requested; with a vtime, every number requested before step
+ * vt_step of the interleaver is completed (see gp_done()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +103,10 @@ struct kfree_rcu_cpu {
  * struct kvfree_rcu_space - a machine's kvfree_rcu state (vs->krcp).
  * @gp_requested: the highest grace-period number asked for (gp_lock).
  * @gp_completed: the highest one whose grace period ended (atomic).
+ * @vt:           the machine's vtime, or NULL (then a helper thread ends
+ *                the grace periods).
+ * @vt_step:      with @vt: the interleaver's step (@vt->steps) in which
+ *                @gp_requested was requested.
  */
 struct kvfree_rcu_space {
 	struct kfree_rcu_cpu *krc;
@@ -99,6 +117,8 @@ struct kvfree_rcu_space {
 	bool thread_started, stop;
 	unsigned long gp_requested;
 	unsigned long gp_completed;
+	struct pl_vtime *vt;
+	uint64_t vt_step;
 };
 
 _Static_assert(KVFREE_BULK_MAX_ENTR >= 500, "a page of pointers holds ~508 records");
@@ -133,6 +153,15 @@ static unsigned long kvfree_rcu_request_gp(struct kvfree_rcu_space *krs)
 	unsigned long gp;
 
 	pthread_mutex_lock(&krs->gp_lock);
+	if (krs->vt) {
+		/* A step has ended since the last request: so has its grace period. */
+		if (krs->vt->steps != krs->vt_step)
+			__atomic_store_n(&krs->gp_completed, krs->gp_requested, __ATOMIC_RELEASE);
+		krs->vt_step = krs->vt->steps;
+		gp = ++krs->gp_requested;
+		pthread_mutex_unlock(&krs->gp_lock);
+		return gp;
+	}
 	if (!krs->thread_started) {
 		if (pthread_create(&krs->gp_thread, NULL, kvfree_rcu_gp_thread, krs))
 			abort();
@@ -144,8 +173,15 @@ static unsigned long kvfree_rcu_request_gp(struct kvfree_rcu_space *krs)
 	return gp;
 }
 
+/*
+ * Has grace period @gp ended? With a vtime, every one requested is over once
+ * the interleaver has moved past the step of the last request (the vtime's
+ * vCPUs all run on the calling thread, so @krs->vt_step is not racy).
+ */
 static inline bool gp_done(struct kvfree_rcu_space *krs, unsigned long gp)
 {
+	if (krs->vt && krs->vt->steps != krs->vt_step)
+		return true;
 	return __atomic_load_n(&krs->gp_completed, __ATOMIC_ACQUIRE) >= gp;
 }
 
@@ -161,6 +197,7 @@ static struct kvfree_rcu_space *krs_get(struct vmap_space *vs)
 	if (!fresh)
 		return NULL;
 	fresh->nr_cpus = vs->m->nr_cpus;
+	fresh->vt = vs->m->vt;
 	fresh->krc = aligned_alloc(64, sizeof(struct kfree_rcu_cpu) * fresh->nr_cpus);
 	if (!fresh->krc) {
 		free(fresh);
@@ -414,6 +451,8 @@ void kvfree_rcu_barrier(void)
 	}
 	pthread_mutex_lock(&krs->gp_lock);
 	want = krs->gp_requested;
+	if (krs->vt)	/* the barrier is a point between steps: every grace period ends */
+		__atomic_store_n(&krs->gp_completed, want, __ATOMIC_RELEASE);
 	while (!gp_done(krs, want))
 		pthread_cond_wait(&krs->gp_cond, &krs->gp_lock);
 	pthread_mutex_unlock(&krs->gp_lock);

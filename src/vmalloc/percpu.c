@@ -345,7 +345,7 @@ static struct pcpu_space *pcpu_space(struct vmap_space *vs)
 
 	if (likely(ps))
 		return ps;
-	fresh = calloc(1, sizeof(*fresh));
+	fresh = pl_zalloc_lines(sizeof(*fresh));
 	if (!fresh)
 		return NULL;
 	fresh->nr_slots = pcpu_size_to_slot(PCPU_UNIT_SIZE) + 2;

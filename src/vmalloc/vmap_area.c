@@ -550,7 +550,7 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 {
 	unsigned int n = m->nr_cpus < 1 ? 1 : m->nr_cpus > 128 ? 128 : m->nr_cpus;
 	bool timed = m->config.lock_stat;
-	struct vmap_space *vs = calloc(1, sizeof(*vs));
+	struct vmap_space *vs = pl_zalloc_lines(sizeof(*vs));
 	struct vmap_area *va;
 
 	if (!vs)

@@ -184,7 +184,7 @@ static unsigned long new_vmap_block(struct vmap_space *vs, unsigned int order, u
 				    int node)
 {
 	struct vmap_block_queue *vbq = &vs->vmap_block_queue[this_cpu_id()], *hq;
-	struct vmap_block *vb = calloc(1, sizeof(*vb));
+	struct vmap_block *vb = pl_zalloc_lines(sizeof(*vb));
 	struct vmap_area *va;
 	unsigned long addr;
 	int err;

@@ -205,7 +205,7 @@ static struct vmap_bump_chunk *chunk_new(struct vmap_space *vs, gfp_t gfp)
 	b->spare = NULL;
 	pthread_rwlock_unlock(&b->table_lock);
 	if (!ch)
-		ch = calloc(1, sizeof(*ch));
+		ch = pl_zalloc_lines(sizeof(*ch));
 	if (!ch)
 		return NULL;
 	ch->nr_live = 0;

@@ -780,7 +780,7 @@ static int vmt_ops_init(struct rb_list *rl, enum vmap_set_kind kind)
 	rl->priv = NULL;
 	if (kind == VMAP_SET_LAZY || kind == VMAP_SET_LOCAL)
 		return 0;
-	t = calloc(1, sizeof(*t));
+	t = pl_zalloc_lines(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	mt_init_flags(&t->mt, kind == VMAP_SET_FREE ? MT_FLAGS_ALLOC_RANGE : 0);

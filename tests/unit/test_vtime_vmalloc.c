@@ -10,7 +10,15 @@
  *  - the vmalloc layer's locks cost VMAP_LOCK, not the page allocator's
  *    LOCK;
  *  - with the default costs two identical runs give bit-identical clocks
- *    and counters (line addresses come from 64-byte aligned slabs).
+ *    and counters (line addresses come from 64-byte aligned slabs);
+ *  - so do two identical interleaved runs of test_vmalloc's percpu and
+ *    kvfree_rcu work on four vCPUs, with the host heap moved in between:
+ *    kvfree_rcu's grace periods end at the interleaver's step boundaries,
+ *    not when a host thread gets round to it, so a full batch is freed on
+ *    its vCPU's very next call;
+ *  - the host structures whose lines the model touches (the vmalloc space
+ *    with free_vmap_area_lock, the object caches, the maple index, the
+ *    percpu space) start on a 64-byte line, whatever the heap held before.
  * Asserts behaviour (more, less, equal), never a time of the host.
  */
 #include <stdlib.h>
@@ -236,6 +244,173 @@ static void test_determinism(void **state)
 	}
 }
 
+/* ---- percpu and kvfree_rcu through the interleaver -------------------------------- */
+
+#define DET_VCPUS	4
+#define DET_STEPS	1200	/* per vCPU: past two kvfree_rcu batches of ~508 */
+#define DET_PCPU	64	/* percpu objects a vCPU holds at most */
+
+struct det_work {
+	struct pl_machine *m;
+	struct pl_rng rng[DET_VCPUS];
+	unsigned long step[DET_VCPUS];
+	void *pcpu[DET_VCPUS][DET_PCPU];
+	unsigned long pending[DET_STEPS];	/* one-vCPU runs: pending after each step */
+	bool two_kinds;				/* percpu work too, else kvfree_rcu only */
+};
+
+static void det_enter(void *ctx, unsigned int v)
+{
+	struct det_work *w = ctx;
+
+	assert_int_equal(pl_enter(w->m, v), 0);
+}
+
+/* One vmalloc'ed page handed to kvfree_rcu_mightsleep(), as test_vmalloc's case. */
+static void det_kvfree_one(void)
+{
+	char *p = vmalloc(PAGE_SIZE);
+
+	assert_non_null(p);
+	assert_int_equal(vmalloc_write(p, "a", 1), 0);
+	assert_int_equal(kvfree_rcu_mightsleep(p), 0);
+}
+
+/*
+ * A step: one kvfree_rcu'ed page, and with @two_kinds a percpu object of
+ * test_vmalloc's sizes and alignments into a slot, freeing the slot's old one.
+ */
+static bool det_step(void *ctx, unsigned int v)
+{
+	struct det_work *w = ctx;
+	unsigned long i = w->step[v]++;
+
+	if (i == DET_STEPS)
+		return false;
+	det_kvfree_one();
+	if (w->two_kinds) {
+		void **slot = &w->pcpu[v][pl_rng_next(&w->rng[v]) % DET_PCPU];
+		size_t size = 1 + pl_rng_next(&w->rng[v]) % (PAGE_SIZE / 4);
+		size_t align = 1UL << (1 + pl_rng_next(&w->rng[v]) % 11);
+
+		free_percpu(*slot);
+		*slot = __alloc_percpu(size, align);
+		assert_non_null(*slot);
+	} else {
+		w->pending[i] = pl_kvfree_rcu_pending(w->m);
+	}
+	return true;
+}
+
+/* @w's work on @nr vCPUs of a fresh vtime machine; everything freed after. */
+static struct pl_machine *det_interleave(struct det_work *w, unsigned int nr, bool two_kinds)
+{
+	struct pl_vcpu_run run;
+
+	memset(w, 0, sizeof(*w));
+	w->m = vt_machine(nr, "v6.18", NULL);
+	w->two_kinds = two_kinds;
+	for (unsigned int v = 0; v < nr; v++)
+		pl_rng_seed(&w->rng[v], 1000 + v);
+	run = (struct pl_vcpu_run){ .nr_vcpus = nr, .nr_threads = 1, .slice = 1,
+				    .enter = det_enter, .step = det_step, .ctx = w,
+				    .vt = w->m->vt };
+	assert_int_equal(pl_run_vcpus(&run), 0);
+	assert_int_equal(pl_enter(w->m, 0), 0);
+	return w->m;
+}
+
+static void det_done(struct det_work *w, unsigned int nr)
+{
+	assert_int_equal(pl_enter(w->m, 0), 0);
+	for (unsigned int v = 0; v < nr; v++)
+		for (unsigned int i = 0; i < DET_PCPU; i++)
+			free_percpu(w->pcpu[v][i]);
+	kvfree_rcu_barrier();
+	assert_int_equal(pl_kvfree_rcu_pending(w->m), 0);
+	assert_int_equal(pl_check_percpu(w->m), 0);
+	pl_percpu_reclaim(w->m);	/* the empty chunks go back to vmalloc */
+	vm_test_done(w->m);
+}
+
+/*
+ * One vCPU: the call that fills a block queues the batch; the grace period
+ * ends with that step, so the very next call frees the whole batch.
+ */
+static void test_kvfree_rcu_gp_ends_with_step(void **state)
+{
+	static struct det_work w;
+	unsigned long full = 0;
+
+	(void)state;
+	det_interleave(&w, 1, false);
+	for (unsigned long i = 0; i < DET_STEPS && !full; i++)
+		if (i && w.pending[i] < w.pending[i - 1])
+			full = i;	/* the first step whose call freed something */
+	assert_true(full >= 500);
+	assert_int_equal(w.pending[full - 1], full);	/* nothing freed before */
+	assert_int_equal(w.pending[full], 1);		/* the batch, at once */
+	assert_true(vm_event(w.m, PL_EV_KVFREE_RCU_BATCH) >= 2);
+	det_done(&w, 1);
+}
+
+/*
+ * Four vCPUs of kvfree_rcu and percpu work, twice, with an odd-sized host
+ * allocation in between: the same clocks, transfers and misses, the same
+ * batches freed before the final barrier.
+ */
+static void test_determinism_pcpu_kvfree(void **state)
+{
+	static struct det_work w;
+	uint64_t c[2][DET_VCPUS], x[2][DET_VCPUS], b[2];
+	void *spacer = NULL;
+
+	(void)state;
+	for (unsigned int r = 0; r < 2; r++) {
+		det_interleave(&w, DET_VCPUS, true);
+		for (unsigned int v = 0; v < DET_VCPUS; v++) {
+			c[r][v] = w.m->vt->cpu[v].now;
+			x[r][v] = w.m->vt->cpu[v].transfers;
+		}
+		b[r] = vm_event(w.m, PL_EV_KVFREE_RCU_BATCH);
+		det_done(&w, DET_VCPUS);
+		if (!r)
+			spacer = malloc(1000 + 8 * 3 + 1);	/* the host heap moves */
+	}
+	free(spacer);
+	assert_memory_equal(c[0], c[1], sizeof(c[0]));
+	assert_memory_equal(x[0], x[1], sizeof(x[0]));
+	assert_int_equal(b[0], b[1]);
+	assert_true(b[0] >= DET_VCPUS);	/* batches were freed during the run */
+	assert_true(x[0][0] + x[0][1] > 0);
+}
+
+/* Lines are keyed by host address: what the model touches starts on a line. */
+static void test_lines_host_aligned(void **state)
+{
+	const char *designs[] = { "v6.18", "maple" };
+
+	(void)state;
+	for (unsigned int d = 0; d < 2; d++) {
+		void *spacer = malloc(24);	/* an odd heap offset before the machine */
+		struct pl_machine *m = vt_machine(2, designs[d], NULL);
+		void *p = __alloc_percpu(8, 8);
+
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)m->vmap % 64, 0);
+		assert_int_equal((uintptr_t)m->vmap->vmap_area_cachep % 64, 0);
+		assert_int_equal((uintptr_t)m->vmap->vm_struct_cachep % 64, 0);
+		assert_int_equal((uintptr_t)m->vmap->percpu % 64, 0);
+		if (m->config.design.vmap_index == VMAP_INDEX_MAPLE)
+			assert_int_equal((uintptr_t)m->vmap->free.priv % 64, 0);
+		free_percpu(p);
+		assert_int_equal(pl_check_percpu(m), 0);
+		pl_percpu_reclaim(m);
+		vm_test_done(m);
+		free(spacer);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +420,9 @@ int main(void)
 		cmocka_unit_test(test_transfers_by_depth),
 		cmocka_unit_test(test_vmap_lock_cost),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_kvfree_rcu_gp_ends_with_step),
+		cmocka_unit_test(test_determinism_pcpu_kvfree),
+		cmocka_unit_test(test_lines_host_aligned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
