@@ -380,6 +380,37 @@ static void test_pcp_high_below_min_is_legal(void **state)
 }
 
 /*
+ * A section of @m's Normal zone offline and back: pagetypeinfo's walk and
+ * nr_pageblocks_mt[] drop its 64 pageblocks and take them back (the
+ * checker recounts both); a pfn outside the zone is refused, nothing
+ * changed.
+ */
+static void test_machine_offline_section(struct pl_machine *m)
+{
+	struct zone *z = &m->node_zones[ZONE_NORMAL];
+	unsigned long pfn = zone_end_pfn(z) - PAGES_PER_SECTION, movable;
+
+	movable = z->nr_pageblocks_mt[MIGRATE_MOVABLE];
+	assert_int_equal(pl_zone_set_section_online(z, pfn, false), 0);
+	assert_int_equal(z->nr_pageblocks_mt[MIGRATE_MOVABLE],
+			 movable - PAGES_PER_SECTION / pageblock_nr_pages);
+	assert_int_equal(pl_check_machine(m), 0);
+	/* again: nothing to change */
+	assert_int_equal(pl_zone_set_section_online(z, pfn, false), 0);
+	assert_int_equal(z->nr_pageblocks_mt[MIGRATE_MOVABLE],
+			 movable - PAGES_PER_SECTION / pageblock_nr_pages);
+	pl_warn_set_quiet(true);
+	assert_int_equal(pl_zone_set_section_online(z, zone_end_pfn(z), true), -EINVAL);
+	assert_int_equal(pl_zone_set_section_online(z, z->zone_start_pfn - 1, true), -EINVAL);
+	pl_warn_set_quiet(false);
+	assert_int_equal(z->nr_pageblocks_mt[MIGRATE_MOVABLE],
+			 movable - PAGES_PER_SECTION / pageblock_nr_pages);
+	assert_int_equal(pl_zone_set_section_online(z, pfn, true), 0);
+	assert_int_equal(z->nr_pageblocks_mt[MIGRATE_MOVABLE], movable);
+	assert_int_equal(pl_check_machine(m), 0);
+}
+
+/*
  * Memory hotplug's accounting: onlining grows managed_pages and sets the
  * watermarks and pageset limits again (as the boot set them for that many
  * pages), but leaves each pcp->high; bad input changes nothing.
@@ -412,6 +443,7 @@ static void test_online_pages(void **state)
 	pl_warn_set_quiet(false);
 	assert_int_equal(z->managed_pages, managed);
 	assert_int_equal(pl_check_machine(m), 0);
+	test_machine_offline_section(m);
 	test_machine_done(m);
 }
 
