@@ -372,8 +372,9 @@ struct pl_tick_phase {
 int pl_tick_phase_event(struct pl_tick_phase *tp, const struct pl_trace_event *ev);
 /**
  * pl_tick_phase_ns() - when in each second (ns, 0..999,999,999 of the
- * trace clock) the kernel ran CPU @cpu's vmstat_update, or -1 when the
- * trace shows fewer than PL_TICK_MIN_RUNS of its drains.
+ * trace clock) the kernel ran CPU @cpu's vmstat_update: from its own
+ * kworker drains, or, with fewer than PL_TICK_MIN_RUNS of those, from all
+ * CPUs' (their ticks share one grid); -1 when the trace has none.
  */
 long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu);
 /** pl_tick_phase_release() - free @tp's arrays (the struct is zeroed). */

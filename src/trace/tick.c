@@ -70,33 +70,33 @@ int pl_tick_phase_event(struct pl_tick_phase *tp, const struct pl_trace_event *e
 	return 0;
 }
 
-long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu)
+/* The phase (ns) of one set of bins, or -1 with fewer than @min_runs in its busiest three. */
+static long phase_of(const uint32_t bins[PL_TICK_BINS], const uint64_t sum_us[PL_TICK_BINS],
+		     unsigned long min_runs)
 {
 	unsigned long best = 0, n = 0;
 	unsigned int at = 0;
 	double us = 0;
 
-	if (cpu >= tp->nr_cpus)
-		return -1;
 	for (unsigned int b = 0; b < PL_TICK_BINS; b++) {
 		unsigned long w = 0;
 
 		for (int d = -1; d <= 1; d++)
-			w += tp->bins[cpu][(b + PL_TICK_BINS + d) % PL_TICK_BINS];
+			w += bins[(b + PL_TICK_BINS + d) % PL_TICK_BINS];
 		if (w > best) {
 			best = w;
 			at = b;
 		}
 	}
-	if (best < PL_TICK_MIN_RUNS)
+	if (!best || best < min_runs)
 		return -1;
 	/* the mean offset over the three bins, unwrapped around bin @at */
 	for (int d = -1; d <= 1; d++) {
 		int b = ((int)at + PL_TICK_BINS + d) % PL_TICK_BINS;
 		double shift = (int)at + d < 0 ? -1e6 : (int)at + d >= PL_TICK_BINS ? 1e6 : 0;
 
-		us += (double)tp->sum_us[cpu][b] + shift * tp->bins[cpu][b];
-		n += tp->bins[cpu][b];
+		us += (double)sum_us[b] + shift * bins[b];
+		n += bins[b];
 	}
 	us /= (double)n;
 	if (us < 0)
@@ -104,6 +104,31 @@ long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu)
 	if (us >= 1e6)
 		us -= 1e6;
 	return (long)(us * 1000);
+}
+
+/*
+ * A CPU whose own drains are too few takes the phase of all CPUs' drains
+ * together: every CPU's vmstat_update is queued round_jiffies_relative()
+ * on the same whole-second jiffies grid (the per-CPU skew is 3 jiffies a
+ * CPU), so one CPU's phase is the others' (kbuild3: CPU 0 at 126 ms, CPU 1
+ * with no kworker drain at all). Pooled, one run is enough: a short trace
+ * may show a single decay drain (tarxz: one, at 110 ms), and any run is
+ * nearer the kernel's moment than one second after the first event.
+ */
+long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu)
+{
+	uint32_t bins[PL_TICK_BINS] = { 0 };
+	uint64_t sum_us[PL_TICK_BINS] = { 0 };
+	long ns = cpu < tp->nr_cpus ? phase_of(tp->bins[cpu], tp->sum_us[cpu], PL_TICK_MIN_RUNS) : -1;
+
+	if (ns >= 0)
+		return ns;
+	for (unsigned int c = 0; c < tp->nr_cpus; c++)
+		for (unsigned int b = 0; b < PL_TICK_BINS; b++) {
+			bins[b] += tp->bins[c][b];
+			sum_us[b] += tp->sum_us[c][b];
+		}
+	return phase_of(bins, sum_us, 1);
 }
 
 void pl_tick_phase_release(struct pl_tick_phase *tp)

@@ -744,7 +744,7 @@ static void test_tick_phase(void **state)
 	struct pl_trace_reader *r;
 	struct pl_trace_event ev;
 	struct pl_tick_phase tp = { 0 };
-	long p1;
+	long p1, p2;
 
 	(void)state;
 #define LINE(...) (n += (size_t)snprintf(text + n, sizeof(text) - n, __VA_ARGS__))
@@ -773,9 +773,28 @@ static void test_tick_phase(void **state)
 	/* .995 and .005: 0 ms, not 500 */
 	p1 = pl_tick_phase_ns(&tp, 1);
 	assert_true(p1 < 5000000L || p1 > 995000000L);
-	assert_int_equal(pl_tick_phase_ns(&tp, 2), -1);	/* one run */
-	assert_int_equal(pl_tick_phase_ns(&tp, 9), -1);	/* none */
+	/*
+	 * CPU 2's one run is too few of its own, and CPU 9 has none: both take
+	 * the phase of all CPUs' runs together (the ticks share one grid), which
+	 * is CPU 0's or CPU 1's, not CPU 2's lone run at .5.
+	 */
+	p2 = pl_tick_phase_ns(&tp, 2);
+	assert_int_equal(pl_tick_phase_ns(&tp, 9), p2);
+	assert_true(labs(p2 - 730100000L) < 10000000L || p2 < 10000000L || p2 > 990000000L);
 	pl_tick_phase_release(&tp);
+
+	/* a short trace: one kworker drain on CPU 0 gives every CPU its phase */
+	n = (size_t)snprintf(text, sizeof(text), "kworker/0:1-55 [000] d..2. 7.110000: "
+			     "mm_page_pcpu_drain: page=x pfn=0x100 order=0 migratetype=1\n");
+	r = pl_trace_open_mem(text, n);
+	while (pl_trace_next(r, &ev) > 0)
+		assert_int_equal(pl_tick_phase_event(&tp, &ev), 0);
+	pl_trace_close(r);
+	assert_true(labs(pl_tick_phase_ns(&tp, 0) - 110000000L) < 1000);
+	assert_int_equal(pl_tick_phase_ns(&tp, 1), pl_tick_phase_ns(&tp, 0));
+	pl_tick_phase_release(&tp);
+	/* no kworker drain at all: no phase */
+	assert_int_equal(pl_tick_phase_ns(&tp, 0), -1);
 }
 
 /*
