@@ -199,11 +199,11 @@ void pl_lock_stat_put_back(struct pl_spinlock *lock, const struct pl_lock_saved 
  */
 static inline void *pl_zalloc_lines(size_t size)
 {
-	size_t whole = (size + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, whole ? whole : 64);
+	size_t whole = size ? (size + 63) & ~(size_t)63 : 64;
+	void *p = aligned_alloc(64, whole);
 
 	if (p)
-		memset(p, 0, whole ? whole : 64);
+		memset(p, 0, whole);
 	return p;
 }
 

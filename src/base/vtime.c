@@ -59,7 +59,7 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 	vt->nr_cpus = nr_cpus;
 	vt->topo = t;
 	vt->p = *p;
-	vt->cpu = aligned_alloc(64, sizeof(*vt->cpu) * nr_cpus);
+	vt->cpu = pl_zalloc_lines(sizeof(*vt->cpu) * nr_cpus);
 	vt->nr_lines_cap = 1UL << PL_VT_LINE_BITS;
 	vt->lines = calloc(vt->nr_lines_cap, sizeof(*vt->lines));
 	if (!vt->cpu || !vt->lines) {

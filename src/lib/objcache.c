@@ -19,12 +19,11 @@ struct pl_objcache *pl_objcache_create(const char *name, size_t size, unsigned i
 	pl_spin_init(&c->lock, false);
 	/* Only the vmalloc layer keeps object caches (vmap_area, vm_struct). */
 	pl_spin_set_class(&c->lock, VT_LOCK_VMAP_OTHER);
-	c->cpu = aligned_alloc(64, sizeof(*c->cpu) * nr_cpus);
+	c->cpu = pl_zalloc_lines(sizeof(*c->cpu) * nr_cpus);
 	if (!c->cpu) {
 		free(c);
 		return NULL;
 	}
-	memset(c->cpu, 0, sizeof(*c->cpu) * nr_cpus);
 	return c;
 }
 

@@ -119,14 +119,13 @@ struct pl_machine *pl_machine_create(const struct pl_config *cfg)
 	 * cache lines by address, then saw zone->lock share a line with other
 	 * fields or not as the heap happened to place the machine.
 	 */
-	m = aligned_alloc(64, (sizeof(*m) + 63) & ~(size_t)63);
+	m = pl_zalloc_lines(sizeof(*m));
 	if (!m)
 		return NULL;
-	memset(m, 0, sizeof(*m));
 	m->config = *cfg;
 	m->debug = cfg->debug;
 	m->nr_cpus = cfg->nr_cpus;
-	m->cpus = aligned_alloc(64, sizeof(struct pl_cpu) * m->nr_cpus);
+	m->cpus = pl_zalloc_lines(sizeof(struct pl_cpu) * m->nr_cpus);
 	if (!m->cpus || pl_mm_init(m)) {
 		free(m->cpus);
 		free(m);

@@ -140,10 +140,9 @@ void pl_setup_zone_pagesets(struct pl_machine *m)
 		if (!zone->per_cpu_pageset) {
 			size_t size = sizeof(struct per_cpu_pages) * m->nr_cpus;
 
-			zone->per_cpu_pageset = aligned_alloc(64, size);
+			zone->per_cpu_pageset = pl_zalloc_lines(size);
 			if (!zone->per_cpu_pageset)
 				abort();
-			memset(zone->per_cpu_pageset, 0, size);
 			for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
 				struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 

@@ -198,12 +198,11 @@ static struct kvfree_rcu_space *krs_get(struct vmap_space *vs)
 		return NULL;
 	fresh->nr_cpus = vs->m->nr_cpus;
 	fresh->vt = vs->m->vt;
-	fresh->krc = aligned_alloc(64, sizeof(struct kfree_rcu_cpu) * fresh->nr_cpus);
+	fresh->krc = pl_zalloc_lines(sizeof(struct kfree_rcu_cpu) * fresh->nr_cpus);
 	if (!fresh->krc) {
 		free(fresh);
 		return NULL;
 	}
-	memset(fresh->krc, 0, sizeof(struct kfree_rcu_cpu) * fresh->nr_cpus);
 	for (unsigned int i = 0; i < fresh->nr_cpus; i++) {
 		struct kfree_rcu_cpu *krc = &fresh->krc[i];
 

@@ -572,11 +572,9 @@ struct vmap_space *vmap_space_create(struct pl_machine *m)
 		return NULL;
 	}
 	vs->vmap_zone_size = 16 * PAGE_SIZE;
-	vs->vmap_nodes = aligned_alloc(64, sizeof(struct vmap_node) * n);
-	if (vs->vmap_nodes) {	/* zeroed lists are what ops->destroy() may meet */
-		memset(vs->vmap_nodes, 0, sizeof(struct vmap_node) * n);
+	vs->vmap_nodes = pl_zalloc_lines(sizeof(struct vmap_node) * n);
+	if (vs->vmap_nodes)	/* zeroed lists are what ops->destroy() may meet */
 		vs->nr_vmap_nodes = n;
-	}
 	if (rb_list_init(vs, &vs->free, VMAP_SET_FREE, timed))
 		goto fail;
 	vs->ne_fit_preload = calloc(m->nr_cpus, sizeof(*vs->ne_fit_preload));

@@ -527,10 +527,9 @@ int vmap_blocks_init(struct vmap_space *vs)
 {
 	unsigned int n = vs->m->nr_cpus;
 
-	vs->vmap_block_queue = aligned_alloc(64, sizeof(struct vmap_block_queue) * n);
+	vs->vmap_block_queue = pl_zalloc_lines(sizeof(struct vmap_block_queue) * n);
 	if (!vs->vmap_block_queue)
 		return -ENOMEM;
-	memset(vs->vmap_block_queue, 0, sizeof(struct vmap_block_queue) * n);
 	for (unsigned int i = 0; i < n; i++) {
 		pl_spin_init(&vs->vmap_block_queue[i].lock, vs->m->config.lock_stat);
 		pl_spin_set_class(&vs->vmap_block_queue[i].lock, VT_LOCK_VMAP_OTHER);

@@ -119,10 +119,9 @@ int vmap_bump_init(struct vmap_space *vs)
 
 	if (!vs->m->config.design.vmap_pcpu_bump)
 		return 0;
-	b = aligned_alloc(64, (sizeof(*b) + n * sizeof(b->cpu[0]) + 63) & ~63UL);
+	b = pl_zalloc_lines(sizeof(*b) + n * sizeof(b->cpu[0]));
 	if (!b)
 		return -ENOMEM;
-	memset(b, 0, sizeof(*b) + n * sizeof(b->cpu[0]));
 	pthread_rwlock_init(&b->table_lock, NULL);
 	INIT_LIST_HEAD(&b->chunks);
 	b->nr_cpus = n;

@@ -489,10 +489,8 @@ static uint64_t list_run_misses(const char *spec)
 	cfg.vtime = true;
 	cfg.vt_costs = PL_VT_COSTS_HOST;
 	cfg.pcp_disabled = true;	/* every free straight to the buddy */
-	m = pl_machine_create(&cfg);
+	m = test_machine_config(&cfg, "v6.18");
 	unsetenv("PAGELAB_VT_PARAMS");
-	assert_non_null(m);
-	pl_enter(m, 0);
 	for (unsigned int i = 0; i < N; i++)
 		assert_non_null(pages[i] = alloc_pages(GFP_KERNEL, 0));
 	for (unsigned int i = 0; i < N; i += 2)
