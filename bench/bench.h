@@ -56,6 +56,12 @@ int bench_key_doc(const char *suite, const char *key, const char **def, const ch
 /* params.c: the validation layer. Return 0, or 2 after a one-line message. */
 int bench_check_params(const struct bench *b);
 int bench_check_host_fit(unsigned long mem_bytes);
+/*
+ * params.c: pl_snapshot_read() of @dir for key @key. Return 0, or 2 after
+ * one line giving the library's reason (its warning, printed once here).
+ */
+struct pl_snapshot;
+int bench_snapshot_read(const char *key, const char *dir, struct pl_snapshot *snap);
 /* `--keys`: one line per key of @suite: suite, key, kind, range or names. */
 void bench_list_keys(FILE *f, const char *suite, const char *const *keys);
 

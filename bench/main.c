@@ -98,10 +98,8 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 	}
 	bench_design(design, &cfg.design);
 	if (snapdir) {
-		if (pl_snapshot_read(snapdir, &snap)) {
-			fprintf(stderr, "pagelab-bench: snapshot=%s: not a readable snapshot\n", snapdir);
+		if (bench_snapshot_read("snapshot", snapdir, &snap))
 			exit(2);
-		}
 		pl_snapshot_config(&snap, &cfg);
 		if (!param_str(b, "vcpus", NULL) && snap.zone[0].nr_pcp_cpus)
 			cfg.nr_cpus = snap.zone[0].nr_pcp_cpus;

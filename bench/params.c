@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bench.h"
+#include "pagelab/trace.h"
 
 enum param_kind {
 	PK_NUM,		/* a number in [min, max] */
@@ -365,5 +366,20 @@ int bench_check_host_fit(unsigned long mem_bytes)
 	fprintf(stderr, "pagelab-bench: mem=%lu MiB needs %.1f MiB of page metadata (struct page), "
 		"more than the host's %.1f MiB available\n", mem_bytes >> 20,
 		(double)need / (1 << 20), (double)have / (1 << 20));
+	return 2;
+}
+
+int bench_snapshot_read(const char *key, const char *dir, struct pl_snapshot *snap)
+{
+	char why[256];
+	int err;
+
+	pl_warn_set_quiet(true);
+	err = pl_snapshot_read(dir, snap);
+	pl_warn_set_quiet(false);
+	if (!err)
+		return 0;
+	pl_warn_last(why, sizeof(why));
+	fprintf(stderr, "pagelab-bench: %s=%s: %s\n", key, dir, why);
 	return 2;
 }

@@ -193,7 +193,8 @@ static void kernel_side(const struct artifact *a, struct side *k, struct pl_trac
 	*stats = *pl_trace_get_stats(r);
 	pl_trace_close(r);
 	if (ret < 0) {
-		fprintf(stderr, "pagelab-bench: replay: %s: read error after line %lu\n", a->trace,
+		fprintf(stderr, "pagelab-bench: replay: %s: read or decompression error after line %lu "
+			"(a cut or corrupt file?)\n", a->trace,
 			stats->lines);
 		exit(2);
 	}
@@ -532,17 +533,20 @@ static int run_replay(struct bench *b)
 	}
 	snapdir = param_str(b, "snapshot", a.has_before ? a.before : NULL);
 	if (snapdir) {
-		if (pl_snapshot_read(snapdir, &snap)) {
-			fprintf(stderr, "pagelab-bench: replay: %s: not a readable snapshot\n", snapdir);
+		if (bench_snapshot_read("snapshot", snapdir, &snap))
 			return 2;
-		}
 		has_snap = true;
 	}
 	state_s = param_str(b, "state", has_snap ? "positional" : "fresh");
 	state = pl_state_level_parse(state_s);
-	if (state < 0 || (state != PL_STATE_FRESH && !has_snap)) {
-		fprintf(stderr, "pagelab-bench: replay: state=%s needs state=fresh|counts|positional "
-			"and a snapshot for the last two\n", state_s);
+	if (state < 0) {
+		fprintf(stderr, "pagelab-bench: replay: state=%s: want fresh, counts or positional\n",
+			state_s);
+		return 2;
+	}
+	if (state != PL_STATE_FRESH && !has_snap) {
+		fprintf(stderr, "pagelab-bench: replay: state=%s needs a snapshot: %s has no before/ "
+			"(record with `pagelab trace record`, or pass snapshot=DIR)\n", state_s, path);
 		return 2;
 	}
 	nr_designs = bench_designs(b, "v6.18", designs, 16);

@@ -271,8 +271,13 @@ def _safe(name: str) -> str:
 
 def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
-        together: bool = False, jobs: int = 1, tick: str | None = None) -> dict:
+        together: bool = False, jobs: int = 1, tick: str | None = None,
+        snapshot: str | Path | None = None) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
+
+    @snapshot: a directory of /proc/{zoneinfo,buddyinfo,pagetypeinfo,vmstat}
+    taken right before the trace, for a bare trace file (an artifact's own
+    before/ is the default).
 
     With @jobs > 1, up to @jobs pagelab-bench processes of one rep run at once
     (the counters are deterministic; only wall time changes).
@@ -299,6 +304,11 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     if len(set(designs)) != len(designs):
         raise BenchError("a design is given twice")
     tick_param = _tick_param(tick)
+    if snapshot is not None:
+        snapshot = Path(snapshot)
+        if not snapshot.is_dir():
+            raise BenchError(f"--snapshot {snapshot}: not a directory")
+        tick_param["snapshot"] = str(snapshot.resolve())
     emit_dir = Path(emit_trace) if emit_trace else None
     if emit_dir is not None:
         if emit_dir.exists() and not emit_dir.is_dir():
@@ -379,7 +389,8 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     """The body of `pagelab replay` (cli.py parses the arguments)."""
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
-                     args.reps, args.label, args.together, args.jobs, args.tick)
+                     args.reps, args.label, args.together, args.jobs, args.tick,
+                     args.snapshot)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

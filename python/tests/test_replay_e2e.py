@@ -126,3 +126,42 @@ def test_positional_state_holds_the_reported_pcp_counts(tmp_path):
     res = replay.run(FIXTURE, ["v6.18"], state="positional")
     k, d = res["kernel"]["counters"], res["designs"]["v6.18"]["counters"]
     assert k["pcp_refills"] == 11 and d["pcp_refills"] == k["pcp_refills"]
+
+
+def test_bare_trace_with_snapshot_replays_positional(tmp_path, capsys):
+    """A bare trace file and a separate /proc copy (--snapshot) load the positional state."""
+    bare = tmp_path / "trace.txt.zst"
+    shutil.copy(FIXTURE / "trace.txt.zst", bare)
+    out = tmp_path / "r.json"
+    assert main(["replay", str(bare), "--snapshot", str(FIXTURE / "before"), "-o", str(out)]) == 0
+    assert "state positional" in capsys.readouterr().out
+    res = load_results(out)
+    assert res["replay"]["state"] == "positional"
+
+
+@pytest.mark.parametrize("case,msg", [
+    ("nosnap", "needs a snapshot: "),
+    ("numa", "node 1: pagelab models one NUMA node"),
+    ("notdir", "--snapshot"),
+    ("cut", "decompression error after line"),
+])
+def test_replay_input_errors_are_one_line(tmp_path, capsys, case, msg):
+    bare = tmp_path / "trace.txt.zst"
+    data = (FIXTURE / "trace.txt.zst").read_bytes()
+    bare.write_bytes(data[: len(data) // 2] if case == "cut" else data)
+    argv = ["replay", str(bare), "-o", str(tmp_path / "r.json")]
+    if case == "nosnap":
+        argv += ["--state", "positional"]
+    elif case == "numa":
+        snap = tmp_path / "numa"
+        shutil.copytree(FIXTURE / "before", snap)
+        lines = (snap / "buddyinfo").read_text().splitlines()
+        (snap / "buddyinfo").write_text("\n".join(lines + [lines[-1].replace("Node 0", "Node 1")])
+                                        + "\n")
+        argv += ["--snapshot", str(snap)]
+    elif case == "notdir":
+        argv += ["--snapshot", str(tmp_path / "missing")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and msg in err, err
+    assert not (tmp_path / "r.json").exists()

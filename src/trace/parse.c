@@ -55,6 +55,7 @@ struct pl_trace_reader {
 	unsigned char *in;		/* compressed input window */
 	size_t in_len, in_pos;
 	bool in_eof;
+	bool mid_frame;			/* a gzip member or zstd frame is open */
 	char *buf;			/* decompressed text window */
 	size_t len, pos;
 	bool eof, error;
@@ -102,13 +103,15 @@ static int in_fill(struct pl_trace_reader *r)
 /* Decompress into @dst up to @cap bytes. Return: bytes, 0 at the end, <0 error. */
 static ssize_t decompress(struct pl_trace_reader *r, char *dst, size_t cap)
 {
+	int idle = 0;
+
 	for (;;) {
 		size_t produced = 0;
 
 		if (in_fill(r))
 			return -EIO;
 		if (r->in_pos == r->in_len && r->in_eof && r->comp != COMP_XZ)
-			return 0;
+			return r->mid_frame ? -EIO : 0;	/* a cut stream is an error */
 		switch (r->comp) {
 		case COMP_NONE:
 			produced = min(cap, r->in_len - r->in_pos);
@@ -125,6 +128,7 @@ static ssize_t decompress(struct pl_trace_reader *r, char *dst, size_t cap)
 			ret = inflate(&r->zs, Z_NO_FLUSH);
 			produced = cap - r->zs.avail_out;
 			r->in_pos = r->in_len - r->zs.avail_in;
+			r->mid_frame = ret != Z_STREAM_END;
 			if (ret == Z_STREAM_END)	/* another gzip member may follow */
 				inflateReset(&r->zs);
 			else if (ret != Z_OK && !(ret == Z_BUF_ERROR && r->in_eof && !produced))
@@ -138,6 +142,7 @@ static ssize_t decompress(struct pl_trace_reader *r, char *dst, size_t cap)
 
 			if (ZSTD_isError(ret))
 				return -EIO;
+			r->mid_frame = ret != 0;	/* 0: a frame ended, all flushed */
 			r->in_pos = in.pos;
 			produced = out.pos;
 			break;
@@ -156,8 +161,14 @@ static ssize_t decompress(struct pl_trace_reader *r, char *dst, size_t cap)
 				return (ssize_t)produced;
 			if (ret != LZMA_OK && ret != LZMA_BUF_ERROR)
 				return -EIO;
-			if (!produced && r->in_eof && r->in_pos == r->in_len)
-				return ret == LZMA_BUF_ERROR ? -EIO : 0;
+			/*
+			 * The input is all in and the stream has not ended: a
+			 * cut file. liblzma says so (LZMA_BUF_ERROR) on the
+			 * second call that makes no progress, so ask again.
+			 */
+			if (!produced && r->in_eof && r->in_pos == r->in_len &&
+			    (ret == LZMA_BUF_ERROR || ++idle > 2))
+				return -EIO;
 			break;
 		}
 		}

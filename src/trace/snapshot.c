@@ -40,6 +40,20 @@ static int bad(const char *file, unsigned long line)
 	return -EINVAL;
 }
 
+/*
+ * pagelab's machine is one node. A NUMA machine's zones of node 1 and up
+ * carry the same names as node 0's, and read into them they would mix two
+ * zones' counts into one: refuse them (-EOPNOTSUPP) instead.
+ */
+static int other_node(const char *file, unsigned long line, int node)
+{
+	if (!node)
+		return 0;
+	pl_warn_ratelimited("snapshot: %s line %lu: node %d: pagelab models one NUMA node", file,
+			    line, node);
+	return -EOPNOTSUPP;
+}
+
 /* "Node 0, zone   Normal  n0 n1 ... n10" */
 static int read_buddyinfo(FILE *f, struct pl_snapshot *s)
 {
@@ -54,6 +68,8 @@ static int read_buddyinfo(FILE *f, struct pl_snapshot *s)
 		ln++;
 		if (sscanf(line, "Node %d, zone %15s%n", &node, name, &n) != 2)
 			return bad("buddyinfo", ln);
+		if (other_node("buddyinfo", ln, node))
+			return -EOPNOTSUPP;
 		if (sscanf(line + n, "%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu", &v[0], &v[1],
 			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]) != 11)
 			return bad("buddyinfo", ln);
@@ -94,6 +110,8 @@ static int read_pagetypeinfo(FILE *f, struct pl_snapshot *s)
 		if (!counts) {
 			if (sscanf(line, "Node %d, zone %15[^,], type %31s%n", &node, name, type, &n) != 3)
 				return bad("pagetypeinfo", ln);
+			if (other_node("pagetypeinfo", ln, node))
+				return -EOPNOTSUPP;
 			mt = mt_by_name(type);
 			if (mt < 0 || sscanf(line + n, "%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu",
 					     &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
@@ -110,6 +128,8 @@ static int read_pagetypeinfo(FILE *f, struct pl_snapshot *s)
 			    sscanf(line + n, "%lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3],
 				   &v[4]) != 5)
 				return bad("pagetypeinfo", ln);
+			if (other_node("pagetypeinfo", ln, node))
+				return -EOPNOTSUPP;
 			z = zone_by_name(s, name, true);
 			if (!z)
 				return bad("pagetypeinfo", ln);
@@ -132,6 +152,8 @@ static int read_zoneinfo(FILE *f, struct pl_snapshot *s)
 
 		ln++;
 		if (sscanf(line, "Node %d, zone %15s", &node, name) == 2) {
+			if (other_node("zoneinfo", ln, node))
+				return -EOPNOTSUPP;
 			z = zone_by_name(s, name, true);
 			if (!z)
 				return bad("zoneinfo", ln);
