@@ -165,3 +165,19 @@ def test_replay_input_errors_are_one_line(tmp_path, capsys, case, msg):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and msg in err, err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_cpu_beyond_the_snapshot_is_counted(tmp_path, capsys):
+    """A bare trace's CPUs come from the snapshot's pagesets: an event of a CPU the
+    snapshot's machine does not have is a counted cpu_out_of_range, not a new vCPU."""
+    text = subprocess.run(["zstd", "-dc", str(FIXTURE / "trace.txt.zst")], check=True,
+                          capture_output=True, text=True).stdout.splitlines(keepends=True)
+    events = [i for i, line in enumerate(text) if "[001]" in line][:50]
+    for i in events:
+        text[i] = text[i].replace("[001]", "[017]", 1)
+    bare = tmp_path / "trace.txt"
+    bare.write_text("".join(text))
+    out = tmp_path / "r.json"
+    assert main(["replay", str(bare), "--snapshot", str(FIXTURE / "before"), "-o", str(out)]) == 0
+    rec = load_results(out)["replay"]["designs"]["v6.18"]
+    assert rec["warnings"]["cpu_out_of_range"] == 50, rec["warnings"]
