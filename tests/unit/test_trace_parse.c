@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_trace_parse.c - the trace layer's readers (issue 13): the three text
+ * formats from real 6.18 captures (tests/fixtures/traces), gzip/zstd/xz
+ * input and a stream cut short, malformed lines, lost-event accounting, and
+ * the /proc snapshot reader (a NUMA machine's refused).
+ */
+#include <lzma.h>
+#include <stdio.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "helpers.h"
+#include "pagelab/trace.h"
+#include "trace_fixtures.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Read every event of a reader; return the count, fill @by_type. */
+static unsigned long drain_reader(struct pl_trace_reader *r, struct pl_trace_event *first,
+				  struct pl_trace_event *all, size_t max)
+{
+	struct pl_trace_event ev;
+	unsigned long n = 0;
+
+	while (pl_trace_next(r, &ev) > 0) {
+		if (!n && first)
+			*first = ev;
+		if (all && n < max)
+			all[n] = ev;
+		n++;
+	}
+	return n;
+}
+
+static void test_ftrace_format(void **state)
+{
+	struct pl_trace_reader *r = pl_trace_open(fixture_path("ftrace-6.18.txt"));
+	struct pl_trace_event all[128], first = { 0 };
+	const struct pl_trace_stats *st;
+	unsigned long n;
+	bool saw_extfrag = false, saw_vmap = false, saw_purge = false;
+
+	(void)state;
+	assert_non_null(r);
+	n = drain_reader(r, &first, all, 128);
+	st = pl_trace_get_stats(r);
+	assert_int_equal(st->format, PL_TRACE_FMT_FTRACE);
+	assert_int_equal(st->entries_in_buffer, 65208);
+	assert_int_equal(st->entries_written, 65208);
+	assert_int_equal(st->lost_events, 0);
+	assert_int_equal(st->warn[PL_TW_malformed_line], 0);
+	assert_int_equal(st->events, n);
+	/* the first event, field by field */
+	assert_int_equal(first.type, PL_TRACE_PAGE_ALLOC);
+	assert_int_equal(first.cpu, 0);
+	assert_int_equal(first.pfn, 0x1300f1);
+	assert_int_equal(first.order, 0);
+	assert_int_equal(first.migratetype, MIGRATE_RECLAIMABLE);
+	assert_true(first.gfp & __GFP_COMP);
+	assert_true(first.ts_ns == 2253752622000ull);
+	assert_int_equal(first.line, 13);
+	for (unsigned long i = 0; i < n && i < 128; i++) {
+		if (all[i].type == PL_TRACE_EXTFRAG) {
+			saw_extfrag = true;
+			assert_int_equal(all[i].fallback_order, 10);
+			assert_int_equal(all[i].fragmenting, 0);
+			assert_int_equal(all[i].change_ownership, 1);
+		}
+		if (all[i].type == PL_TRACE_ALLOC_VMAP_AREA) {
+			saw_vmap = true;
+			assert_true(all[i].va_start == 18446683600663445504ull ||
+				    all[i].va_start == 18446683600663478272ull);
+			assert_int_equal(all[i].size, 20480);
+		}
+		if (all[i].type == PL_TRACE_PURGE_VMAP_AREA) {
+			saw_purge = true;
+			assert_int_equal(all[i].npurged, 3277);
+		}
+	}
+	assert_true(saw_extfrag && saw_vmap && saw_purge);
+	assert_true(st->by_type[PL_TRACE_PERCPU] >= 1);
+	assert_true(st->by_type[PL_TRACE_PCPU_DRAIN] == 4);
+	assert_true(st->by_type[PL_TRACE_ZONE_LOCKED] == 5);
+	pl_trace_close(r);
+}
+
+static void test_perf_format(void **state)
+{
+	struct pl_trace_reader *r = pl_trace_open(fixture_path("perf-script-6.18.txt"));
+	struct pl_trace_event all[32];
+	const struct pl_trace_stats *st;
+	unsigned long n;
+
+	(void)state;
+	assert_non_null(r);
+	n = drain_reader(r, NULL, all, 32);
+	st = pl_trace_get_stats(r);
+	assert_int_equal(n, 12);
+	assert_int_equal(st->format, PL_TRACE_FMT_PERF);
+	assert_int_equal(st->warn[PL_TW_malformed_line], 0);
+	assert_int_equal(all[0].type, PL_TRACE_PAGE_ALLOC);
+	assert_int_equal(all[0].pfn, 0x146dbe);
+	assert_int_equal(all[0].cpu, 1);
+	assert_int_equal(st->by_type[PL_TRACE_EXTFRAG], 2);
+	for (int i = 0; i < 12; i++)
+		if (all[i].type == PL_TRACE_EXTFRAG)	/* perf prints fragmenting=10 */
+			assert_int_equal(all[i].fragmenting, all[i].fallback_order < pageblock_order);
+	pl_trace_close(r);
+}
+
+static void test_trace_cmd_format(void **state)
+{
+	struct pl_trace_reader *r = pl_trace_open(fixture_path("trace-cmd-report-6.18.txt"));
+	struct pl_trace_event all[16];
+	const struct pl_trace_stats *st;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(drain_reader(r, NULL, all, 16), 8);
+	st = pl_trace_get_stats(r);
+	assert_int_equal(st->format, PL_TRACE_FMT_TRACE_CMD);
+	assert_int_equal(st->warn[PL_TW_malformed_line], 0);
+	/* "CPU:0 [EVENTS DROPPED]": a lost-event marker of unknown size */
+	assert_int_equal(st->warn[PL_TW_lost_events], 1);
+	assert_int_equal(st->lost_events, 1);
+	assert_int_equal(all[1].type, PL_TRACE_ZONE_LOCKED);
+	assert_int_equal(all[1].order, 2);
+	assert_int_equal(all[1].percpu_refill, 1);
+	assert_int_equal(st->by_type[PL_TRACE_PAGE_FREE_BATCHED], 2);
+	pl_trace_close(r);
+}
+
+static const char malformed[] =
+	"# tracer: nop\n"
+	"# entries-in-buffer/entries-written: 100/150   #P:2\n"
+	"  a-1 [000] ..... 10.000001: mm_page_alloc: page=x pfn=0x10 order=0 migratetype=1 gfp_flags=GFP_KERNEL\n"
+	"  a-1 [000] ..... 10.000002: mm_page_alloc: page=x pfn=0x11 order=zz\n"
+	"garbage without a cpu\n"
+	"  a-1 [001] ..... 10.000003: sched_switch: prev_comm=a\n"
+	"CPU:1 [LOST 7 EVENTS]\n"
+	"  a-1 [000] ..... 10.000004: mm_page_alloc: page=x pfn=0x12 order=11 migratetype=1\n"
+	"  a-1 [001] ..... 10.000005: mm_page_free: page=x pfn=0x10 order=0";
+
+static void test_malformed_lines(void **state)
+{
+	struct pl_trace_reader *r = pl_trace_open_mem(malformed, sizeof(malformed) - 1);
+	struct pl_trace_event all[8];
+	const struct pl_trace_stats *st;
+	char last[256];
+
+	(void)state;
+	pl_warn_set_quiet(true);
+	assert_int_equal(drain_reader(r, NULL, all, 8), 2);
+	st = pl_trace_get_stats(r);
+	/* lines 4, 5 and 8 are malformed; the good ones around them stand */
+	assert_int_equal(st->warn[PL_TW_malformed_line], 3);
+	assert_int_equal(st->warn[PL_TW_unknown_event], 1);
+	assert_int_equal(st->lost_events, 50 + 7);
+	assert_int_equal(st->lines, 9);
+	assert_int_equal(all[0].pfn, 0x10);
+	assert_int_equal(all[1].type, PL_TRACE_PAGE_FREE);
+	assert_int_equal(all[1].line, 9);	/* the last line has no newline */
+	pl_warn_last(last, sizeof(last));
+	assert_non_null(strstr(last, "line 8"));
+	pl_warn_set_quiet(false);
+	pl_trace_close(r);
+}
+
+/* The same text through gzip, zstd and xz gives the same events. */
+static void test_compressed(void **state)
+{
+	size_t len, clen;
+	char *text = slurp(fixture_path("ftrace-6.18.txt"), &len);
+	unsigned char *out = malloc(len + 65536);
+	struct pl_trace_reader *r = pl_trace_open_mem(text, len);
+	unsigned long plain = drain_reader(r, NULL, NULL, 0);
+	z_stream zs = { 0 };
+	size_t xz_pos = 0;
+
+	(void)state;
+	pl_trace_close(r);
+	assert_true(plain > 40);
+	/* gzip */
+	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (unsigned char *)text;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)(len + 65536);
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	clen = zs.total_out;
+	deflateEnd(&zs);
+	r = pl_trace_open_mem(out, clen);
+	assert_int_equal(drain_reader(r, NULL, NULL, 0), plain);
+	pl_trace_close(r);
+	/* zstd */
+	clen = ZSTD_compress(out, len + 65536, text, len, 3);
+	assert_false(ZSTD_isError(clen));
+	r = pl_trace_open_mem(out, clen);
+	assert_int_equal(drain_reader(r, NULL, NULL, 0), plain);
+	pl_trace_close(r);
+	/* xz */
+	assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (uint8_t *)text, len, out,
+						 &xz_pos, len + 65536), LZMA_OK);
+	r = pl_trace_open_mem(out, xz_pos);
+	assert_int_equal(drain_reader(r, NULL, NULL, 0), plain);
+	assert_int_equal(pl_trace_get_stats(r)->warn[PL_TW_malformed_line], 0);
+	pl_trace_close(r);
+	/* a stream cut in half, in each format: the events before the cut, then -EIO */
+	for (int fmt = 0; fmt < 3; fmt++) {
+		struct pl_trace_event ev;
+		int ret;
+
+		if (fmt == 0) {
+			memset(&zs, 0, sizeof(zs));
+			assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8,
+						      Z_DEFAULT_STRATEGY), Z_OK);
+			zs.next_in = (unsigned char *)text;
+			zs.avail_in = (uInt)len;
+			zs.next_out = out;
+			zs.avail_out = (uInt)(len + 65536);
+			assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+			clen = zs.total_out;
+			deflateEnd(&zs);
+		} else if (fmt == 1) {
+			clen = ZSTD_compress(out, len + 65536, text, len, 3);
+		} else {
+			xz_pos = 0;
+			assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL,
+								 (uint8_t *)text, len, out, &xz_pos,
+								 len + 65536), LZMA_OK);
+			clen = xz_pos;
+		}
+		r = pl_trace_open_mem(out, clen / 2);
+		pl_warn_set_quiet(true);
+		while ((ret = pl_trace_next(r, &ev)) > 0)
+			;
+		pl_warn_set_quiet(false);
+		assert_int_equal(ret, -EIO);
+		assert_true(pl_trace_get_stats(r)->events < plain);
+		pl_trace_close(r);
+		/* and whole, it ends cleanly */
+		r = pl_trace_open_mem(out, clen);
+		while ((ret = pl_trace_next(r, &ev)) > 0)
+			;
+		assert_int_equal(ret, 0);
+		pl_trace_close(r);
+	}
+	free(out);
+	free(text);
+}
+
+static void test_open_missing(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(pl_trace_open("/nonexistent/trace.txt"));
+	assert_int_equal(errno, ENOENT);
+}
+
+/*
+ * A NUMA machine's /proc files list node 1's zones under the same names as
+ * node 0's: refused as a whole (-EOPNOTSUPP), in each of the three files.
+ */
+static void test_snapshot_numa(void)
+{
+	static const char *const files[] = { "zoneinfo", "buddyinfo", "pagetypeinfo" };
+	char dir[] = "/tmp/pagelab-numa-XXXXXX", path[4200], cmd[8600];
+	struct pl_snapshot snap;
+
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		unsigned long warns = pl_warn_count();
+
+		/* a copy of the fixture, with a second node's Normal zone appended */
+		snprintf(cmd, sizeof(cmd), "cp %s/* %s/ && grep -m1 '^Node 0, zone *Normal' %s/%s | "
+			 "sed 's/^Node 0/Node 1/' >> %s/%s", fixture_path("snapshot-6.18"), dir, dir,
+			 files[i], dir, files[i]);
+		assert_int_equal(system(cmd), 0);
+		pl_warn_set_quiet(true);
+		assert_int_equal(pl_snapshot_read(dir, &snap), -EOPNOTSUPP);
+		pl_warn_set_quiet(false);
+		assert_int_equal(pl_warn_count(), warns + 1);
+		snprintf(path, sizeof(path), "rm -f %s/*", dir);
+		assert_int_equal(system(path), 0);
+	}
+	rmdir(dir);
+}
+
+static void test_snapshot_read(void **state)
+{
+	struct pl_snapshot snap;
+
+	(void)state;
+	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
+	assert_int_equal(snap.nr_zones, 5);	/* DMA DMA32 Normal Movable Device */
+	assert_string_equal(snap.zone[2].name, "Normal");
+	assert_int_equal(snap.zone[2].managed, 1179648);
+	assert_int_equal(snap.zone[2].nr_free[0], 913);
+	assert_int_equal(snap.zone[2].free_mt[MIGRATE_RECLAIMABLE][0], 893);
+	assert_int_equal(snap.zone[2].blocks_mt[MIGRATE_UNMOVABLE], 242);
+	assert_int_equal(snap.zone[2].pcp_count[0], 46316);
+	assert_int_equal(snap.zone[2].pcp_high[0], 64512);
+	assert_int_equal(snap.zone[2].pcp_batch[0], 63);
+	assert_int_equal(snap.zone[1].wmark[WMARK_MIN], 6675);
+	assert_int_equal(snap.zone[1].start_pfn, 4096);
+	assert_true(snap.has_vmstat);
+	assert_int_equal(pl_snapshot_read("/nonexistent", &snap), -ENOENT);
+	test_snapshot_numa();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ftrace_format),
+		cmocka_unit_test(test_perf_format),
+		cmocka_unit_test(test_trace_cmd_format),
+		cmocka_unit_test(test_malformed_lines),
+		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_open_missing),
+		cmocka_unit_test(test_snapshot_read),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
