@@ -39,6 +39,8 @@ static const struct key_doc docs[] = {
 	/* llfree_anchors (issue 15) */
 	{ "llfree_anchors", "threads", "1", "threads (vtime=1: vCPUs in virtual time) running the workload" },
 	{ "llfree_anchors", "order", "0", "allocation order" },
+	{ "llfree_anchors", "mem", "the profile's, else 16G", "machine memory (machine= gives its own)" },
+	{ "llfree_anchors", "vcpus", "the profile's CPUs (at least threads), else threads", "the machine's vCPUs, of which threads run" },
 	{ "llfree_anchors", "allocs", "20000 (order 0), 64", "blocks per thread" },
 	{ "llfree_anchors", "workload", "bulk,repeat,rand", "which of the LLFree artifact's workloads" },
 	{ "llfree_anchors", "pcp_autotune", "1", "0: pagelab's own switch, a fixed pcp->high as Linux 6.0 (no auto-tuning)" },

@@ -193,6 +193,8 @@ static int run(struct bench *b)
 	unsigned long allocs = param_ulong(b, "allocs", order ? 64 : 20000);
 	const char *wl = param_str(b, "workload", "bulk,repeat,rand");
 	uint64_t seed = param_ulong(b, "seed", 1);
+	const struct pl_machine_profile *prof = param_str(b, "machine", NULL) ?
+		pl_machine_profile_find(param_str(b, "machine", NULL)) : NULL;
 
 	if (!threads || threads > 1024 || order > MAX_PAGE_ORDER || !allocs) {
 		fprintf(stderr, "pagelab-bench: llfree_anchors: need 1 <= threads <= 1024, "
@@ -205,17 +207,24 @@ static int run(struct bench *b)
 		struct an a = { .threads = threads, .order = order, .allocs = allocs,
 				.thread_clock = !strcmp(param_str(b, "clock", "wall"), "thread") };
 
-		/* The machine's vCPUs (the anchor machine: 52) of which `threads` run. */
+		/*
+		 * The machine's vCPUs, of which `threads` run. With a profile
+		 * (the anchor machine: machine=xeon-5320-2s, 52 CPUs, 128 GiB)
+		 * its CPUs and memory: pcp->high_min is the low watermark split
+		 * over every CPU, running or not, as on the real machine, so a
+		 * run of 1 thread has the PCP of a run of 24. Without one, a
+		 * machine of `threads` vCPUs and 16 GiB.
+		 */
 		snprintf(vc, sizeof(vc), "%u", threads);
 		if (param_ulong(b, "vcpus", threads) < threads) {
 			fprintf(stderr, "pagelab-bench: llfree_anchors: vcpus < threads\n");
 			return 2;
 		}
-		if (!param_str(b, "vcpus", NULL)) {
+		if (!param_str(b, "vcpus", NULL) && (!prof || prof->nr_cpus < threads)) {
 			mb.keys[mb.nr_params] = "vcpus";
 			mb.vals[mb.nr_params++] = vc;
 		}
-		if (!param_str(b, "mem", NULL)) {
+		if (!param_str(b, "mem", NULL) && !prof) {
 			mb.keys[mb.nr_params] = "mem";
 			mb.vals[mb.nr_params++] = "16G";
 		}

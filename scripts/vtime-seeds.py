@@ -133,7 +133,7 @@ def part_anchors(a):
         for n in threads:
             for x in bench(a.bench, ["llfree_anchors", "machine=xeon-5320-2s", f"threads={n}",
                                      f"order={order}", f"allocs={allocs}", f"workload={wl}",
-                                     f"pcp_autotune={a.autotune}"]):
+                                     f"pcp_autotune={a.autotune}"] + a.anchor_args.split()):
                 wl_, o, what, _ = x["test"].split("-")
                 res[(wl_, order, what, n)] = x["vtime"]["value"]
     for (wl, order, what), anc in ANCHOR.items():
@@ -158,6 +158,7 @@ def main():
     ap.add_argument("--mem-vcpus", type=int, default=64)
     ap.add_argument("--loops", type=int, default=2000)
     ap.add_argument("--allocs0", type=int, default=50000)
+    ap.add_argument("--anchor-args", default="", help="more llfree_anchors keys (key=value ...)")
     ap.add_argument("--allocs9", type=int, default=128)
     ap.add_argument("--autotune", type=int, default=0)
     a = ap.parse_args()

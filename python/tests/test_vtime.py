@@ -96,3 +96,17 @@ def test_xfer_json():
               "miss_other_ns"):
         assert rec[k] >= 0
     assert rec["cpus"][0] != rec["cpus"][1]
+
+
+def test_anchors_run_on_the_profiles_machine():
+    """machine=PROFILE gives llfree_anchors the profile's CPUs and memory: pcp->high_min
+    is split over all 52 of the anchor machine's CPUs even when one thread runs."""
+    base = ["llfree_anchors", "threads=1", "allocs=2000", "workload=bulk", "pcp_autotune=0",
+            "machine=xeon-5320-2s", "vtime=1"]
+
+    def values(recs):
+        return [(r["test"], r["vtime"]["value"]) for r in recs]
+
+    prof = values(run(base))
+    assert prof == values(run(base + ["vcpus=52"]))
+    assert prof != values(run(base + ["vcpus=1", "mem=16G"]))
