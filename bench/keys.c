@@ -138,6 +138,7 @@ static const struct key_doc docs[] = {
 	{ "replay", "trace", "(required)", "a trace artifact directory (manifest.json, before/, after/) or a trace file" },
 	{ "replay", "state", "positional with a snapshot, else fresh", "starting state: fresh, counts or positional" },
 	{ "replay", "snapshot", "the artifact's before/", "a /proc snapshot directory to load the state from" },
+	{ "replay", "after", "the artifact's after/", "a /proc snapshot directory of the kernel's end state (end free pages, buddyinfo distance)" },
 	{ "replay", "emit_trace", "(none)", "write pagelab's own trace of the replay here" },
 	{ "replay", "show_state", "(none)", "append the machine's pagetypeinfo, buddyinfo and zoneinfo, as loaded and at the end, to this file" },
 	{ "replay", "cpus", "the trace's CPUs", "vCPUs of the replaying machine" },

@@ -128,6 +128,7 @@ static const struct param_spec specs[] = {
 	{ NULL, "tick_ops", PK_NUM, 1, 100000000000UL, NULL },
 	{ NULL, "trace", PK_TEXT, 0, 0, NULL },
 	{ NULL, "emit_trace", PK_TEXT, 0, 0, NULL },
+	{ NULL, "after", PK_TEXT, 0, 0, NULL },
 	{ NULL, "show_state", PK_TEXT, 0, 0, NULL },
 	{ NULL, "cpus", PK_NUM, 1, PL_MAX_VCPUS, NULL },
 	{ NULL, "vmalloc", PK_NUM, 0, 1, NULL },

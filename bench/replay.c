@@ -16,7 +16,7 @@
 #include "bench.h"
 #include "pagelab/trace.h"
 
-static const char *const replay_keys[] = { "trace", "state", "snapshot", "design", "emit_trace",
+static const char *const replay_keys[] = { "trace", "state", "snapshot", "after", "design", "emit_trace",
 					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", "tick",
 					   "tick_ms", NULL };
 
@@ -530,6 +530,18 @@ static int run_replay(struct bench *b)
 	if (read_artifact(path, &a)) {
 		fprintf(stderr, "pagelab-bench: replay: %s: no readable manifest.json\n", path);
 		return 2;
+	}
+	if (param_str(b, "after", NULL)) {	/* the kernel's end state, for a bare trace */
+		struct pl_snapshot *after = malloc(sizeof(*after));
+		const char *dir = param_str(b, "after", NULL);
+
+		if (!after || bench_snapshot_read("after", dir, after)) {
+			free(after);
+			return 2;
+		}
+		free(after);
+		snprintf(a.after, sizeof(a.after), "%s", dir);
+		a.has_after = true;
 	}
 	snapdir = param_str(b, "snapshot", a.has_before ? a.before : NULL);
 	if (snapdir) {

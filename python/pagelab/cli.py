@@ -318,6 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--snapshot", metavar="DIR", help="/proc/{zoneinfo,buddyinfo,pagetypeinfo,"
                     "vmstat} copied right before the trace (for a bare trace file; an "
                     "artifact's before/ is the default)")
+    rp.add_argument("--after", metavar="DIR", help="the same /proc files copied right after the "
+                    "trace: the kernel's end state for the table (an artifact's after/ is the "
+                    "default)")
     rp.add_argument("--emit-trace", metavar="DIR", help="write pagelab's own ftrace text per design")
     rp.add_argument("--tick", help="when each vCPU's vmstat tick runs: kernel (the trace's own "
                     "phase, default), first (1 s after the first event) or 0..999 (ms into each "

@@ -253,14 +253,17 @@ def buddyinfo_pages(text: str) -> list[int]:
     return pages
 
 
-def _snapshot_pages(path: Path, manifest: dict | None) -> dict | None:
-    if manifest is None:
-        return None
+def _snapshot_pages(path: Path, manifest: dict | None, given: dict) -> dict | None:
+    """The kernel's free pages by order before and after (the report's markers):
+    from @given's "before"/"after" directories, else the artifact's."""
     out = {}
     for when in ("before", "after"):
+        d = given.get(when)
+        if d is None and manifest is not None and when in manifest:
+            d = path / manifest[when]
         try:
-            out[when] = buddyinfo_pages((path / manifest[when] / "buddyinfo").read_text())
-        except (OSError, ValueError, IndexError):
+            out[when] = buddyinfo_pages((Path(d) / "buddyinfo").read_text())
+        except (TypeError, OSError, ValueError, IndexError):
             return None
     return out
 
@@ -272,12 +275,13 @@ def _safe(name: str) -> str:
 def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
         together: bool = False, jobs: int = 1, tick: str | None = None,
-        snapshot: str | Path | None = None) -> dict:
+        snapshot: str | Path | None = None, after: str | Path | None = None) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
 
     @snapshot: a directory of /proc/{zoneinfo,buddyinfo,pagetypeinfo,vmstat}
     taken right before the trace, for a bare trace file (an artifact's own
-    before/ is the default).
+    before/ is the default); @after: the same, taken right after (the
+    kernel's end state the table compares with; default the artifact's after/).
 
     With @jobs > 1, up to @jobs pagelab-bench processes of one rep run at once
     (the counters are deterministic; only wall time changes).
@@ -304,11 +308,11 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     if len(set(designs)) != len(designs):
         raise BenchError("a design is given twice")
     tick_param = _tick_param(tick)
-    if snapshot is not None:
-        snapshot = Path(snapshot)
-        if not snapshot.is_dir():
-            raise BenchError(f"--snapshot {snapshot}: not a directory")
-        tick_param["snapshot"] = str(snapshot.resolve())
+    for key, d in (("snapshot", snapshot), ("after", after)):
+        if d is not None:
+            if not Path(d).is_dir():
+                raise BenchError(f"--{key} {d}: not a directory")
+            tick_param[key] = str(Path(d).resolve())
     emit_dir = Path(emit_trace) if emit_trace else None
     if emit_dir is not None:
         if emit_dir.exists() and not emit_dir.is_dir():
@@ -318,7 +322,7 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     label = label or trace.name.split(".")[0]
     kernel, first, measurements, deterministic = None, {}, [], True
     with opened(trace) as (path, manifest):
-        snap_pages = _snapshot_pages(path, manifest)
+        snap_pages = _snapshot_pages(path, manifest, {"before": snapshot, "after": after})
         for rep in range(reps):
             batches = [designs] if together else [[d] for d in designs]
             calls = []
@@ -390,7 +394,7 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
                      args.reps, args.label, args.together, args.jobs, args.tick,
-                     args.snapshot)
+                     args.snapshot, args.after)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

@@ -144,6 +144,7 @@ def test_bare_trace_with_snapshot_replays_positional(tmp_path, capsys):
     ("numa", "node 1: pagelab models one NUMA node"),
     ("notdir", "--snapshot"),
     ("cut", "decompression error after line"),
+    ("numa-after", "node 1: pagelab models one NUMA node"),
 ])
 def test_replay_input_errors_are_one_line(tmp_path, capsys, case, msg):
     bare = tmp_path / "trace.txt.zst"
@@ -152,13 +153,13 @@ def test_replay_input_errors_are_one_line(tmp_path, capsys, case, msg):
     argv = ["replay", str(bare), "-o", str(tmp_path / "r.json")]
     if case == "nosnap":
         argv += ["--state", "positional"]
-    elif case == "numa":
+    elif case in ("numa", "numa-after"):
         snap = tmp_path / "numa"
         shutil.copytree(FIXTURE / "before", snap)
         lines = (snap / "buddyinfo").read_text().splitlines()
         (snap / "buddyinfo").write_text("\n".join(lines + [lines[-1].replace("Node 0", "Node 1")])
                                         + "\n")
-        argv += ["--snapshot", str(snap)]
+        argv += ["--snapshot" if case == "numa" else "--after", str(snap)]
     elif case == "notdir":
         argv += ["--snapshot", str(tmp_path / "missing")]
     assert main(argv) == 2
@@ -181,3 +182,18 @@ def test_cpu_beyond_the_snapshot_is_counted(tmp_path, capsys):
     assert main(["replay", str(bare), "--snapshot", str(FIXTURE / "before"), "-o", str(out)]) == 0
     rec = load_results(out)["replay"]["designs"]["v6.18"]
     assert rec["warnings"]["cpu_out_of_range"] == 50, rec["warnings"]
+
+
+def test_bare_trace_with_both_snapshots_scores_like_the_artifact(tmp_path, capsys):
+    """--snapshot and --after give a bare trace what an artifact's before/ and after/ give:
+    the same table rows and the same kernel end state."""
+    bare = tmp_path / "trace.txt.zst"
+    shutil.copy(FIXTURE / "trace.txt.zst", bare)
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["replay", str(bare), "--snapshot", str(FIXTURE / "before"),
+                 "--after", str(FIXTURE / "after"), "-o", str(a)]) == 0
+    assert main(["replay", str(FIXTURE), "-o", str(b)]) == 0
+    ra, rb = load_results(a)["replay"], load_results(b)["replay"]
+    assert ra["rows"] == rb["rows"]
+    assert ra["kernel_buddyinfo_pages"] == rb["kernel_buddyinfo_pages"] is not None
+    assert "buddyinfo TVD" in capsys.readouterr().out
