@@ -293,5 +293,20 @@ int pl_check_config(const struct pl_config *cfg)
 	if (cfg->vt_costs >= NR_PL_VT_COSTS)
 		return pl_bad_arg("machine", "bad config: vt_costs %u (0 anchors, 1 host)",
 				  cfg->vt_costs);
+	{
+		/* all zero: the default shape; else each part 1..PL_MAX_NR_CPUS, in all as many */
+		const struct pl_cpu_topology *t = &cfg->topology;
+		unsigned long hw = (unsigned long)t->nr_sockets * t->cores_per_socket *
+				   t->threads_per_core;
+		bool unset = !t->nr_sockets && !t->cores_per_socket && !t->threads_per_core;
+
+		if (!unset && (!hw || t->nr_sockets > PL_MAX_NR_CPUS ||
+			       t->cores_per_socket > PL_MAX_NR_CPUS ||
+			       t->threads_per_core > PL_MAX_NR_CPUS || hw > PL_MAX_NR_CPUS))
+			return pl_bad_arg("machine", "bad config: topology %ux%ux%u (sockets x cores "
+					  "x threads, each at least 1, at most %u hardware threads)",
+					  t->nr_sockets, t->cores_per_socket, t->threads_per_core,
+					  PL_MAX_NR_CPUS);
+	}
 	return 0;
 }

@@ -285,10 +285,14 @@ static void test_determinism_host_costs(void **state)
 	assert_int_equal(det_misses, 0);
 }
 
-/* Cost sets by name; an unknown one is refused by the config check. */
+/*
+ * Cost sets by name; an unknown one is refused by the config check, and so
+ * is a topology that is not sockets x cores x threads of at least one each.
+ */
 static void test_cost_sets(void **state)
 {
 	struct pl_vt_params a, d, h;
+	struct pl_machine *m;
 	struct pl_config cfg;
 
 	(void)state;
@@ -315,6 +319,28 @@ static void test_cost_sets(void **state)
 	cfg.vtime = true;
 	cfg.vt_costs = NR_PL_VT_COSTS;
 	assert_null(pl_machine_create(&cfg));
+	/* a topology with a zero part, or more hardware threads than a machine has */
+	cfg.vt_costs = PL_VT_COSTS_ANCHORS;
+	{
+		static const struct pl_cpu_topology bad[] = {
+			{ 0, 1, 1, 0, 0 }, { 1, 0, 1, 0, 0 }, { 1, 1, 0, 0, 0 },
+			{ 4096, 2, 1, 0, 0 }, { 1000000, 1000000, 1000000, 0, 0 },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			unsigned long warns = pl_warn_count();
+
+			cfg.topology = bad[i];
+			pl_warn_set_quiet(true);
+			assert_null(pl_machine_create(&cfg));
+			pl_warn_set_quiet(false);
+			assert_int_equal(pl_warn_count(), warns + 1);
+		}
+		cfg.topology = (struct pl_cpu_topology){ 1, 1, 1, 0, 0 };	/* the smallest */
+		m = pl_machine_create(&cfg);
+		assert_non_null(m);
+		pl_machine_destroy(m);
+	}
 }
 
 #define LINE(n) ((const void *)(uintptr_t)((1000UL + (n)) << 6))
