@@ -97,7 +97,8 @@ struct pl_trace_event {
 	X(alloc_failed)                                                         \
 	X(realloc_unfreed)                                                      \
 	X(order_mismatch)                                                       \
-	X(refreed)
+	X(refreed)                                                              \
+	X(drain_all_replayed)
 
 enum pl_trace_warn {
 #define PL_TW_ENUM(name) PL_TW_##name,

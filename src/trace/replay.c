@@ -33,6 +33,11 @@
  * lived). Before this the replay's PCPs kept pages the kernel's had lent
  * out (kbuild: 9,814 refreed frees).
  *
+ * The kernel's drains are pagelab's own to make, with one exception it
+ * cannot make by itself: drain_all_pages() (direct reclaim's, compaction's,
+ * page isolation's), seen as a drain run on one CPU of pages another CPU's
+ * PCP held (follow_pcp()); the replay does one of its own there.
+ *
  * Invariants: every blocks-table entry is a block pagelab allocated and has
  * not freed; the tables and the claim lists are the only owners of the
  * replay's live blocks and bulk pages.
@@ -89,6 +94,9 @@ struct pl_replay {
 	bool lazy_loaded;		/* the kernel's lazy backlog stood in for */
 	unsigned int last_area_pages;	/* pages (with the guard) of the last traced vmap area */
 	struct replay_area **claim;	/* per vCPU: a freed area whose bulk pages vfree gives back */
+	uint8_t *on_pcp;		/* kernel pfn -> 1 + the CPU whose PCP holds it; 0 none known */
+	size_t on_pcp_len;
+	bool *drained_all;		/* per vCPU: this drain run was replayed as drain_all_pages() */
 };
 
 /* ---- the pfn table (linear probing, backward-shift deletion) ---------------- */
@@ -196,13 +204,15 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 	r->cpu_tick_ns = calloc(m->nr_cpus, sizeof(*r->cpu_tick_ns));
 	r->tick_phase = malloc(m->nr_cpus * sizeof(*r->tick_phase));
 	r->claim = calloc(m->nr_cpus, sizeof(*r->claim));
-	if (!r->cpu_tick_ns || !r->tick_phase || !r->claim || table_grow(&r->blocks) ||
-	    table_grow(&r->areas)) {
+	r->drained_all = calloc(m->nr_cpus, sizeof(*r->drained_all));
+	if (!r->cpu_tick_ns || !r->tick_phase || !r->claim || !r->drained_all ||
+	    table_grow(&r->blocks) || table_grow(&r->areas)) {
 		free(r->blocks.slot);
 		free(r->areas.slot);
 		free(r->cpu_tick_ns);
 		free(r->tick_phase);
 		free(r->claim);
+		free(r->drained_all);
 		free(r);
 		return NULL;
 	}
@@ -588,12 +598,79 @@ static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
 	return 0;
 }
 
+/* ---- remote drains: drain_all_pages() -------------------------------------------- */
+
+/* Note that the kernel's PCP of CPU @cpu (-1: none) holds kernel pfn @pfn. */
+static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu)
+{
+	if (pfn >= (1UL << 40) || cpu >= 255)
+		return;
+	if (cpu >= 0 && pfn >= r->on_pcp_len) {
+		size_t n = max(pfn + 1, r->on_pcp_len * 2);
+		uint8_t *p = realloc(r->on_pcp, n);
+
+		if (!p)
+			return;	/* then remote drains go unseen: a replay as before */
+		memset(p + r->on_pcp_len, 0, n - r->on_pcp_len);
+		r->on_pcp = p;
+		r->on_pcp_len = n;
+	}
+	if (pfn < r->on_pcp_len)
+		r->on_pcp[pfn] = (uint8_t)(cpu + 1);
+}
+
+/*
+ * Follow which CPU's PCP holds each page in the kernel, from the events:
+ * a free puts a page of a PCP order on the freeing CPU's, a refill on the
+ * refilling CPU's; an allocation or a drain takes it off. A drain run on
+ * one CPU that takes a page off another CPU's PCP is drain_all_pages()
+ * (direct reclaim's, after a failed attempt; compaction's; page
+ * isolation's): since 5.19 the caller drains every CPU's PCP itself, so
+ * the events fire on its CPU. pagelab replays it as a drain_all_pages() of
+ * its own, once per run: the kernel's drains are not replayed otherwise,
+ * and without it pagelab's PCPs keep pages the kernel gave back.
+ */
+static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	unsigned int cpu = ev->cpu;
+	int held;
+
+	if (ev->type != PL_TRACE_PCPU_DRAIN)
+		r->drained_all[cpu] = false;
+	if (ev->pfn == -1UL)
+		return;
+	switch (ev->type) {
+	case PL_TRACE_PAGE_FREE:
+		set_on_pcp(r, ev->pfn, ev->order <= PAGE_ALLOC_COSTLY_ORDER ||
+				       ev->order == pageblock_order ? (int)cpu : -1);
+		break;
+	case PL_TRACE_ZONE_LOCKED:
+		set_on_pcp(r, ev->pfn, ev->percpu_refill ? (int)cpu : -1);
+		break;
+	case PL_TRACE_PAGE_ALLOC:
+		set_on_pcp(r, ev->pfn, -1);
+		break;
+	case PL_TRACE_PCPU_DRAIN:
+		held = ev->pfn < r->on_pcp_len ? r->on_pcp[ev->pfn] - 1 : -1;
+		set_on_pcp(r, ev->pfn, -1);
+		if (held < 0 || held == (int)cpu || r->drained_all[cpu])
+			break;
+		r->drained_all[cpu] = true;
+		drain_all_pages(NULL);
+		r->warn[PL_TW_drain_all_replayed]++;
+		break;
+	default:
+		break;
+	}
+}
+
 int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 {
 	if (ev->cpu >= r->m->nr_cpus)
 		return warn(r, PL_TW_cpu_out_of_range, ev);
 	advance_time(r, ev->ts_ns);
 	pl_enter(r->m, ev->cpu);
+	follow_pcp(r, ev);
 	if (r->claim[ev->cpu] && (ev->type != PL_TRACE_PAGE_FREE || ev->order))
 		claim_close(r, ev->cpu);
 	switch (ev->type) {
@@ -641,6 +718,8 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 			if (r->blocks.slot[i].key)
 				__free_pages(r->blocks.slot[i].page, r->blocks.slot[i].order);
 	free(r->freed);
+	free(r->on_pcp);
+	free(r->drained_all);
 	free(r->cpu_tick_ns);
 	free(r->tick_phase);
 	free(r->blocks.slot);

@@ -286,32 +286,54 @@ static void test_replay_bad_input(void **state)
 	test_machine_done(m);
 }
 
+/* A replay of trace text on a machine loaded from the fixture snapshot. */
+struct loaded_replay {
+	struct pl_snapshot snap;
+	struct pl_loaded_state *st;
+	struct pl_machine *m;
+	struct pl_trace_reader *r;
+	struct pl_replay *rp;
+};
+
+static void loaded_replay_start(struct loaded_replay *lr, const char *text, size_t len)
+{
+	lr->m = loaded_machine(&lr->snap, &lr->st, "v6.18");
+	lr->r = pl_trace_open_mem(text, len);
+	lr->rp = pl_replay_create(lr->m, lr->st);
+	assert_non_null(lr->r);
+	assert_non_null(lr->rp);
+}
+
+/* The checker's recount, then everything released. */
+static void loaded_replay_end(struct loaded_replay *lr)
+{
+	assert_int_equal(pl_check_machine(lr->m), 0);
+	pl_replay_destroy(lr->rp, true);
+	pl_trace_close(lr->r);
+	pl_state_release(lr->st);
+	pl_machine_destroy(lr->m);
+}
+
 /* A loaded state gives frees of pre-trace pages something to free. */
 static void test_replay_pretrace_free(void **state)
 {
 	static const char text[] =
 		"  a-1 [000] ..... 1.0: mm_page_free: page=x pfn=0x123456 order=0\n"
 		"  a-1 [001] ..... 1.1: mm_page_free: page=x pfn=0x123460 order=2\n";
-	struct pl_snapshot snap;
-	struct pl_loaded_state *st;
-	struct pl_machine *m = loaded_machine(&snap, &st, "v6.18");
-	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
-	struct pl_replay *rp = pl_replay_create(m, st);
+	struct loaded_replay lr;
 	struct pl_trace_event ev;
-	unsigned long before = pl_nr_free_pages(m);
+	unsigned long before;
 
 	(void)state;
-	while (pl_trace_next(r, &ev) > 0)
-		assert_int_equal(pl_replay_event(rp, &ev), 0);
-	assert_int_equal(pl_replay_warnings(rp)[PL_TW_free_unallocated], 0);
-	pl_enter(m, 0);
+	loaded_replay_start(&lr, text, sizeof(text) - 1);
+	before = pl_nr_free_pages(lr.m);
+	while (pl_trace_next(lr.r, &ev) > 0)
+		assert_int_equal(pl_replay_event(lr.rp, &ev), 0);
+	assert_int_equal(pl_replay_warnings(lr.rp)[PL_TW_free_unallocated], 0);
+	pl_enter(lr.m, 0);
 	drain_all_pages(NULL);
-	assert_true(pl_nr_free_pages(m) >= before + 5);
-	assert_int_equal(pl_check_machine(m), 0);
-	pl_replay_destroy(rp, true);
-	pl_trace_close(r);
-	pl_state_release(st);
-	pl_machine_destroy(m);
+	assert_true(pl_nr_free_pages(lr.m) >= before + 5);
+	loaded_replay_end(&lr);
 }
 
 /*
@@ -328,33 +350,79 @@ static void test_replay_refreed(void **state)
 		"  a-1 [000] ..... 1.2: mm_page_free: page=x pfn=0x123450 order=1\n"
 		"  a-1 [000] ..... 1.3: mm_page_free: page=x pfn=0x123451 order=0\n"
 		"  a-1 [000] ..... 1.4: mm_page_free: page=x pfn=0x123470 order=0\n";
-	struct pl_snapshot snap;
-	struct pl_loaded_state *st;
-	struct pl_machine *m = loaded_machine(&snap, &st, "v6.18");
-	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
-	struct pl_replay *rp = pl_replay_create(m, st);
+	struct loaded_replay lr;
 	struct pl_trace_event ev;
 	unsigned long before;
 
 	(void)state;
-	pl_enter(m, 0);
+	loaded_replay_start(&lr, text, sizeof(text) - 1);
+	pl_enter(lr.m, 0);
 	drain_all_pages(NULL);
-	before = pl_nr_free_pages(m);
+	before = pl_nr_free_pages(lr.m);
 	pl_warn_set_quiet(true);
-	while (pl_trace_next(r, &ev) > 0)
-		pl_replay_event(rp, &ev);
+	while (pl_trace_next(lr.r, &ev) > 0)
+		pl_replay_event(lr.rp, &ev);
 	pl_warn_set_quiet(false);
-	assert_int_equal(pl_replay_warnings(rp)[PL_TW_refreed], 2);
-	assert_int_equal(pl_replay_warnings(rp)[PL_TW_free_unallocated], 0);
-	pl_enter(m, 0);
+	assert_int_equal(pl_replay_warnings(lr.rp)[PL_TW_refreed], 2);
+	assert_int_equal(pl_replay_warnings(lr.rp)[PL_TW_free_unallocated], 0);
+	pl_enter(lr.m, 0);
 	drain_all_pages(NULL);
 	/* only the never-seen pfn 0x123470 took a page of the loaded state */
-	assert_int_equal(pl_nr_free_pages(m), before + 1);
-	assert_int_equal(pl_check_machine(m), 0);
-	pl_replay_destroy(rp, true);
-	pl_trace_close(r);
-	pl_state_release(st);
-	pl_machine_destroy(m);
+	assert_int_equal(pl_nr_free_pages(lr.m), before + 1);
+	loaded_replay_end(&lr);
+}
+
+/* Pages on @cpu's PCPs, every zone. */
+static int pcp_pages(struct pl_machine *m, unsigned int cpu)
+{
+	int n = 0;
+
+	for (int z = 0; z < MAX_NR_ZONES; z++)
+		if (populated_zone(&m->node_zones[z]))
+			n += m->node_zones[z].per_cpu_pageset[cpu].count;
+	return n;
+}
+
+/*
+ * A drain on one CPU of a page another CPU's PCP holds is the kernel's
+ * drain_all_pages() (it drains every CPU's PCP from the caller's): the
+ * replay does one of its own, once per drain run. A drain of the CPU's own
+ * page is not one.
+ */
+static void test_replay_remote_drain(void **state)
+{
+	static const char text[] =
+		"  a-1 [001] ..... 1.0: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  a-1 [001] ..... 1.1: mm_page_free: page=x pfn=0x123460 order=0\n"
+		"  b-2 [000] ..... 1.2: mm_page_alloc: page=x pfn=0x123462 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  b-2 [000] ..... 1.3: mm_page_free: page=x pfn=0x123462 order=0\n"
+		"  b-2 [000] ..... 1.4: mm_page_pcpu_drain: page=x pfn=0x123462 order=0 migratetype=1\n"
+		"  b-2 [000] ..... 1.5: mm_page_free: page=x pfn=0x123470 order=0\n"
+		"  b-2 [000] ..... 1.6: mm_page_pcpu_drain: page=x pfn=0x123460 order=0 migratetype=1\n"
+		"  b-2 [000] ..... 1.6: mm_page_pcpu_drain: page=x pfn=0x123470 order=0 migratetype=1\n";
+	struct loaded_replay lr;
+	struct pl_trace_event ev;
+	int n = 0;
+
+	(void)state;
+	loaded_replay_start(&lr, text, sizeof(text) - 1);
+	pl_enter(lr.m, 0);
+	drain_all_pages(NULL);
+	pl_warn_set_quiet(true);
+	while (pl_trace_next(lr.r, &ev) > 0) {
+		pl_replay_event(lr.rp, &ev);
+		if (++n == 5) {
+			/* CPU 0 drained its own page: CPU 1's PCP still holds one */
+			assert_int_equal(pl_replay_warnings(lr.rp)[PL_TW_drain_all_replayed], 0);
+			assert_true(pcp_pages(lr.m, 1) > 0);
+		}
+	}
+	pl_warn_set_quiet(false);
+	/* CPU 0 drained CPU 1's page: every PCP emptied, once for the run */
+	assert_int_equal(pl_replay_warnings(lr.rp)[PL_TW_drain_all_replayed], 1);
+	assert_int_equal(pcp_pages(lr.m, 0), 0);
+	assert_int_equal(pcp_pages(lr.m, 1), 0);
+	loaded_replay_end(&lr);
 }
 
 /*
@@ -902,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_pcp_high_below_min_is_legal),
 		cmocka_unit_test(test_online_pages),
 		cmocka_unit_test(test_replay_refreed),
+		cmocka_unit_test(test_replay_remote_drain),
 		cmocka_unit_test(test_replay_vmalloc_bulk),
 		cmocka_unit_test(test_replay_lazy_backlog),
 		cmocka_unit_test(test_tick_phase),
