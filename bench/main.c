@@ -101,8 +101,8 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 		if (bench_snapshot_read("snapshot", snapdir, &snap))
 			exit(2);
 		pl_snapshot_config(&snap, &cfg);
-		if (!param_str(b, "vcpus", NULL) && snap.zone[0].nr_pcp_cpus)
-			cfg.nr_cpus = snap.zone[0].nr_pcp_cpus;
+		if (!param_str(b, "vcpus", NULL) && pl_snapshot_nr_cpus(&snap))
+			cfg.nr_cpus = pl_snapshot_nr_cpus(&snap);
 	}
 	if (bench_check_host_fit(cfg.mem_bytes))
 		exit(2);

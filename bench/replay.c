@@ -583,14 +583,8 @@ static int run_replay(struct bench *b)
 	 * CPU. An event of a CPU beyond them is counted cpu_out_of_range.
 	 */
 	nr_cpus = a.nr_cpus ? a.nr_cpus : (unsigned int)(stats.max_cpu + 1);
-	if (!a.nr_cpus && has_snap) {
-		unsigned int snap_cpus = 0;
-
-		for (int z = 0; z < snap.nr_zones; z++)
-			snap_cpus = max(snap_cpus, snap.zone[z].nr_pcp_cpus);
-		if (snap_cpus)
-			nr_cpus = snap_cpus;
-	}
+	if (!a.nr_cpus && has_snap && pl_snapshot_nr_cpus(&snap))
+		nr_cpus = pl_snapshot_nr_cpus(&snap);
 	nr_cpus = (unsigned int)param_ulong(b, "cpus", nr_cpus);
 	if (!nr_cpus)
 		nr_cpus = 1;

@@ -299,6 +299,12 @@ struct pl_snapshot {
  */
 int pl_snapshot_read(const char *dir, struct pl_snapshot *snap);
 
+/**
+ * pl_snapshot_nr_cpus() - the CPUs of the snapshot's machine: the most
+ * pagesets any zone lists (zoneinfo shows one per possible CPU); 0 if none.
+ */
+unsigned int pl_snapshot_nr_cpus(const struct pl_snapshot *snap);
+
 /** pl_snapshot_free_by_order() - free PAGES per order summed over zones. */
 void pl_snapshot_free_by_order(const struct pl_snapshot *snap, unsigned long out[NR_PAGE_ORDERS]);
 

@@ -265,6 +265,15 @@ int pl_snapshot_read(const char *dir, struct pl_snapshot *s)
 	return 0;
 }
 
+unsigned int pl_snapshot_nr_cpus(const struct pl_snapshot *s)
+{
+	unsigned int n = 0;
+
+	for (int i = 0; i < s->nr_zones; i++)
+		n = max(n, s->zone[i].nr_pcp_cpus);
+	return n;
+}
+
 void pl_snapshot_free_by_order(const struct pl_snapshot *s, unsigned long out[NR_PAGE_ORDERS])
 {
 	for (int o = 0; o < NR_PAGE_ORDERS; o++) {

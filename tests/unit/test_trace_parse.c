@@ -307,6 +307,7 @@ static void test_snapshot_read(void **state)
 	assert_int_equal(snap.zone[2].pcp_count[0], 46316);
 	assert_int_equal(snap.zone[2].pcp_high[0], 64512);
 	assert_int_equal(snap.zone[2].pcp_batch[0], 63);
+	assert_int_equal(pl_snapshot_nr_cpus(&snap), 2);	/* cpu: 0 and 1 in every zone */
 	assert_int_equal(snap.zone[1].wmark[WMARK_MIN], 6675);
 	assert_int_equal(snap.zone[1].start_pfn, 4096);
 	assert_true(snap.has_vmstat);
