@@ -734,6 +734,12 @@ struct pl_machine {
 	void (*tp_fn)(void *ctx, const struct pl_tp_event *ev);
 	void *tp_ctx;
 	struct pl_vtime *vt;		/* virtual time, NULL unless config.vtime */
+	/*
+	 * a kswapd run the replay follows (pl_kswapd_begin()/end()) and the
+	 * boost each zone had at its start; written by the replay's thread only
+	 */
+	bool kswapd_traced;
+	unsigned long kswapd_boost[MAX_NR_ZONES];
 };
 
 #define for_each_zone(z, m) \
@@ -854,6 +860,21 @@ void drain_all_pages(struct zone *zone);
  * Return: non-zero while there is more to decay.
  */
 int pl_vmstat_tick(void);
+/**
+ * pl_kswapd_begin() - the kernel's kswapd started a run (balance_pgdat()):
+ * for a replay that sees kswapd's own events. Takes any pending wakeup,
+ * notes each zone's watermark_boost and makes every populated zone
+ * ZONE_RECLAIM_ACTIVE (which caps the PCPs, nr_pcp_high()) until
+ * pl_kswapd_end(); pagelab's own runs at the tick stand aside meanwhile.
+ * Context: the replay's thread.
+ */
+void pl_kswapd_begin(struct pl_machine *m);
+/**
+ * pl_kswapd_end() - the traced kswapd run ended: the zones leave
+ * ZONE_RECLAIM_ACTIVE and drop the boost they had at its start, as
+ * balance_pgdat() does as it returns. Context: takes each zone->lock.
+ */
+void pl_kswapd_end(struct pl_machine *m);
 
 /* ---- contiguous ranges (mm/page_contig.c) --------------------------------- */
 

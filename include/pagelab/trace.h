@@ -62,6 +62,8 @@ extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
  *          (pages) after the free; -1 (or 0 from a zeroed struct) absent.
  * @kworker: the task column names a kworker (kworker/...): workqueue work,
  *          such as vmstat_update, ran the event.
+ * @kswapd: the task column names kswapd (kswapd0, kswapd1...): its reclaim
+ *          freed the page.
  */
 struct pl_trace_event {
 	enum pl_trace_type type;
@@ -83,6 +85,7 @@ struct pl_trace_event {
 	unsigned long npurged;
 	long nr_lazy;	/* free_vmap_area_noflush: the kernel's vmap_lazy_nr after it; -1 absent */
 	bool kworker;
+	bool kswapd;
 };
 
 /* ---- warnings ------------------------------------------------------------ */
@@ -399,6 +402,7 @@ struct pl_sighting {
 	unsigned char order;
 	unsigned char mt;	/* the list (free list or PCP list) it was on */
 	unsigned short cpu;	/* PL_SEEN_PCP: whose PCP */
+	unsigned char drained;	/* PL_SEEN_PCP: first seen drained, not allocated */
 };
 
 /* pl_positional.pb_type of a pageblock the trace says nothing exact about */
@@ -451,6 +455,25 @@ struct pl_positional {
  * Return: 0 or -ENOMEM.
  */
 int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *ev);
+/**
+ * pl_positional_pcp_owners() - whose PCP each PCP sighting in the kernel
+ * pfns [@start_pfn, @end_pfn) (one zone) was on at trace start, given the
+ * zone's reported per-CPU counts @count[0..@nr_cpus).
+ *
+ * A sighting says "the CPU that drained or allocated it", which is the
+ * PCP's own CPU except for drain_all_pages(): its caller drains every
+ * CPU's PCP itself (since 5.19), so another CPU's pages fire on the
+ * caller's CPU. A CPU whose sighted pages exceed its reported count by
+ * more than its @batch took the excess off other PCPs: its latest drained
+ * sightings (allocations are always local) go to CPUs whose count has room
+ * beyond their own sightings, the roomiest first, as far as the room goes.
+ * @owner (@pos->nr entries, filled here for the zone's PCP sightings and
+ * left alone elsewhere) receives each one's CPU.
+ * Return: the pages moved to another CPU.
+ */
+unsigned long pl_positional_pcp_owners(const struct pl_positional *pos, unsigned long start_pfn,
+				       unsigned long end_pfn, const int *count, const int *batch,
+				       unsigned int nr_cpus, unsigned short *owner);
 /** pl_positional_release() - free the records (the struct is zeroed). */
 void pl_positional_release(struct pl_positional *pos);
 
@@ -484,6 +507,15 @@ struct pl_loaded_state *pl_machine_load_positional(struct pl_machine *m,
  */
 size_t pl_state_pretrace(const struct pl_loaded_state *st, const unsigned long **pfn,
 			 const unsigned char **order);
+
+/**
+ * pl_state_pcp_sighted() - the sighted blocks a positional state put on a
+ * PCP (pfn = the kernel's) and whose PCP (pl_positional_pcp_owners()), for
+ * the replay to follow the kernel's PCPs from the start.
+ * Return: how many; *@pfn and *@cpu point into the state.
+ */
+size_t pl_state_pcp_sighted(const struct pl_loaded_state *st, const unsigned long **pfn,
+			    const unsigned short **cpu);
 
 /* ---- replay (src/trace/replay.c) -------------------------------------- */
 

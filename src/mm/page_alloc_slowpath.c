@@ -42,6 +42,10 @@
  *     progress for a boost") and, as every run ends, drops the boost it
  *     found (zone_boosts[]). The kernel's kswapd_failures (no wakeups after
  *     16 fruitless runs) is not modelled.
+ *     A replay of a kernel trace drives kswapd from the trace instead
+ *     (pl_kswapd_begin()/pl_kswapd_end(), while kswapd's own events
+ *     stream): the zones are ZONE_RECLAIM_ACTIVE for the whole run, as in
+ *     balance_pgdat(), and the tick's run stands aside.
  *
  * Locking: the highatomic counts and watermark_boost change under
  * zone->lock and are read racily (READ_ONCE), as in the kernel.
@@ -252,6 +256,8 @@ void pl_kswapd_run(struct pl_machine *m)
 	bool run = false, woken[MAX_NR_ZONES] = { false };
 	struct zone *zone;
 
+	if (m->kswapd_traced)
+		return;	/* a replay follows the kernel's kswapd (pl_kswapd_begin()) */
 	/* One of concurrent ticks takes each zone's wakeup. */
 	for_each_populated_zone(zone, m) {
 		if (!zone_test_and_clear_flag(zone, ZONE_KSWAPD_PENDING))
@@ -374,4 +380,40 @@ struct page *__alloc_pages_slowpath(struct pl_machine *m, gfp_t gfp, unsigned in
 		if (page)
 			return page;
 	}
+}
+
+void pl_kswapd_begin(struct pl_machine *m)
+{
+	struct zone *zone;
+
+	if (m->kswapd_traced)
+		return;
+	m->kswapd_traced = true;
+	pl_count(PL_EV_KSWAPD_RUN, 1);
+	for_each_populated_zone(zone, m) {
+		zone_clear_flag(zone, ZONE_KSWAPD_PENDING);
+		m->kswapd_boost[zone->zone_idx] = READ_ONCE(zone->watermark_boost);
+		zone_set_flag(zone, ZONE_RECLAIM_ACTIVE);
+	}
+}
+
+void pl_kswapd_end(struct pl_machine *m)
+{
+	struct zone *zone;
+
+	if (!m->kswapd_traced)
+		return;
+	for_each_populated_zone(zone, m) {
+		unsigned long boost = m->kswapd_boost[zone->zone_idx];
+
+		zone_clear_flag(zone, ZONE_RECLAIM_ACTIVE);
+		if (!boost)
+			continue;
+		spin_lock(&zone->lock);
+		WRITE_ONCE(zone->watermark_boost, zone->watermark_boost - min(zone->watermark_boost, boost));
+		spin_unlock(&zone->lock);
+		m->kswapd_boost[zone->zone_idx] = 0;
+		pl_count(PL_EV_WMARK_BOOST_CLEAR, 1);
+	}
+	m->kswapd_traced = false;
 }

@@ -660,6 +660,7 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 	e.cpu = (unsigned int)cpu;
 	e.ts_ns = (uint64_t)secs * 1000000000ull + (uint64_t)frac;
 	e.kworker = end - s > 8 && !memcmp(s, "kworker/", 8);	/* the task column leads */
+	e.kswapd = end - s > 6 && !memcmp(s, "kswapd", 6);
 	need = required[type];
 	if ((parse_fields(p, end, &e) & need) != need)
 		return -1;

@@ -72,6 +72,7 @@ static int add_rec(struct pl_positional *pos, const struct pl_trace_event *ev, i
 	s->mt = (unsigned char)(ev->migratetype >= 0 && ev->migratetype < MIGRATE_PCPTYPES
 				? ev->migratetype : MIGRATE_MOVABLE);
 	s->cpu = (unsigned short)min(ev->cpu, 0xffffu);
+	s->drained = ev->type == PL_TRACE_PCPU_DRAIN;
 	pos->by_kind[kind]++;
 	if (kind == PL_SEEN_PCP && ev->cpu < PL_SNAP_MAX_CPUS)
 		pos->pcp_seen[ev->cpu][order_to_pindex(s->mt, s->order)] += 1UL << s->order;
@@ -219,6 +220,53 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 		return 0;
 	}
 	return sight(pos, ev, kind);
+}
+
+static bool pcp_sighting_in(const struct pl_sighting *r, unsigned long start, unsigned long end,
+			    unsigned int nr_cpus)
+{
+	return r->kind == PL_SEEN_PCP && r->cpu < nr_cpus && r->pfn >= start &&
+	       r->pfn + (1UL << r->order) <= end;
+}
+
+unsigned long pl_positional_pcp_owners(const struct pl_positional *pos, unsigned long start_pfn,
+				       unsigned long end_pfn, const int *count, const int *batch,
+				       unsigned int nr_cpus, unsigned short *owner)
+{
+	long *seen = calloc(nr_cpus ? nr_cpus : 1, sizeof(*seen));
+	unsigned long moved = 0;
+
+	if (!seen)
+		return 0;	/* then every sighting stays with its CPU, as before */
+	for (size_t i = 0; i < pos->nr; i++)
+		if (pcp_sighting_in(&pos->rec[i], start_pfn, end_pfn, nr_cpus)) {
+			owner[i] = pos->rec[i].cpu;
+			seen[owner[i]] += 1L << pos->rec[i].order;
+		}
+	for (unsigned int c = 0; c < nr_cpus; c++) {
+		/* latest first: a drain_all_pages() takes the CPUs in turn */
+		for (size_t i = pos->nr; i-- > 0 && seen[c] - count[c] > max(batch[c], 0);) {
+			const struct pl_sighting *r = &pos->rec[i];
+			long pages = 1L << r->order;
+			unsigned int to = c;
+
+			if (!pcp_sighting_in(r, start_pfn, end_pfn, nr_cpus) || owner[i] != c ||
+			    !r->drained)
+				continue;
+			for (unsigned int d = 0; d < nr_cpus; d++)
+				if (d != c && count[d] - seen[d] >= pages &&
+				    (to == c || count[d] - seen[d] > count[to] - seen[to]))
+					to = d;
+			if (to == c)
+				break;	/* no room left anywhere */
+			owner[i] = (unsigned short)to;
+			seen[c] -= pages;
+			seen[to] += pages;
+			moved += (unsigned long)pages;
+		}
+	}
+	free(seen);
+	return moved;
 }
 
 void pl_positional_release(struct pl_positional *pos)

@@ -50,6 +50,8 @@
 #include "pagelab/vmalloc.h"
 
 #define NSEC_PER_SEC 1000000000ull
+/* kswapd counts as running until it has been quiet this long: follow_kswapd() */
+#define KSWAPD_QUIET_NS 1000000ull
 
 /* A traced vmap area: its reserved range and the pages taken for it in bulk. */
 struct replay_area {
@@ -94,6 +96,7 @@ struct pl_replay {
 	bool lazy_loaded;		/* the kernel's lazy backlog stood in for */
 	unsigned int last_area_pages;	/* pages (with the guard) of the last traced vmap area */
 	struct replay_area **claim;	/* per vCPU: a freed area whose bulk pages vfree gives back */
+	uint64_t kswapd_until;		/* a traced kswapd run ends after this trace time (0: none) */
 	uint8_t *on_pcp;		/* kernel pfn -> 1 + the CPU whose PCP holds it; 0 none known */
 	size_t on_pcp_len;
 	bool *drained_all;		/* per vCPU: this drain run was replayed as drain_all_pages() */
@@ -191,6 +194,8 @@ static void replay_tp(void *ctx, const struct pl_tp_event *tp)
 		pl_trace_print_event(r->emit, &ev);
 }
 
+static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu);
+
 struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state *st)
 {
 	struct pl_replay *r = calloc(1, sizeof(*r));
@@ -222,6 +227,7 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 	if (st) {
 		const unsigned long *pfn;
 		const unsigned char *order;
+		const unsigned short *cpu;
 		size_t n = pl_state_pretrace(st, &pfn, &order);
 
 		for (size_t i = 0; i < n; i++)
@@ -229,6 +235,10 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 				pl_replay_destroy(r, false);
 				return NULL;
 			}
+		/* and its PCP sightings where the kernel's PCPs held them: follow_pcp() */
+		n = pl_state_pcp_sighted(st, &pfn, &cpu);
+		for (size_t i = 0; i < n; i++)
+			set_on_pcp(r, pfn[i], cpu[i]);
 	}
 	pl_set_tracepoint_sink(m, replay_tp, r);
 	return r;
@@ -664,12 +674,33 @@ static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
 	}
 }
 
+/*
+ * kswapd's runs where the kernel's were: an event of kswapd's own task
+ * (a page its reclaim freed) starts a run, which ends once kswapd has
+ * been quiet for KSWAPD_QUIET_NS of trace time. While it runs the zones
+ * are ZONE_RECLAIM_ACTIVE, whose PCP cap sends kswapd's frees back to
+ * the buddy a few batches at a time, and its end drops the boost the
+ * zones had at its start. Without it pagelab's kswapd ran only at the
+ * next vmstat tick (up to a second late), for an instant, with no cap.
+ */
+static void follow_kswapd(struct pl_replay *r, const struct pl_trace_event *ev)
+{
+	if (ev->kswapd) {
+		pl_kswapd_begin(r->m);
+		r->kswapd_until = ev->ts_ns + KSWAPD_QUIET_NS;
+	} else if (r->kswapd_until && ev->ts_ns > r->kswapd_until) {
+		pl_kswapd_end(r->m);
+		r->kswapd_until = 0;
+	}
+}
+
 int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 {
 	if (ev->cpu >= r->m->nr_cpus)
 		return warn(r, PL_TW_cpu_out_of_range, ev);
 	advance_time(r, ev->ts_ns);
 	pl_enter(r->m, ev->cpu);
+	follow_kswapd(r, ev);
 	follow_pcp(r, ev);
 	if (r->claim[ev->cpu] && (ev->type != PL_TRACE_PAGE_FREE || ev->order))
 		claim_close(r, ev->cpu);
@@ -697,6 +728,7 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 		return;
 	pl_set_tracepoint_sink(r->m, NULL, NULL);
 	pl_enter(r->m, 0);
+	pl_kswapd_end(r->m);	/* a kswapd run still open when the trace ended */
 	for (size_t i = 0; i < r->areas.cap; i++) {
 		struct replay_area *ra = r->areas.slot[i].area;
 

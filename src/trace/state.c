@@ -23,7 +23,9 @@
  * Positional (the kernel's pfn layout): pageblock types from the trace's
  * exact evidence, the snapshot's counts for the online pageblocks
  * (vote_types()); the sighted blocks where the trace saw them
- * (place_sightings(), load_pcp()), and the rest of each PCP's reported
+ * (place_sightings(), load_pcp(); a page drained on one CPU goes on the
+ * PCP pl_positional_pcp_owners() names, another CPU's where the sightings
+ * outgrow the reported count: drain_all_pages()), and the rest of each PCP's reported
  * count on the lists the trace never shows empty (load_unseen()); a free
  * block the trace used only part of grown back whole where the snapshot
  * has blocks of its order to place (grow_free()); then the rest as above,
@@ -59,6 +61,10 @@ struct pl_loaded_state {
 	unsigned char *pre_order;
 	size_t nr_pre, cap_pre;
 	uint64_t *offline;		/* positional: per MAX_PAGE_ORDER block, offline and not yet onlined */
+	unsigned short *owner;		/* positional: per sighting, whose PCP (PCP sightings) */
+	unsigned long *pcp_pfn;		/* positional: PCP sightings placed, and on whose PCP */
+	unsigned short *pcp_cpu;
+	size_t nr_pcp, cap_pcp;
 };
 
 static inline bool held(const struct pl_loaded_state *st, unsigned long pfn)
@@ -785,6 +791,28 @@ static void load_unseen(struct pl_loaded_state *st, struct zone *zone, unsigned 
 	}
 }
 
+/* Note a PCP sighting placed on @cpu's PCP, for the replay. Return: 0 or -ENOMEM. */
+static int note_pcp(struct pl_loaded_state *st, unsigned long pfn, unsigned int cpu)
+{
+	if (st->nr_pcp == st->cap_pcp) {
+		size_t cap = st->cap_pcp ? st->cap_pcp * 2 : 1024;
+		unsigned long *p = realloc(st->pcp_pfn, cap * sizeof(*p));
+		unsigned short *c;
+
+		if (!p)
+			return -ENOMEM;
+		st->pcp_pfn = p;
+		c = realloc(st->pcp_cpu, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		st->pcp_cpu = c;
+		st->cap_pcp = cap;
+	}
+	st->pcp_pfn[st->nr_pcp] = pfn;
+	st->pcp_cpu[st->nr_pcp++] = (unsigned short)cpu;
+	return 0;
+}
+
 /*
  * CPU @cpu's PCP of @zone: high and batch as reported; the blocks the
  * trace saw on it and the unseen rest of the reported count
@@ -801,12 +829,14 @@ static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int
 	for (size_t i = 0; pos && i < pos->nr; i++) {
 		const struct pl_sighting *r = &pos->rec[i];
 
-		if (r->kind != PL_SEEN_PCP || r->cpu != cpu || !zone_spans_pfn(zone, r->pfn) ||
+		if (r->kind != PL_SEEN_PCP || st->owner[i] != cpu || !zone_spans_pfn(zone, r->pfn) ||
 		    !zone_spans_pfn(zone, r->pfn + (1UL << r->order) - 1) ||
 		    !run_held(st, r->pfn, r->order))
 			continue;
 		if (r->order && pl_join_pages(pfn_to_page(r->pfn), r->order))
 			continue;
+		if (note_pcp(st, r->pfn, cpu))
+			break;
 		unhold(st, r->pfn, r->order);
 		__free_pages(pfn_to_page(r->pfn), r->order);
 		count -= 1 << r->order;
@@ -870,10 +900,13 @@ static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapsh
 		unsigned long nr = m->max_pfn >> MAX_PAGE_ORDER;
 
 		st->offline = calloc((nr + 63) / 64, sizeof(uint64_t));
-		if (!st->offline) {
+		st->owner = malloc((pos->nr ? pos->nr : 1) * sizeof(*st->owner));
+		if (!st->offline || !st->owner) {
 			pl_state_release(st);
 			return NULL;
 		}
+		for (size_t i = 0; i < pos->nr; i++)
+			st->owner[i] = pos->rec[i].cpu;
 		for_each_populated_zone(zone, m)
 			for (unsigned long b = zone->zone_start_pfn >> MAX_PAGE_ORDER;
 			     b < nr && zone_spans_pfn(zone, b << MAX_PAGE_ORDER); b++)
@@ -895,6 +928,10 @@ static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapsh
 
 		if (!populated_zone(z) || !sz->managed || sz->managed < 4096)
 			continue;	/* a small DMA zone's pagesets fold away */
+		if (pos)	/* drain_all_pages() sightings back to their own CPU */
+			pl_positional_pcp_owners(pos, z->zone_start_pfn, zone_end_pfn(z), sz->pcp_count,
+						 sz->pcp_batch, min(sz->nr_pcp_cpus, m->nr_cpus),
+						 st->owner);
 		for (unsigned int cpu = 0; cpu < sz->nr_pcp_cpus && cpu < m->nr_cpus; cpu++)
 			load_pcp(st, z, cpu, sz->pcp_high[cpu], sz->pcp_batch[cpu], sz->pcp_count[cpu],
 				 pos);
@@ -920,6 +957,14 @@ struct pl_loaded_state *pl_machine_load_positional(struct pl_machine *m,
 						   const struct pl_positional *pos)
 {
 	return load(m, snap, pos);
+}
+
+size_t pl_state_pcp_sighted(const struct pl_loaded_state *st, const unsigned long **pfn,
+			    const unsigned short **cpu)
+{
+	*pfn = st->pcp_pfn;
+	*cpu = st->pcp_cpu;
+	return st->nr_pcp;
 }
 
 size_t pl_state_pretrace(const struct pl_loaded_state *st, const unsigned long **pfn,
@@ -1014,6 +1059,9 @@ void pl_state_release(struct pl_loaded_state *st)
 	if (!st)
 		return;
 	free(st->offline);
+	free(st->owner);
+	free(st->pcp_pfn);
+	free(st->pcp_cpu);
 	free(st->pre_pfn);
 	free(st->pre_order);
 	free(st->held);

@@ -30,24 +30,6 @@ static void buddyinfo_counts(struct pl_machine *m, const char *name, unsigned lo
 	free(buf);
 }
 
-static struct pl_machine *loaded_machine(struct pl_snapshot *snap, struct pl_loaded_state **st,
-					 const char *design)
-{
-	struct pl_config cfg;
-	struct pl_machine *m;
-
-	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), snap), 0);
-	pl_config_default(&cfg);
-	cfg.nr_cpus = 2;
-	assert_int_equal(pl_design_preset(design, &cfg.design), 0);
-	pl_snapshot_config(snap, &cfg);
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	*st = pl_machine_load_state(m, snap);
-	assert_non_null(*st);
-	return m;
-}
-
 /* The loaded machine's /proc/buddyinfo and pagetypeinfo are the snapshot's. */
 static void test_load_state_counts(void **state)
 {
@@ -284,34 +266,6 @@ static void test_replay_bad_input(void **state)
 	assert_int_equal(pl_nr_free_pages(m), free_before);
 	pl_trace_close(r);
 	test_machine_done(m);
-}
-
-/* A replay of trace text on a machine loaded from the fixture snapshot. */
-struct loaded_replay {
-	struct pl_snapshot snap;
-	struct pl_loaded_state *st;
-	struct pl_machine *m;
-	struct pl_trace_reader *r;
-	struct pl_replay *rp;
-};
-
-static void loaded_replay_start(struct loaded_replay *lr, const char *text, size_t len)
-{
-	lr->m = loaded_machine(&lr->snap, &lr->st, "v6.18");
-	lr->r = pl_trace_open_mem(text, len);
-	lr->rp = pl_replay_create(lr->m, lr->st);
-	assert_non_null(lr->r);
-	assert_non_null(lr->rp);
-}
-
-/* The checker's recount, then everything released. */
-static void loaded_replay_end(struct loaded_replay *lr)
-{
-	assert_int_equal(pl_check_machine(lr->m), 0);
-	pl_replay_destroy(lr->rp, true);
-	pl_trace_close(lr->r);
-	pl_state_release(lr->st);
-	pl_machine_destroy(lr->m);
 }
 
 /* A loaded state gives frees of pre-trace pages something to free. */

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_replay_reclaim.c - a replay of a trace recorded under reclaim:
+ * kswapd's runs where the kernel's kswapd ran (its own events start a run,
+ * ZONE_RECLAIM_ACTIVE while it lasts, the boost it found dropped at its
+ * end), the trace readers' kswapd mark, and whose PCP the positional
+ * loader says a drained page was on when drain_all_pages() drained it
+ * from another CPU (pl_positional_pcp_owners()).
+ */
+#include "helpers.h"
+#include "mm/internal.h"
+#include "pagelab/trace.h"
+#include "trace_fixtures.h"
+
+/* Every populated zone of @m has ZONE_RECLAIM_ACTIVE (@on) or none has. */
+static void assert_reclaim_active(struct pl_machine *m, bool on)
+{
+	struct zone *zone;
+
+	for_each_populated_zone(zone, m)
+		assert_int_equal(zone_test_flag(zone, ZONE_RECLAIM_ACTIVE), on);
+}
+
+static unsigned long kswapd_runs(struct pl_machine *m)
+{
+	unsigned long ev[NR_PL_VM_EVENTS];
+
+	pl_events_sum(m, ev);
+	return ev[PL_EV_KSWAPD_RUN];
+}
+
+/*
+ * kswapd's own events (task kswapd0) start a run: the zones are
+ * ZONE_RECLAIM_ACTIVE and keep their boost while it lasts, the vmstat
+ * tick's kswapd model stands aside, and a millisecond without kswapd
+ * events ends it, which drops the boost the zones had at its start.
+ */
+static void test_replay_kswapd_run(void **state)
+{
+	static const char text[] =
+		"  cc1-1 [000] ..... 1.000000: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  cc1-1 [000] ..... 1.000100: mm_page_alloc: page=x pfn=0x123461 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  kswapd0-80 [001] ..... 1.100000: mm_page_free: page=x pfn=0x123460 order=0\n"
+		"  kswapd0-80 [001] ..... 1.100500: mm_page_free: page=x pfn=0x123461 order=0\n"
+		"  cc1-1 [000] ..... 1.101000: mm_page_alloc: page=x pfn=0x123462 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  cc1-1 [000] ..... 1.102000: mm_page_alloc: page=x pfn=0x123463 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n";
+	struct loaded_replay lr;
+	struct pl_trace_event ev;
+	struct zone *normal;
+	int n = 0;
+
+	(void)state;
+	loaded_replay_start(&lr, text, sizeof(text) - 1);
+	normal = &lr.m->node_zones[ZONE_NORMAL];
+	normal->watermark_boost = pageblock_nr_pages;	/* a fallback claim's */
+	while (pl_trace_next(lr.r, &ev) > 0) {
+		assert_int_equal(ev.kswapd, n == 2 || n == 3);
+		assert_int_equal(pl_replay_event(lr.rp, &ev), 0);
+		switch (++n) {
+		case 2:	/* other tasks' events: no run */
+			assert_reclaim_active(lr.m, false);
+			assert_int_equal(kswapd_runs(lr.m), 0);
+			break;
+		case 3:
+			assert_reclaim_active(lr.m, true);
+			assert_int_equal(kswapd_runs(lr.m), 1);
+			pl_enter(lr.m, 1);
+			pl_vmstat_tick();	/* the tick's kswapd waits for the traced run */
+			assert_int_equal(normal->watermark_boost, pageblock_nr_pages);
+			assert_reclaim_active(lr.m, true);
+			break;
+		case 5:	/* 0.5 ms after kswapd's last event: still running */
+			assert_reclaim_active(lr.m, true);
+			assert_int_equal(normal->watermark_boost, pageblock_nr_pages);
+			break;
+		case 6:	/* 1.5 ms: the run ended and took its boost */
+			assert_reclaim_active(lr.m, false);
+			assert_int_equal(normal->watermark_boost, 0);
+			assert_int_equal(kswapd_runs(lr.m), 1);
+			break;
+		}
+	}
+	assert_int_equal(n, 6);
+	loaded_replay_end(&lr);
+}
+
+/* A trace that ends inside a kswapd run leaves no zone reclaim-active. */
+static void test_replay_kswapd_run_open_at_end(void **state)
+{
+	static const char text[] =
+		"  kswapd0-80 [001] ..... 1.100000: mm_page_free: page=x pfn=0x123460 order=0\n";
+	struct loaded_replay lr;
+	struct pl_trace_event ev;
+
+	(void)state;
+	loaded_replay_start(&lr, text, sizeof(text) - 1);
+	pl_warn_set_quiet(true);
+	while (pl_trace_next(lr.r, &ev) > 0)
+		pl_replay_event(lr.rp, &ev);
+	pl_warn_set_quiet(false);
+	assert_reclaim_active(lr.m, true);
+	pl_replay_destroy(lr.rp, true);
+	lr.rp = NULL;
+	assert_reclaim_active(lr.m, false);
+	assert_false(lr.m->kswapd_traced);
+	assert_int_equal(pl_check_machine(lr.m), 0);
+	pl_trace_close(lr.r);
+	pl_state_release(lr.st);
+	pl_machine_destroy(lr.m);
+}
+
+/* The readers mark kswapd's task in each format; a lookalike is not it. */
+static void test_kswapd_mark(void **state)
+{
+	static const struct {
+		const char *line;
+		bool kswapd;
+	} cases[] = {
+		{ "  kswapd0-80 [001] ..... 1.0: mm_page_free: page=x pfn=0x10 order=0\n", true },
+		{ "  kswapd1-81 [000] d..1. 1.0: mm_page_free: page=x pfn=0x10 order=0\n", true },
+		{ "  kswapd0-80  [001]  1.0: mm_page_free:        page=x pfn=0x10 order=0\n", true },
+		{ "  kswapd0    80 [001]  1.0:   kmem:mm_page_free: page=0x10 pfn=0x10 order=0\n", true },
+		{ "  kcompactd0-79 [001] ..... 1.0: mm_page_free: page=x pfn=0x10 order=0\n", false },
+		{ "  kswap-12 [001] ..... 1.0: mm_page_free: page=x pfn=0x10 order=0\n", false },
+		{ "  cc1-1 [001] ..... 1.0: mm_page_free: page=x pfn=0x10 order=0\n", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pl_trace_reader *r = pl_trace_open_mem(cases[i].line, strlen(cases[i].line));
+		struct pl_trace_event ev;
+
+		assert_non_null(r);
+		assert_int_equal(pl_trace_next(r, &ev), 1);
+		assert_int_equal(ev.type, PL_TRACE_PAGE_FREE);
+		assert_int_equal(ev.kswapd, cases[i].kswapd);
+		pl_trace_close(r);
+	}
+}
+
+/* The positional sightings of CPU 0 draining six pages, then allocating one. */
+static void sight_drain_all(struct pl_positional *pos)
+{
+	static const char text[] =
+		"  a-1 [000] ..... 1.0: mm_page_pcpu_drain: page=x pfn=0x1000 order=0 migratetype=1\n"
+		"  a-1 [000] ..... 1.0: mm_page_pcpu_drain: page=x pfn=0x1001 order=0 migratetype=1\n"
+		"  a-1 [000] ..... 1.0: mm_page_pcpu_drain: page=x pfn=0x1002 order=0 migratetype=1\n"
+		"  a-1 [000] ..... 1.0: mm_page_pcpu_drain: page=x pfn=0x1003 order=0 migratetype=1\n"
+		"  a-1 [000] ..... 1.0: mm_page_pcpu_drain: page=x pfn=0x1004 order=0 migratetype=1\n"
+		"  a-1 [000] ..... 1.0: mm_page_pcpu_drain: page=x pfn=0x1005 order=0 migratetype=1\n"
+		"  a-1 [000] ..... 1.1: mm_page_alloc: page=x pfn=0x2000 order=0 migratetype=1 gfp_flags=GFP_KERNEL\n"
+		"  a-1 [000] ..... 1.2: mm_page_pcpu_drain: page=x pfn=0x9000 order=0 migratetype=1\n";
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_trace_event ev;
+
+	memset(pos, 0, sizeof(*pos));
+	assert_non_null(r);
+	while (pl_trace_next(r, &ev) > 0)
+		assert_int_equal(pl_positional_event(pos, &ev), 0);
+	pl_trace_close(r);
+	assert_int_equal(pos->nr, 8);
+	assert_true(pos->rec[0].drained);
+	assert_false(pos->rec[6].drained);	/* allocations are always local */
+}
+
+/*
+ * CPU 0 sighted seven pages on its PCP where zoneinfo counted three: the
+ * excess beyond its batch came off CPU 1's PCP (drain_all_pages()), the
+ * latest drained first; its allocation stays. A pfn outside the zone
+ * keeps its CPU; a small excess or no room moves nothing.
+ */
+static void test_pcp_owners(void **state)
+{
+	static const int batch1[2] = { 1, 1 }, batch4[2] = { 4, 4 };
+	static const int room4[2] = { 3, 4 }, room1[2] = { 3, 1 };
+	struct pl_positional pos;
+	unsigned short owner[8];
+
+	(void)state;
+	sight_drain_all(&pos);
+	memset(owner, 0xff, sizeof(owner));
+	assert_int_equal(pl_positional_pcp_owners(&pos, 0x1000, 0x3000, room4, batch1, 2, owner), 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(owner[i], 0);
+	for (int i = 3; i < 6; i++)
+		assert_int_equal(owner[i], 1);
+	assert_int_equal(owner[6], 0);
+	assert_int_equal(owner[7], 0xffff);	/* outside [0x1000, 0x3000): not filled */
+
+	/* an excess within the batch: the snapshot's moment, not another PCP */
+	assert_int_equal(pl_positional_pcp_owners(&pos, 0x1000, 0x3000, room4, batch4, 2, owner), 0);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(owner[i], 0);
+
+	/* room for one page on CPU 1: one moves */
+	assert_int_equal(pl_positional_pcp_owners(&pos, 0x1000, 0x3000, room1, batch1, 2, owner), 1);
+	assert_int_equal(owner[5], 1);
+	assert_int_equal(owner[4], 0);
+
+	/* one CPU: nowhere to move */
+	assert_int_equal(pl_positional_pcp_owners(&pos, 0x1000, 0x3000, room4, batch1, 1, owner), 0);
+	pl_positional_release(&pos);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_replay_kswapd_run),
+		cmocka_unit_test(test_replay_kswapd_run_open_at_end),
+		cmocka_unit_test(test_kswapd_mark),
+		cmocka_unit_test(test_pcp_owners),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
