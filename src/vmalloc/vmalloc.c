@@ -331,7 +331,7 @@ void *__vmalloc_node_range(unsigned long size, unsigned long align, unsigned lon
 			   unsigned long end, gfp_t gfp, pgprot_t prot, unsigned long vm_flags,
 			   int node, const void *caller)
 {
-	unsigned long real_size = size, real_align = align;
+	unsigned long real_size = size, real_align = align, warns;
 	unsigned int shift = PAGE_SHIFT;
 	struct vmap_space *vs;
 	struct vm_struct *area;
@@ -368,11 +368,20 @@ void *__vmalloc_node_range(unsigned long size, unsigned long align, unsigned lon
 		}
 	}
 again:
+	warns = __atomic_load_n(&vs->range_warnings, __ATOMIC_RELAXED);
 	area = __get_vm_area_node(real_size, align, shift,
 				  VM_ALLOC | VM_UNINITIALIZED | vm_flags, start, end, node, gfp,
 				  caller);
 	if (!area) {
-		if (!(gfp & __GFP_NOWARN))
+		/*
+		 * One failure, one warning: the kernel prints this after
+		 * alloc_vmap_area()'s "Address range restricted" under a
+		 * second rate limit; pagelab's one warning per failed call
+		 * keeps the first, which names the range. Other warnings on
+		 * the way (a fault injection's) do not stand in for this one.
+		 */
+		if (!(gfp & __GFP_NOWARN) &&
+		    __atomic_load_n(&vs->range_warnings, __ATOMIC_RELAXED) == warns)
 			pl_warn_ratelimited("vmalloc error: size %lu, vm_struct allocation failed",
 					    real_size);
 		vm_count(PL_EV_ALLOC_FAIL, 1);

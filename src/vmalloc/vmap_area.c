@@ -250,9 +250,11 @@ retry:
 			purged = true;
 			goto retry;
 		}
-		if (!(gfp & __GFP_NOWARN))
+		if (!(gfp & __GFP_NOWARN)) {
 			pl_warn_ratelimited("vmalloc_node_range for size %lu failed: Address range "
 					    "restricted to %#lx - %#lx", size, vstart, vend);
+			__atomic_fetch_add(&vs->range_warnings, 1, __ATOMIC_RELAXED);
+		}
 		*err = -EBUSY;
 		return NULL;
 	}

@@ -314,6 +314,7 @@ struct vmap_space {
 	struct pcpu_space *percpu;		/* percpu.c, made on first use (atomic) */
 	struct kvfree_rcu_space *krcp;		/* kvfree_rcu.c, made on first use (atomic) */
 	struct vmap_bump *bump;			/* vmap_bump.c, with vmap_pcpu_bump */
+	unsigned long range_warnings;	/* atomic: alloc_vmap_area()'s "Address range restricted" */
 };
 
 static inline struct vmap_space *this_vmap(void) { return pl_this.machine->vmap; }

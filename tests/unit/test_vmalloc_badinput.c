@@ -202,7 +202,10 @@ static void test_get_vm_area_bad(void **state)
 	assert_rejected(f, "wrong kind");
 }
 
-/* A window that is free but full: the failure is not bad input, yet changes nothing. */
+/*
+ * A window that is free but full: the failure is not bad input, yet changes
+ * nothing, and warns once (or not at all under __GFP_NOWARN).
+ */
 static void test_window_full(void **state)
 {
 	struct fixture *f = *state;
@@ -215,6 +218,11 @@ static void test_window_full(void **state)
 	assert_null(__vmalloc_node_range(P, 1, s, s + 4 * P, GFP_KERNEL | __GFP_NOWARN,
 					 PAGE_KERNEL, 0, NUMA_NO_NODE, NULL));
 	assert_int_equal(pl_warn_count(), f->warns);
+	/* without __GFP_NOWARN: one warning, the range's (the fuzzer found two) */
+	assert_null(__vmalloc_node_range(P, 1, s, s + 4 * P, GFP_KERNEL, PAGE_KERNEL, 0,
+					 NUMA_NO_NODE, NULL));
+	assert_warned(f->warns, "Address range restricted");
+	assert_int_equal(pl_warn_count(), f->warns + 1);
 	assert_int_equal(vfree(a), 0);
 	pl_vmalloc_purge(f->m);	/* the setup's lazy area goes too: re-make it */
 	f->freed = vmalloc(2 * P);
