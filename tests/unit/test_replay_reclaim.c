@@ -202,6 +202,86 @@ static void test_pcp_owners(void **state)
 	pl_positional_release(&pos);
 }
 
+/*
+ * Loaded from a snapshot whose CPU 0 holds 2 pages on Normal's PCP and CPU 1
+ * 200, a trace whose first events are CPU 0 draining 70 pages, then
+ * allocating one off its PCP: 71 sighted, and the 6 beyond CPU 0's count
+ * and a batch (the latest drained) were CPU 1's, drained from CPU 0 by
+ * drain_all_pages(). The loader puts those 6 on CPU 1's PCP, and the
+ * replay, knowing it, replays the run as one drain_all_pages().
+ */
+static void test_replay_drain_all_from_the_start(void **state)
+{
+	char dir[] = "/tmp/pagelab-owners-XXXXXX", cmd[8600];
+	char *text = malloc(70 * 96 + 256);
+	size_t len = 0;
+	const unsigned long *pfn;
+	const unsigned short *cpu;
+	struct pl_positional pos;
+	struct pl_snapshot snap;
+	struct pl_config cfg;
+	struct pl_loaded_state *st;
+	struct pl_trace_reader *r;
+	struct pl_replay *rp;
+	struct pl_trace_event ev;
+	struct pl_machine *m;
+	size_t n, on1 = 0;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp %s/* %s/ && sed -i 's/count:    46316/count:    2/; "
+		 "s/count:    8115/count:    200/' %s/zoneinfo", fixture_path("snapshot-6.18"), dir, dir);
+	assert_int_equal(system(cmd), 0);
+	for (int i = 0; i < 70; i++)
+		len += (size_t)sprintf(text + len, "  b-2 [000] ..... 1.0: mm_page_pcpu_drain: page=x "
+				       "pfn=0x%x order=0 migratetype=1\n", 0x160000 + 2 * i);
+	len += (size_t)sprintf(text + len, "  b-2 [000] ..... 1.1: mm_page_alloc: page=x pfn=0x170000 "
+			       "order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n");
+
+	memset(&pos, 0, sizeof(pos));
+	r = pl_trace_open_mem(text, len);
+	assert_non_null(r);
+	while (pl_trace_next(r, &ev) > 0)
+		assert_int_equal(pl_positional_event(&pos, &ev), 0);
+	pl_trace_close(r);
+	assert_int_equal(pl_snapshot_read(dir, &snap), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	pl_config_default(&cfg);
+	cfg.nr_cpus = 2;
+	pl_snapshot_config_positional(&snap, &pos, &cfg);
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	st = pl_machine_load_positional(m, &snap, &pos);
+	assert_non_null(st);
+
+	/* the last six drained pages went on CPU 1's PCP */
+	n = pl_state_pcp_sighted(st, &pfn, &cpu);
+	for (size_t i = 0; i < n; i++)
+		if (cpu[i] == 1) {
+			assert_true(pfn[i] >= 0x160000 + 2 * 64);
+			on1++;
+		}
+	assert_int_equal(on1, 6);
+
+	r = pl_trace_open_mem(text, len);
+	rp = pl_replay_create(m, st);
+	assert_non_null(rp);
+	pl_warn_set_quiet(true);
+	while (pl_trace_next(r, &ev) > 0)
+		pl_replay_event(rp, &ev);
+	pl_warn_set_quiet(false);
+	assert_int_equal(pl_replay_warnings(rp)[PL_TW_drain_all_replayed], 1);
+	assert_int_equal(pl_check_machine(m), 0);
+	pl_replay_destroy(rp, true);
+	pl_trace_close(r);
+	pl_state_release(st);
+	pl_positional_release(&pos);
+	pl_machine_destroy(m);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_replay_kswapd_run_open_at_end),
 		cmocka_unit_test(test_kswapd_mark),
 		cmocka_unit_test(test_pcp_owners),
+		cmocka_unit_test(test_replay_drain_all_from_the_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
