@@ -219,7 +219,6 @@ static void test_replay_drain_all_from_the_start(void **state)
 	const unsigned short *cpu;
 	struct pl_positional pos;
 	struct pl_snapshot snap;
-	struct pl_config cfg;
 	struct pl_loaded_state *st;
 	struct pl_trace_reader *r;
 	struct pl_replay *rp;
@@ -248,13 +247,7 @@ static void test_replay_drain_all_from_the_start(void **state)
 	assert_int_equal(pl_snapshot_read(dir, &snap), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
-	pl_config_default(&cfg);
-	cfg.nr_cpus = 2;
-	pl_snapshot_config_positional(&snap, &pos, &cfg);
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	st = pl_machine_load_positional(m, &snap, &pos);
-	assert_non_null(st);
+	m = positional_machine(&snap, &pos, &st);
 
 	/* the last six drained pages went on CPU 1's PCP */
 	n = pl_state_pcp_sighted(st, &pfn, &cpu);

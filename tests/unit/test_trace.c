@@ -645,7 +645,6 @@ static void test_load_state_positional(void **state)
 	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
 	struct pl_trace_event ev;
 	struct pl_snapshot snap;
-	struct pl_config cfg;
 	struct pl_machine *m;
 	struct pl_loaded_state *st;
 	struct pl_replay *rp;
@@ -672,14 +671,7 @@ static void test_load_state_positional(void **state)
 	assert_int_equal(pos.pcp_seen[1][order_to_pindex(MIGRATE_MOVABLE, 3)], 8);
 
 	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
-	pl_config_default(&cfg);
-	cfg.nr_cpus = 2;
-	pl_snapshot_config_positional(&snap, &pos, &cfg);
-	assert_int_equal(cfg.dma32_bytes, 4UL << 30);	/* the kernel's pfn layout */
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	st = pl_machine_load_positional(m, &snap, &pos);
-	assert_non_null(st);
+	m = positional_machine(&snap, &pos, &st);
 	/* free at the start: inside a free buddy block */
 	page = m->mem_map + 0x150000;
 	assert_int_equal(page_ref_count(page), 0);
@@ -792,7 +784,6 @@ static void test_positional_pageblock_types(void **state)
 	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
 	struct pl_trace_event ev;
 	struct pl_snapshot snap;
-	struct pl_config cfg;
 	struct pl_machine *m;
 	struct pl_loaded_state *st;
 	struct zone *zone;
@@ -811,13 +802,7 @@ static void test_positional_pageblock_types(void **state)
 	assert_int_equal(pos.pb_type[0x15a200 >> pageblock_order], MIGRATE_RECLAIMABLE);
 
 	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
-	pl_config_default(&cfg);
-	cfg.nr_cpus = 2;
-	pl_snapshot_config_positional(&snap, &pos, &cfg);
-	m = pl_machine_create(&cfg);
-	assert_non_null(m);
-	st = pl_machine_load_positional(m, &snap, &pos);
-	assert_non_null(st);
+	m = positional_machine(&snap, &pos, &st);
 	pl_enter(m, 0);
 	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x150004), MIGRATE_UNMOVABLE);
 	assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x158000), MIGRATE_RECLAIMABLE);

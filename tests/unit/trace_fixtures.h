@@ -42,6 +42,28 @@ static inline struct pl_machine *loaded_machine(struct pl_snapshot *snap,
 	return m;
 }
 
+/*
+ * A 2-CPU machine on the kernel's pfn layout, loaded at level POSITIONAL
+ * from @snap and the trace's sightings @pos (*@st: the state).
+ */
+static inline struct pl_machine *positional_machine(const struct pl_snapshot *snap,
+						    const struct pl_positional *pos,
+						    struct pl_loaded_state **st)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+
+	pl_config_default(&cfg);
+	cfg.nr_cpus = 2;
+	pl_snapshot_config_positional(snap, pos, &cfg);
+	assert_int_equal(cfg.dma32_bytes, 4UL << 30);	/* the kernel's pfn layout */
+	m = pl_machine_create(&cfg);
+	assert_non_null(m);
+	*st = pl_machine_load_positional(m, snap, pos);
+	assert_non_null(*st);
+	return m;
+}
+
 /* A replay of trace text on a machine loaded from the fixture snapshot. */
 struct loaded_replay {
 	struct pl_snapshot snap;
