@@ -243,6 +243,25 @@ static void wake_all_kswapds(struct pl_machine *m, unsigned int order, int highe
 	wakeup_kswapd(&m->node_zones[highest_zoneidx], order, highest_zoneidx);
 }
 
+/* A kswapd run starts on @zone: ZONE_RECLAIM_ACTIVE, and the boost it has noted in *@boost. */
+static void kswapd_zone_begin(struct zone *zone, unsigned long *boost)
+{
+	*boost = READ_ONCE(zone->watermark_boost);
+	zone_set_flag(zone, ZONE_RECLAIM_ACTIVE);
+}
+
+/* The run ends on @zone: it leaves ZONE_RECLAIM_ACTIVE and drops the @boost it had at the start. */
+static void kswapd_zone_end(struct zone *zone, unsigned long boost)
+{
+	zone_clear_flag(zone, ZONE_RECLAIM_ACTIVE);
+	if (!boost)
+		return;
+	spin_lock(&zone->lock);
+	WRITE_ONCE(zone->watermark_boost, zone->watermark_boost - min(zone->watermark_boost, boost));
+	spin_unlock(&zone->lock);
+	pl_count(PL_EV_WMARK_BOOST_CLEAR, 1);
+}
+
 /**
  * pl_kswapd_run() - kswapd's balance_pgdat() for the zones it was woken
  * for, with nothing to reclaim: the zones are ZONE_RECLAIM_ACTIVE for the
@@ -263,26 +282,16 @@ void pl_kswapd_run(struct pl_machine *m)
 		if (!zone_test_and_clear_flag(zone, ZONE_KSWAPD_PENDING))
 			continue;
 		woken[zone->zone_idx] = true;
-		boosts[zone->zone_idx] = READ_ONCE(zone->watermark_boost);
-		zone_set_flag(zone, ZONE_RECLAIM_ACTIVE);
+		kswapd_zone_begin(zone, &boosts[zone->zone_idx]);
 		run = true;
 	}
 	if (!run)
 		return;
 	pl_count(PL_EV_KSWAPD_RUN, 1);
 	/* shrink_node() would go here: pagelab has no LRU, so no progress. */
-	for_each_populated_zone(zone, m) {
-		if (!woken[zone->zone_idx])
-			continue;
-		zone_clear_flag(zone, ZONE_RECLAIM_ACTIVE);
-		if (!boosts[zone->zone_idx])
-			continue;
-		spin_lock(&zone->lock);
-		WRITE_ONCE(zone->watermark_boost,
-			   zone->watermark_boost - min(zone->watermark_boost, boosts[zone->zone_idx]));
-		spin_unlock(&zone->lock);
-		pl_count(PL_EV_WMARK_BOOST_CLEAR, 1);
-	}
+	for_each_populated_zone(zone, m)
+		if (woken[zone->zone_idx])
+			kswapd_zone_end(zone, boosts[zone->zone_idx]);
 }
 
 /* ---- the slow path -------------------------------------------------------- */
@@ -391,9 +400,8 @@ void pl_kswapd_begin(struct pl_machine *m)
 	m->kswapd_traced = true;
 	pl_count(PL_EV_KSWAPD_RUN, 1);
 	for_each_populated_zone(zone, m) {
-		zone_clear_flag(zone, ZONE_KSWAPD_PENDING);
-		m->kswapd_boost[zone->zone_idx] = READ_ONCE(zone->watermark_boost);
-		zone_set_flag(zone, ZONE_RECLAIM_ACTIVE);
+		zone_clear_flag(zone, ZONE_KSWAPD_PENDING);	/* this run takes the wakeup */
+		kswapd_zone_begin(zone, &m->kswapd_boost[zone->zone_idx]);
 	}
 }
 
@@ -404,16 +412,8 @@ void pl_kswapd_end(struct pl_machine *m)
 	if (!m->kswapd_traced)
 		return;
 	for_each_populated_zone(zone, m) {
-		unsigned long boost = m->kswapd_boost[zone->zone_idx];
-
-		zone_clear_flag(zone, ZONE_RECLAIM_ACTIVE);
-		if (!boost)
-			continue;
-		spin_lock(&zone->lock);
-		WRITE_ONCE(zone->watermark_boost, zone->watermark_boost - min(zone->watermark_boost, boost));
-		spin_unlock(&zone->lock);
+		kswapd_zone_end(zone, m->kswapd_boost[zone->zone_idx]);
 		m->kswapd_boost[zone->zone_idx] = 0;
-		pl_count(PL_EV_WMARK_BOOST_CLEAR, 1);
 	}
 	m->kswapd_traced = false;
 }
