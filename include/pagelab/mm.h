@@ -875,6 +875,17 @@ void pl_kswapd_begin(struct pl_machine *m);
  * balance_pgdat() does as it returns. Context: takes each zone->lock.
  */
 void pl_kswapd_end(struct pl_machine *m);
+/**
+ * pl_kswapd_run() - pagelab's kswapd model: if kswapd was woken since its
+ * last run, balance_pgdat() for the zones it was woken for, with nothing
+ * to reclaim: ZONE_RECLAIM_ACTIVE for the run, which gives up at once,
+ * and the boost each zone had when it began dropped. Nothing if it was
+ * not woken, or while a traced run is open (pl_kswapd_begin()).
+ * pl_vmstat_tick() calls it; a replay calls it at each event between
+ * kswapd's traced runs.
+ * Context: takes each zone->lock.
+ */
+void pl_kswapd_run(struct pl_machine *m);
 
 /* ---- contiguous ranges (mm/page_contig.c) --------------------------------- */
 

@@ -175,7 +175,6 @@ struct page *__alloc_pages_slowpath(struct pl_machine *m, gfp_t gfp, unsigned in
 void reserve_highatomic_pageblock(struct page *page, unsigned int order, struct zone *zone);
 bool boost_watermark(struct zone *zone);
 void wakeup_kswapd(struct zone *zone, unsigned int order, int highest_zoneidx);
-void pl_kswapd_run(struct pl_machine *m);
 
 #define PAGE_FLAGS_CHECK_AT_FREE ((1UL << PG_reserved) | (1UL << PG_hwpoison))
 /* Allocation state free_pages_prepare() resets (the kernel's ..._CHECK_AT_PREP). */

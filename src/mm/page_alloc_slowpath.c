@@ -45,7 +45,9 @@
  *     A replay of a kernel trace drives kswapd from the trace instead
  *     (pl_kswapd_begin()/pl_kswapd_end(), while kswapd's own events
  *     stream): the zones are ZONE_RECLAIM_ACTIVE for the whole run, as in
- *     balance_pgdat(), and the tick's run stands aside.
+ *     balance_pgdat(), and the tick's run stands aside. Between those
+ *     runs a replay has the time the tick lacks: it runs a woken kswapd
+ *     at its next event (src/trace/replay.c, follow_kswapd()).
  *
  * Locking: the highatomic counts and watermark_boost change under
  * zone->lock and are read racily (READ_ONCE), as in the kernel.
@@ -262,13 +264,7 @@ static void kswapd_zone_end(struct zone *zone, unsigned long boost)
 	pl_count(PL_EV_WMARK_BOOST_CLEAR, 1);
 }
 
-/**
- * pl_kswapd_run() - kswapd's balance_pgdat() for the zones it was woken
- * for, with nothing to reclaim: the zones are ZONE_RECLAIM_ACTIVE for the
- * run, which gives up at once, and the boost each zone had when the run
- * began is dropped. Called from pl_vmstat_tick().
- * Context: takes each zone->lock.
- */
+/* pl_kswapd_run(): see include/pagelab/mm.h. */
 void pl_kswapd_run(struct pl_machine *m)
 {
 	unsigned long boosts[MAX_NR_ZONES] = { 0 };

@@ -97,7 +97,7 @@ struct pl_replay {
 	unsigned int last_area_pages;	/* pages (with the guard) of the last traced vmap area */
 	struct replay_area **claim;	/* per vCPU: a freed area whose bulk pages vfree gives back */
 	uint64_t kswapd_until;		/* a traced kswapd run ends after this trace time (0: none) */
-	uint8_t *on_pcp;		/* kernel pfn -> 1 + the CPU whose PCP holds it; 0 none known */
+	uint16_t *on_pcp;		/* kernel pfn -> PCP_HELD(cpu, order) of its PCP; 0 none known */
 	size_t on_pcp_len;
 	bool *drained_all;		/* per vCPU: this drain run was replayed as drain_all_pages() */
 };
@@ -194,7 +194,7 @@ static void replay_tp(void *ctx, const struct pl_tp_event *tp)
 		pl_trace_print_event(r->emit, &ev);
 }
 
-static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu);
+static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu, int order);
 
 struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state *st)
 {
@@ -238,7 +238,7 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 		/* and its PCP sightings where the kernel's PCPs held them: follow_pcp() */
 		n = pl_state_pcp_sighted(st, &pfn, &cpu);
 		for (size_t i = 0; i < n; i++)
-			set_on_pcp(r, pfn[i], cpu[i]);
+			set_on_pcp(r, pfn[i], cpu[i], -1);
 	}
 	pl_set_tracepoint_sink(m, replay_tp, r);
 	return r;
@@ -610,30 +610,52 @@ static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
 
 /* ---- remote drains: drain_all_pages() -------------------------------------------- */
 
-/* Note that the kernel's PCP of CPU @cpu (-1: none) holds kernel pfn @pfn. */
-static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu)
+/*
+ * An on_pcp entry: 1 + the CPU in the low byte, 1 + the block's order above
+ * it (0: not known, for the loaded state's sightings).
+ */
+#define PCP_HELD(cpu, order)	((uint16_t)(((cpu) + 1) | (((order) + 1) << 8)))
+
+/*
+ * The CPU whose PCP holds a block drained at @order, from its on_pcp entry
+ * @held; -1 if none is known. A page the kernel's events put on a PCP at
+ * another order is not that block: the kernel moved it without an event
+ * pagelab follows, so the sighting says nothing about who drains it.
+ */
+static int pcp_holder(uint16_t held, int order)
+{
+	int known = (held >> 8) - 1;
+
+	if (!held || (known >= 0 && known != order))
+		return -1;
+	return (held & 0xff) - 1;
+}
+
+/* Note that the kernel's PCP of CPU @cpu (-1: none) holds kernel pfn @pfn, a block of @order (-1: not known). */
+static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu, int order)
 {
 	if (pfn >= (1UL << 40) || cpu >= 255)
 		return;
 	if (cpu >= 0 && pfn >= r->on_pcp_len) {
 		size_t n = max(pfn + 1, r->on_pcp_len * 2);
-		uint8_t *p = realloc(r->on_pcp, n);
+		uint16_t *p = realloc(r->on_pcp, n * sizeof(*p));
 
 		if (!p)
 			return;	/* then remote drains go unseen: a replay as before */
-		memset(p + r->on_pcp_len, 0, n - r->on_pcp_len);
+		memset(p + r->on_pcp_len, 0, (n - r->on_pcp_len) * sizeof(*p));
 		r->on_pcp = p;
 		r->on_pcp_len = n;
 	}
 	if (pfn < r->on_pcp_len)
-		r->on_pcp[pfn] = (uint8_t)(cpu + 1);
+		r->on_pcp[pfn] = cpu < 0 ? 0 : PCP_HELD(cpu, order);
 }
 
 /*
  * Follow which CPU's PCP holds each page in the kernel, from the events:
  * a free puts a page of a PCP order on the freeing CPU's, a refill on the
  * refilling CPU's; an allocation or a drain takes it off. A drain run on
- * one CPU that takes a page off another CPU's PCP is drain_all_pages()
+ * one CPU that takes a page off another CPU's PCP, at the order that PCP
+ * got it, is drain_all_pages()
  * (direct reclaim's, after a failed attempt; compaction's; page
  * isolation's): since 5.19 the caller drains every CPU's PCP itself, so
  * the events fire on its CPU. pagelab replays it as a drain_all_pages() of
@@ -652,17 +674,17 @@ static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
 	switch (ev->type) {
 	case PL_TRACE_PAGE_FREE:
 		set_on_pcp(r, ev->pfn, ev->order <= PAGE_ALLOC_COSTLY_ORDER ||
-				       ev->order == pageblock_order ? (int)cpu : -1);
+				       ev->order == pageblock_order ? (int)cpu : -1, (int)ev->order);
 		break;
 	case PL_TRACE_ZONE_LOCKED:
-		set_on_pcp(r, ev->pfn, ev->percpu_refill ? (int)cpu : -1);
+		set_on_pcp(r, ev->pfn, ev->percpu_refill ? (int)cpu : -1, (int)ev->order);
 		break;
 	case PL_TRACE_PAGE_ALLOC:
-		set_on_pcp(r, ev->pfn, -1);
+		set_on_pcp(r, ev->pfn, -1, 0);
 		break;
 	case PL_TRACE_PCPU_DRAIN:
-		held = ev->pfn < r->on_pcp_len ? r->on_pcp[ev->pfn] - 1 : -1;
-		set_on_pcp(r, ev->pfn, -1);
+		held = ev->pfn < r->on_pcp_len ? pcp_holder(r->on_pcp[ev->pfn], (int)ev->order) : -1;
+		set_on_pcp(r, ev->pfn, -1, 0);
 		if (held < 0 || held == (int)cpu || r->drained_all[cpu])
 			break;
 		r->drained_all[cpu] = true;
@@ -682,6 +704,16 @@ static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
  * the buddy a few batches at a time, and its end drops the boost the
  * zones had at its start. Without it pagelab's kswapd ran only at the
  * next vmstat tick (up to a second late), for an instant, with no cap.
+ *
+ * Between traced runs, a kswapd that pagelab's allocations woke (a
+ * boosted watermark, a zone under low) runs at the next event, not at
+ * the tick: the kernel's kswapd runs moments after its wakeup, and a run
+ * the trace shows no event of freed nothing, so it ended at once and took
+ * its boost with it, which is what pl_kswapd_run() does. Left to the tick,
+ * the boost stayed up to a second: lowmem2's Normal zone kept 39
+ * pageblocks of it through 65 ms with no kswapd event, failed its min
+ * watermark where the kernel allocated without reclaim, and drained and
+ * refilled a 1,576-page PCP at every allocation (730 k pages each way).
  */
 static void follow_kswapd(struct pl_replay *r, const struct pl_trace_event *ev)
 {
@@ -691,6 +723,8 @@ static void follow_kswapd(struct pl_replay *r, const struct pl_trace_event *ev)
 	} else if (r->kswapd_until && ev->ts_ns > r->kswapd_until) {
 		pl_kswapd_end(r->m);
 		r->kswapd_until = 0;
+	} else if (!r->kswapd_until) {
+		pl_kswapd_run(r->m);	/* if woken; nothing otherwise */
 	}
 }
 

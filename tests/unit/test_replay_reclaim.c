@@ -109,6 +109,50 @@ static void test_replay_kswapd_run_open_at_end(void **state)
 	pl_machine_destroy(lr.m);
 }
 
+/*
+ * Between traced runs, a kswapd that pagelab woke runs at the replay's
+ * next event and drops the boost it finds: the kernel's would have run
+ * moments after its wakeup. Not woken, the boost stays.
+ */
+static void test_replay_kswapd_woken_between_runs(void **state)
+{
+	static const char text[] =
+		"  cc1-1 [000] ..... 1.000000: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  cc1-1 [000] ..... 1.000100: mm_page_alloc: page=x pfn=0x123461 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  cc1-1 [000] ..... 1.000200: mm_page_alloc: page=x pfn=0x123462 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n";
+	struct loaded_replay lr;
+	struct pl_trace_event ev;
+	struct zone *normal;
+	int n = 0;
+
+	(void)state;
+	loaded_replay_start(&lr, text, sizeof(text) - 1);
+	normal = &lr.m->node_zones[ZONE_NORMAL];
+	normal->watermark_boost = pageblock_nr_pages;	/* a fallback claim's */
+	while (pl_trace_next(lr.r, &ev) > 0) {
+		assert_int_equal(pl_replay_event(lr.rp, &ev), 0);
+		switch (++n) {
+		case 1:	/* boosted, but kswapd not woken: no run */
+			assert_int_equal(normal->watermark_boost, pageblock_nr_pages);
+			assert_int_equal(kswapd_runs(lr.m), 0);
+			wakeup_kswapd(normal, 0, ZONE_NORMAL);	/* as rmqueue() does */
+			assert_true(zone_test_flag(normal, ZONE_KSWAPD_PENDING));
+			break;
+		case 2:	/* the next event ran it, without waiting for the tick */
+			assert_int_equal(kswapd_runs(lr.m), 1);
+			assert_int_equal(normal->watermark_boost, 0);
+			assert_false(zone_test_flag(normal, ZONE_KSWAPD_PENDING));
+			assert_reclaim_active(lr.m, false);
+			break;
+		case 3:	/* once per wakeup */
+			assert_int_equal(kswapd_runs(lr.m), 1);
+			break;
+		}
+	}
+	assert_int_equal(n, 3);
+	loaded_replay_end(&lr);
+}
+
 /* The readers mark kswapd's task in each format; a lookalike is not it. */
 static void test_kswapd_mark(void **state)
 {
@@ -275,14 +319,58 @@ static void test_replay_drain_all_from_the_start(void **state)
 	free(text);
 }
 
+/*
+ * A drain on CPU 0 of a page CPU 1's PCP got at another order is not a
+ * drain_all_pages(): the kernel moved that page without an event the
+ * replay follows, so the sighting is stale. At the order CPU 1 got it, it
+ * is one.
+ */
+static void test_replay_remote_drain_needs_the_order(void **state)
+{
+	static const char text[] =
+		"  a-1 [001] ..... 1.0: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  a-1 [001] ..... 1.0: mm_page_alloc: page=x pfn=0x123461 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  a-1 [001] ..... 1.1: mm_page_free: page=x pfn=0x123460 order=0\n"
+		"  a-1 [001] ..... 1.1: mm_page_free: page=x pfn=0x123461 order=0\n"
+		"  b-2 [000] ..... 1.2: mm_page_pcpu_drain: page=x pfn=0x123460 order=2 migratetype=0\n"
+		"  b-2 [000] ..... 1.3: mm_page_alloc: page=x pfn=0x123470 order=0 migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE\n"
+		"  b-2 [000] ..... 1.4: mm_page_pcpu_drain: page=x pfn=0x123461 order=0 migratetype=1\n";
+	struct loaded_replay lr;
+	struct pl_trace_event ev;
+	int n = 0, on_cpu1 = 0;
+
+	(void)state;
+	loaded_replay_start(&lr, text, sizeof(text) - 1);
+	pl_enter(lr.m, 0);
+	drain_all_pages(NULL);
+	pl_warn_set_quiet(true);
+	while (pl_trace_next(lr.r, &ev) > 0) {
+		pl_replay_event(lr.rp, &ev);
+		if (++n == 4)	/* CPU 1's PCP: its refill's rest and the two frees */
+			on_cpu1 = pcp_pages(lr.m, 1);
+		if (n == 6) {
+			assert_int_equal(pl_replay_warnings(lr.rp)[PL_TW_drain_all_replayed], 0);
+			assert_int_equal(pcp_pages(lr.m, 1), on_cpu1);
+		}
+	}
+	pl_warn_set_quiet(false);
+	assert_int_equal(n, 7);
+	assert_true(on_cpu1 >= 2);
+	assert_int_equal(pl_replay_warnings(lr.rp)[PL_TW_drain_all_replayed], 1);
+	assert_int_equal(pcp_pages(lr.m, 1), 0);
+	loaded_replay_end(&lr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_kswapd_run),
 		cmocka_unit_test(test_replay_kswapd_run_open_at_end),
+		cmocka_unit_test(test_replay_kswapd_woken_between_runs),
 		cmocka_unit_test(test_kswapd_mark),
 		cmocka_unit_test(test_pcp_owners),
 		cmocka_unit_test(test_replay_drain_all_from_the_start),
+		cmocka_unit_test(test_replay_remote_drain_needs_the_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

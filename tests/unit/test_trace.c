@@ -326,17 +326,6 @@ static void test_replay_refreed(void **state)
 	loaded_replay_end(&lr);
 }
 
-/* Pages on @cpu's PCPs, every zone. */
-static int pcp_pages(struct pl_machine *m, unsigned int cpu)
-{
-	int n = 0;
-
-	for (int z = 0; z < MAX_NR_ZONES; z++)
-		if (populated_zone(&m->node_zones[z]))
-			n += m->node_zones[z].per_cpu_pageset[cpu].count;
-	return n;
-}
-
 /*
  * A drain on one CPU of a page another CPU's PCP holds is the kernel's
  * drain_all_pages() (it drains every CPU's PCP from the caller's): the

@@ -64,6 +64,17 @@ static inline struct pl_machine *positional_machine(const struct pl_snapshot *sn
 	return m;
 }
 
+/* Pages on vCPU @cpu's PCPs, every zone. */
+static inline int pcp_pages(struct pl_machine *m, unsigned int cpu)
+{
+	int n = 0;
+
+	for (int z = 0; z < MAX_NR_ZONES; z++)
+		if (populated_zone(&m->node_zones[z]))
+			n += m->node_zones[z].per_cpu_pageset[cpu].count;
+	return n;
+}
+
 /* A replay of trace text on a machine loaded from the fixture snapshot. */
 struct loaded_replay {
 	struct pl_snapshot snap;
