@@ -29,6 +29,17 @@ static unsigned long kswapd_runs(struct pl_machine *m)
 	return ev[PL_EV_KSWAPD_RUN];
 }
 
+/* A loaded replay of @text whose Normal zone has a fallback claim's boost; returns Normal. */
+static struct zone *boosted_replay_start(struct loaded_replay *lr, const char *text, size_t len)
+{
+	struct zone *normal;
+
+	loaded_replay_start(lr, text, len);
+	normal = &lr->m->node_zones[ZONE_NORMAL];
+	normal->watermark_boost = pageblock_nr_pages;
+	return normal;
+}
+
 /*
  * kswapd's own events (task kswapd0) start a run: the zones are
  * ZONE_RECLAIM_ACTIVE and keep their boost while it lasts, the vmstat
@@ -50,9 +61,7 @@ static void test_replay_kswapd_run(void **state)
 	int n = 0;
 
 	(void)state;
-	loaded_replay_start(&lr, text, sizeof(text) - 1);
-	normal = &lr.m->node_zones[ZONE_NORMAL];
-	normal->watermark_boost = pageblock_nr_pages;	/* a fallback claim's */
+	normal = boosted_replay_start(&lr, text, sizeof(text) - 1);
 	while (pl_trace_next(lr.r, &ev) > 0) {
 		assert_int_equal(ev.kswapd, n == 2 || n == 3);
 		assert_int_equal(pl_replay_event(lr.rp, &ev), 0);
@@ -126,9 +135,7 @@ static void test_replay_kswapd_woken_between_runs(void **state)
 	int n = 0;
 
 	(void)state;
-	loaded_replay_start(&lr, text, sizeof(text) - 1);
-	normal = &lr.m->node_zones[ZONE_NORMAL];
-	normal->watermark_boost = pageblock_nr_pages;	/* a fallback claim's */
+	normal = boosted_replay_start(&lr, text, sizeof(text) - 1);
 	while (pl_trace_next(lr.r, &ev) > 0) {
 		assert_int_equal(pl_replay_event(lr.rp, &ev), 0);
 		switch (++n) {
@@ -340,9 +347,7 @@ static void test_replay_remote_drain_needs_the_order(void **state)
 	int n = 0, on_cpu1 = 0;
 
 	(void)state;
-	loaded_replay_start(&lr, text, sizeof(text) - 1);
-	pl_enter(lr.m, 0);
-	drain_all_pages(NULL);
+	loaded_replay_start_drained(&lr, text, sizeof(text) - 1);
 	pl_warn_set_quiet(true);
 	while (pl_trace_next(lr.r, &ev) > 0) {
 		pl_replay_event(lr.rp, &ev);

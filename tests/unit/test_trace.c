@@ -309,9 +309,7 @@ static void test_replay_refreed(void **state)
 	unsigned long before;
 
 	(void)state;
-	loaded_replay_start(&lr, text, sizeof(text) - 1);
-	pl_enter(lr.m, 0);
-	drain_all_pages(NULL);
+	loaded_replay_start_drained(&lr, text, sizeof(text) - 1);
 	before = pl_nr_free_pages(lr.m);
 	pl_warn_set_quiet(true);
 	while (pl_trace_next(lr.r, &ev) > 0)
@@ -348,9 +346,7 @@ static void test_replay_remote_drain(void **state)
 	int n = 0;
 
 	(void)state;
-	loaded_replay_start(&lr, text, sizeof(text) - 1);
-	pl_enter(lr.m, 0);
-	drain_all_pages(NULL);
+	loaded_replay_start_drained(&lr, text, sizeof(text) - 1);
 	pl_warn_set_quiet(true);
 	while (pl_trace_next(lr.r, &ev) > 0) {
 		pl_replay_event(lr.rp, &ev);

@@ -94,6 +94,14 @@ static inline void loaded_replay_start(struct loaded_replay *lr, const char *tex
 }
 
 /* The checker's recount, then everything released. */
+/* loaded_replay_start(), then every PCP emptied: a drain test sees only the trace's pages. */
+static inline void loaded_replay_start_drained(struct loaded_replay *lr, const char *text, size_t len)
+{
+	loaded_replay_start(lr, text, len);
+	pl_enter(lr->m, 0);
+	drain_all_pages(NULL);
+}
+
 static inline void loaded_replay_end(struct loaded_replay *lr)
 {
 	assert_int_equal(pl_check_machine(lr->m), 0);
