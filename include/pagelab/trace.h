@@ -320,10 +320,11 @@ int pl_state_level_parse(const char *s);
 
 /**
  * pl_snapshot_config() - a machine config the size of @snap: memory the
- * sum of the zones' present pages rounded up to pageblocks, the DMA and
- * DMA32 zones folded into pagelab's DMA32, min_free_kbytes as reported; a
- * machine profile's ZONE_DMA, holes and boot reserve are dropped (the
- * snapshot's zones hold the kernel's own). Leaves @cfg's other fields
+ * sum of the zones' present pages rounded up to pageblocks, each of the
+ * kernel's DMA, DMA32 and Normal zones pagelab's zone of that name (any
+ * other, Movable or Device, folds into Normal), min_free_kbytes as
+ * reported; a machine profile's own ZONE_DMA, holes and boot reserve are
+ * dropped (the snapshot's zones hold the kernel's own). Leaves @cfg's other fields
  * (design, CPUs, topology) as they are.
  */
 void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg);

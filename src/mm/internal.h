@@ -333,6 +333,8 @@ struct page *economy_rmqueue(struct zone *zone, unsigned int order, int migratet
 
 /* mm/mm_init.c: the page allocator's part of a machine, for src/machine */
 
+/* setup_per_zone_lowmem_reserve(): see mm_init.c (pl_zone_set_managed() calls it too). */
+void setup_per_zone_lowmem_reserve(struct pl_machine *m);
 /** pl_mm_check_config() - is @cfg's memory layout one mm can build? Return: 0 or -EINVAL. */
 int pl_mm_check_config(const struct pl_config *cfg);
 /**

@@ -144,7 +144,17 @@ static void setup_zone_wmarks(struct pl_machine *m)
 		zone->_watermark[WMARK_PROMO] = wmin + 3 * tmp;
 		zone->watermark_boost = 0;
 	}
+	setup_per_zone_lowmem_reserve(m);
+}
 
+/**
+ * setup_per_zone_lowmem_reserve() - each zone's lowmem_reserve[] (zoneinfo's
+ * "protection"): for a request whose highest zone is j, zone i keeps back
+ * the managed pages of zones i+1..j over its lowmem_reserve_ratio, as the
+ * kernel computes it whenever managed pages change.
+ */
+void setup_per_zone_lowmem_reserve(struct pl_machine *m)
+{
 	for (int i = 0; i < MAX_NR_ZONES; i++) {
 		unsigned long managed = 0;
 

@@ -180,7 +180,7 @@ void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMAR
 /**
  * pl_zone_set_managed() - @zone's managed_pages as a kernel reported them
  * (at most its spanned pages: the rest stays allocated, as reserved memory
- * does), then the pagesets recomputed. Watermarks are not: set them with
+ * does), then every zone's lowmem_reserve[] and the pagesets recomputed. Watermarks are not: set them with
  * pl_zone_set_watermarks(). Return: 0 or -EINVAL.
  */
 int pl_zone_set_managed(struct zone *zone, unsigned long managed)
@@ -189,6 +189,7 @@ int pl_zone_set_managed(struct zone *zone, unsigned long managed)
 		return -EINVAL;
 	zone->managed_pages = managed;
 	zone->present_pages = max(zone->present_pages, managed);
+	setup_per_zone_lowmem_reserve(zone->machine);
 	pl_setup_zone_pagesets(zone->machine);
 	pl_refresh_zone_stat_thresholds(zone->machine);
 	return 0;

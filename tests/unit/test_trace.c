@@ -36,15 +36,17 @@ static void test_load_state_counts(void **state)
 	struct pl_snapshot snap;
 	struct pl_loaded_state *st;
 	struct pl_machine *m = loaded_machine(&snap, &st, "v6.18");
-	unsigned long dma32[11], normal[11];
+	unsigned long dma[11], dma32[11], normal[11];
 	struct zone *zn = &m->node_zones[ZONE_NORMAL];
 
 	(void)state;
+	buddyinfo_counts(m, "DMA", dma);
 	buddyinfo_counts(m, "DMA32", dma32);
 	buddyinfo_counts(m, "Normal", normal);
 	for (int o = 0; o < 11; o++) {
-		/* the kernel's DMA and DMA32 fold into pagelab's DMA32 */
-		assert_int_equal(dma32[o], snap.zone[0].nr_free[o] + snap.zone[1].nr_free[o]);
+		/* each of the kernel's zones is pagelab's zone of that name */
+		assert_int_equal(dma[o], snap.zone[0].nr_free[o]);
+		assert_int_equal(dma32[o], snap.zone[1].nr_free[o]);
 		assert_int_equal(normal[o], snap.zone[2].nr_free[o]);
 		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++) {
 			struct list_head *head = &zn->free_area[o].free_list[mt], *p;
@@ -68,6 +70,25 @@ static void test_load_state_counts(void **state)
 		assert_true(labs((long)pb[MIGRATE_RECLAIMABLE] -
 				 (long)snap.zone[2].blocks_mt[MIGRATE_RECLAIMABLE]) <= 1);
 		assert_true(pb[MIGRATE_MOVABLE] >= snap.zone[2].blocks_mt[MIGRATE_MOVABLE]);
+	}
+	/* lowmem_reserve from the managed pages: zoneinfo's protection lines */
+	{
+		FILE *f = fopen(fixture_path("snapshot-6.18/zoneinfo"), "r");
+		char line[256];
+		int zi = 0;
+
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f) && zi < MAX_NR_ZONES) {
+			long p[3];
+
+			if (sscanf(line, " protection: (%ld, %ld, %ld", &p[0], &p[1], &p[2]) != 3)
+				continue;
+			for (int j = 0; j < MAX_NR_ZONES; j++)
+				assert_int_equal(m->node_zones[zi].lowmem_reserve[j], p[j]);
+			zi++;
+		}
+		fclose(f);
+		assert_int_equal(zi, MAX_NR_ZONES);
 	}
 	/* PCPs as reported: high (legal below high_min) and count */
 	assert_int_equal(zn->per_cpu_pageset[0].high, snap.zone[2].pcp_high[0]);
@@ -690,17 +711,18 @@ static void test_load_state_positional(void **state)
 	/*
 	 * pagetypeinfo counts the online pageblocks only, as the snapshot's
 	 * does: memory it counted offline is in pagelab's zone (the trace may
-	 * online it) but not in the report. DMA and DMA32 fold into DMA32.
+	 * online it) but not in the report. Each kernel zone is pagelab's of its name.
 	 */
 	for (int i = 0; i < snap.nr_zones; i++) {
 		const char *name = snap.zone[i].name;
+		int zi = !strcmp(name, "DMA") ? ZONE_DMA : !strcmp(name, "DMA32") ? ZONE_DMA32 : ZONE_NORMAL;
 
 		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
-			nblocks[strncmp(name, "DMA", 3) ? ZONE_NORMAL : ZONE_DMA32] +=
-				(long)snap.zone[i].blocks_mt[mt];
+			nblocks[zi] += (long)snap.zone[i].blocks_mt[mt];
 	}
 	assert_int_equal(pagetypeinfo_blocks(m, "Normal"), nblocks[ZONE_NORMAL]);
 	assert_int_equal(pagetypeinfo_blocks(m, "DMA32"), nblocks[ZONE_DMA32]);
+	assert_int_equal(pagetypeinfo_blocks(m, "DMA"), nblocks[ZONE_DMA]);
 	assert_true(m->node_zones[ZONE_NORMAL].spanned_pages >> pageblock_order >
 		    (unsigned long)nblocks[ZONE_NORMAL]);
 	rp = pl_replay_create(m, st);
