@@ -421,6 +421,11 @@ struct pl_sighting {
  *           as it was drained) or mm_page_alloc_extfrag (fallback_migratetype,
  *           the type before a claim) that touches it; else PL_PB_UNKNOWN.
  * @pb_exact: pageblocks with a type in @pb_type.
+ * @pb_from: per pageblock, PL_PB_UNKNOWN or the type it had at trace start
+ *            if it was the pageblock a claim below pageblock order took
+ *            (a candidate: see positional.c, claim_candidate()).
+ * @claims_pending: [type][fallback type] claims below pageblock order not yet
+ *            matched to a pageblock; @pb_claimed: pageblocks so matched.
  * @pcp_seen: per CPU and PCP list (order_to_pindex()), the pages of the
  *            blocks first sighted on that list (PL_SEEN_PCP records).
  * @pcp_emptied: per CPU, a bit per PCP list the trace shows empty at some
@@ -441,8 +446,11 @@ struct pl_positional {
 	unsigned long max_pfn;
 	unsigned long by_kind[NR_PL_SEEN];
 	unsigned char *pb_type;
+	unsigned char *pb_from;
 	size_t pb_nr;
 	unsigned long pb_exact;
+	unsigned long claims_pending[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES];
+	unsigned long pb_claimed;
 	unsigned long pcp_seen[PL_SNAP_MAX_CPUS][NR_PCP_LISTS];
 	uint16_t pcp_emptied[PL_SNAP_MAX_CPUS];
 	unsigned char drain_run[PL_SNAP_MAX_CPUS];

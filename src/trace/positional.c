@@ -79,8 +79,34 @@ static int add_rec(struct pl_positional *pos, const struct pl_trace_event *ev, i
 	return 0;
 }
 
-/* The first exact type of the pageblocks of [@pfn, @pfn + 2^@order). */
-static int note_type(struct pl_positional *pos, unsigned long pfn, int order, int mt)
+/*
+ * A claim below pageblock order (mm_page_alloc_extfrag with change_ownership)
+ * names the page __rmqueue_smallest() returned, not the pageblock it claimed,
+ * so that pageblock's first exact evidence is a later event of the claiming
+ * type @mt. A fallback means @mt had no free block of that order or more in
+ * the zone, so the claimed pageblock's pages, moved to @mt's lists, are the
+ * first of @mt the zone hands out next: the first pageblock seen as @mt after
+ * an unmatched claim is the claimed one's candidate, and the claim's
+ * fallback type its candidate type at trace start (@pb_from). The loader
+ * takes it where the snapshot says so (state.c, vote_types()).
+ */
+static int claim_candidate(struct pl_positional *pos, int mt)
+{
+	for (int from = 0; from < MIGRATE_PCPTYPES; from++)
+		if (pos->claims_pending[mt][from]) {
+			pos->claims_pending[mt][from]--;
+			pos->pb_claimed++;
+			return from;
+		}
+	return PL_PB_UNKNOWN;
+}
+
+/*
+ * The first exact type of the pageblocks of [@pfn, @pfn + 2^@order);
+ * @before_claim: @mt is the type before any claim (an extfrag's fallback type).
+ */
+static int note_type(struct pl_positional *pos, unsigned long pfn, int order, int mt,
+		     bool before_claim)
 {
 	unsigned long pb = pfn >> pageblock_order, end;
 
@@ -90,17 +116,24 @@ static int note_type(struct pl_positional *pos, unsigned long pfn, int order, in
 	end = (pfn + (1UL << order) - 1) >> pageblock_order;
 	if (end >= pos->pb_nr) {
 		size_t nn = max((size_t)end + 1, pos->pb_nr * 2);
-		unsigned char *n = realloc(pos->pb_type, nn);
+		unsigned char *n = realloc(pos->pb_type, nn), *f;
 
 		if (!n)
 			return -ENOMEM;
-		memset(n + pos->pb_nr, PL_PB_UNKNOWN, nn - pos->pb_nr);
 		pos->pb_type = n;
+		f = realloc(pos->pb_from, nn);
+		if (!f)
+			return -ENOMEM;
+		pos->pb_from = f;
+		memset(n + pos->pb_nr, PL_PB_UNKNOWN, nn - pos->pb_nr);
+		memset(f + pos->pb_nr, PL_PB_UNKNOWN, nn - pos->pb_nr);
 		pos->pb_nr = nn;
 	}
 	for (; pb <= end; pb++)
 		if (pos->pb_type[pb] == PL_PB_UNKNOWN) {
 			pos->pb_type[pb] = (unsigned char)mt;
+			pos->pb_from[pb] = (unsigned char)(before_claim ? PL_PB_UNKNOWN
+								: claim_candidate(pos, mt));
 			pos->pb_exact++;
 		}
 	return 0;
@@ -171,10 +204,15 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 	switch (ev->type) {
 	case PL_TRACE_ZONE_LOCKED:
 	case PL_TRACE_PCPU_DRAIN:
-		if (note_type(pos, ev->pfn, ev->order, ev->migratetype))
+		if (note_type(pos, ev->pfn, ev->order, ev->migratetype, false))
 			return -ENOMEM;
 		break;
 	case PL_TRACE_EXTFRAG:
+		if (ev->change_ownership && ev->fallback_order >= 0 &&
+		    ev->fallback_order < pageblock_order &&
+		    ev->migratetype >= 0 && ev->migratetype < MIGRATE_PCPTYPES &&
+		    ev->fallback_migratetype >= 0 && ev->fallback_migratetype < MIGRATE_PCPTYPES)
+			pos->claims_pending[ev->migratetype][ev->fallback_migratetype]++;
 		/*
 		 * The page lies in the fallback block (of fallback_order) when a
 		 * pageblock or more was claimed or a block stolen; after a
@@ -191,7 +229,7 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 			blk.pfn = ev->pfn & ~((1UL << ev->fallback_order) - 1);
 			blk.order = ev->fallback_order;
 			blk.migratetype = ev->fallback_migratetype;
-			if (note_type(pos, blk.pfn, blk.order, blk.migratetype))
+			if (note_type(pos, blk.pfn, blk.order, blk.migratetype, true))
 				return -ENOMEM;
 			return sight(pos, &blk, PL_SEEN_FREE);
 		}
@@ -274,5 +312,6 @@ void pl_positional_release(struct pl_positional *pos)
 	free(pos->rec);
 	free(pos->seen);
 	free(pos->pb_type);
+	free(pos->pb_from);
 	memset(pos, 0, sizeof(*pos));
 }

@@ -210,6 +210,63 @@ static bool pfn_online(const struct pl_snapshot *snap, int zi, unsigned long pfn
 }
 
 /*
+ * Pageblocks a claim below pageblock order took during the trace carry the
+ * claiming type as their first exact evidence; positional.c names each
+ * claim's candidate (pos->pb_from, its type before the claim). The
+ * snapshot decides: while the free pages sighted in pageblocks of a type
+ * exceed the snapshot's free pages of that type in the zone, a candidate of
+ * that type takes its type before the claim, and its sighted free pages go
+ * with it. (lowmem4: every free page of Normal on Reclaimable lists in the
+ * snapshot, and 21 + 9 claims for Movable and Unmovable whose pageblocks the
+ * trace showed first as Movable and Unmovable.)
+ */
+static void retype_claimed(struct zone *zone, const struct pl_positional *pos,
+			   const struct pl_snapshot *snap, unsigned char *types,
+			   const unsigned char *state, unsigned long given[MIGRATE_PCPTYPES])
+{
+	unsigned long nr = zone->spanned_pages >> pageblock_order, first = zone->zone_start_pfn >> pageblock_order;
+	unsigned long sighted[MIGRATE_PCPTYPES] = { 0 }, snap_free[MIGRATE_PCPTYPES] = { 0 };
+	unsigned long *pb_free;
+
+	if (!pos->pb_claimed || !pos->pb_from)
+		return;
+	pb_free = calloc(nr, sizeof(*pb_free));
+	if (!pb_free)
+		return;	/* then the trace's types stand, as before */
+	for (int i = 0; i < snap->nr_zones; i++)
+		if (pl_zone_of(snap->zone[i].name) == (int)zone->zone_idx && snap->zone[i].has_pagetypeinfo)
+			for (int t = 0; t < MIGRATE_PCPTYPES; t++)
+				for (int o = 0; o < NR_PAGE_ORDERS; o++)
+					snap_free[t] += snap->zone[i].free_mt[t][o] << o;
+	for (size_t i = 0; i < pos->nr; i++) {
+		const struct pl_sighting *r = &pos->rec[i];
+		unsigned long pb;
+
+		if (r->kind != PL_SEEN_FREE || !zone_spans_pfn(zone, r->pfn))
+			continue;
+		pb = (r->pfn - zone->zone_start_pfn) >> pageblock_order;
+		pb_free[pb] += 1UL << r->order;
+		if (types[pb] < MIGRATE_PCPTYPES)
+			sighted[types[pb]] += 1UL << r->order;
+	}
+	for (unsigned long pb = 0; pb < nr && first + pb < pos->pb_nr; pb++) {
+		int from = pos->pb_from[first + pb], mt = types[pb];
+
+		if (from == PL_PB_UNKNOWN || mt >= MIGRATE_PCPTYPES || from == mt ||
+		    sighted[mt] <= snap_free[mt])
+			continue;
+		types[pb] = (unsigned char)from;
+		sighted[mt] -= pb_free[pb];
+		sighted[from] += pb_free[pb];
+		if (state[pb]) {
+			given[mt]--;
+			given[from]++;
+		}
+	}
+	free(pb_free);
+}
+
+/*
  * Positional pageblock types. A pageblock with an exact type from the
  * trace (pos->pb_type) keeps it. The snapshot's counts hold for the online
  * pageblocks: what the exact types leave of each type goes first to online
@@ -251,6 +308,7 @@ static void vote_types(struct zone *zone, const struct pl_positional *pos,
 			types[pb] = MIGRATE_MOVABLE;
 		}
 	}
+	retype_claimed(zone, pos, snap, types, state, given);
 	for (int t = 0; t < MIGRATE_PCPTYPES; t++)
 		left[t] = want[t] > given[t] ? want[t] - given[t] : 0;
 	/* the weaker evidence: PCP sightings */

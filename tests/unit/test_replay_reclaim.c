@@ -366,6 +366,57 @@ static void test_replay_remote_drain_needs_the_order(void **state)
 	loaded_replay_end(&lr);
 }
 
+/*
+ * A claim below pageblock order names the page __rmqueue_smallest()
+ * returned, not the pageblock it took: the next pageblock first seen as
+ * the claiming type is the claim's candidate (pb_from), once per claim.
+ * The loader gives it its type before the claim only where the snapshot
+ * has fewer free pages of the claiming type than the sightings put there.
+ */
+static void test_claimed_pageblock_type(void **state)
+{
+	static const char text[] =
+		"  a-1 [000] d..2. 1.0: mm_page_alloc_zone_locked: page=x pfn=0x170000 order=0 migratetype=1 percpu_refill=1\n"
+		"  a-1 [000] d..2. 1.1: mm_page_alloc_extfrag: page=x pfn=0x170010 alloc_order=0 fallback_order=4 "
+		"pageblock_order=9 alloc_migratetype=1 fallback_migratetype=2 fragmenting=1 change_ownership=1\n"
+		"  a-1 [000] d..2. 1.2: mm_page_alloc_zone_locked: page=x pfn=0x172000 order=0 migratetype=1 percpu_refill=1\n"
+		"  a-1 [000] d..2. 1.3: mm_page_alloc_zone_locked: page=x pfn=0x174000 order=0 migratetype=1 percpu_refill=1\n";
+	struct pl_positional pos = { 0 };
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_trace_event ev;
+	struct pl_snapshot snap;
+
+	(void)state;
+	while (pl_trace_next(r, &ev) > 0)
+		assert_int_equal(pl_positional_event(&pos, &ev), 0);
+	pl_trace_close(r);
+	assert_int_equal(pos.pb_claimed, 1);
+	assert_int_equal(pos.pb_type[0x172000 >> pageblock_order], MIGRATE_MOVABLE);
+	assert_int_equal(pos.pb_from[0x170000 >> pageblock_order], PL_PB_UNKNOWN);	/* before it */
+	assert_int_equal(pos.pb_from[0x172000 >> pageblock_order], MIGRATE_RECLAIMABLE);
+	assert_int_equal(pos.pb_from[0x174000 >> pageblock_order], PL_PB_UNKNOWN);	/* one per claim */
+
+	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		struct pl_loaded_state *st;
+		struct pl_machine *m;
+
+		if (pass)	/* a snapshot with no free Movable page in Normal */
+			for (int o = 0; o < NR_PAGE_ORDERS; o++)
+				snap.zone[2].free_mt[MIGRATE_MOVABLE][o] = 0;
+		m = positional_machine(&snap, &pos, &st);
+		pl_enter(m, 0);
+		assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x172000),
+				 pass ? MIGRATE_RECLAIMABLE : MIGRATE_MOVABLE);
+		assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x170000), MIGRATE_MOVABLE);
+		assert_int_equal(get_pageblock_migratetype(m->mem_map + 0x174000), MIGRATE_MOVABLE);
+		assert_int_equal(pl_check_machine(m), 0);
+		pl_state_release(st);
+		pl_machine_destroy(m);
+	}
+	pl_positional_release(&pos);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_pcp_owners),
 		cmocka_unit_test(test_replay_drain_all_from_the_start),
 		cmocka_unit_test(test_replay_remote_drain_needs_the_order),
+		cmocka_unit_test(test_claimed_pageblock_type),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
