@@ -324,8 +324,8 @@ int pl_state_level_parse(const char *s);
  * kernel's DMA, DMA32 and Normal zones pagelab's zone of that name (any
  * other, Movable or Device, folds into Normal), min_free_kbytes as
  * reported; a machine profile's own ZONE_DMA, holes and boot reserve are
- * dropped (the snapshot's zones hold the kernel's own). Leaves @cfg's other fields
- * (design, CPUs, topology) as they are.
+ * dropped (the snapshot's zones hold the kernel's own). Leaves @cfg's
+ * other fields (design, CPUs, topology) as they are.
  */
 void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg);
 

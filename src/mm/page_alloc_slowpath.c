@@ -273,9 +273,13 @@ void pl_kswapd_run(struct pl_machine *m)
 
 	if (m->kswapd_traced)
 		return;	/* a replay follows the kernel's kswapd (pl_kswapd_begin()) */
-	/* One of concurrent ticks takes each zone's wakeup. */
+	/*
+	 * One of concurrent ticks takes each zone's wakeup. A plain read first:
+	 * a replay calls this at every event, and most find no wakeup.
+	 */
 	for_each_populated_zone(zone, m) {
-		if (!zone_test_and_clear_flag(zone, ZONE_KSWAPD_PENDING))
+		if (!zone_test_flag(zone, ZONE_KSWAPD_PENDING) ||
+		    !zone_test_and_clear_flag(zone, ZONE_KSWAPD_PENDING))
 			continue;
 		woken[zone->zone_idx] = true;
 		kswapd_zone_begin(zone, &boosts[zone->zone_idx]);

@@ -180,8 +180,9 @@ void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMAR
 /**
  * pl_zone_set_managed() - @zone's managed_pages as a kernel reported them
  * (at most its spanned pages: the rest stays allocated, as reserved memory
- * does), then every zone's lowmem_reserve[] and the pagesets recomputed. Watermarks are not: set them with
- * pl_zone_set_watermarks(). Return: 0 or -EINVAL.
+ * does), then every zone's lowmem_reserve[] and the pagesets recomputed.
+ * Watermarks are not: set them with pl_zone_set_watermarks().
+ * Return: 0 or -EINVAL.
  */
 int pl_zone_set_managed(struct zone *zone, unsigned long managed)
 {

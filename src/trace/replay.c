@@ -631,7 +631,10 @@ static int pcp_holder(uint16_t held, int order)
 	return (held & 0xff) - 1;
 }
 
-/* Note that the kernel's PCP of CPU @cpu (-1: none) holds kernel pfn @pfn, a block of @order (-1: not known). */
+/*
+ * Note that the kernel's PCP of CPU @cpu (-1: none) holds kernel pfn @pfn,
+ * a block of @order (-1: not known).
+ */
 static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu, int order)
 {
 	if (pfn >= (1UL << 40) || cpu >= 255)
@@ -655,12 +658,12 @@ static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu, int orde
  * a free puts a page of a PCP order on the freeing CPU's, a refill on the
  * refilling CPU's; an allocation or a drain takes it off. A drain run on
  * one CPU that takes a page off another CPU's PCP, at the order that PCP
- * got it, is drain_all_pages()
- * (direct reclaim's, after a failed attempt; compaction's; page
- * isolation's): since 5.19 the caller drains every CPU's PCP itself, so
- * the events fire on its CPU. pagelab replays it as a drain_all_pages() of
- * its own, once per run: the kernel's drains are not replayed otherwise,
- * and without it pagelab's PCPs keep pages the kernel gave back.
+ * got it, is drain_all_pages() (direct reclaim's, after a failed attempt;
+ * compaction's; page isolation's): since 5.19 the caller drains every
+ * CPU's PCP itself, so the events fire on its CPU. pagelab replays it as a
+ * drain_all_pages() of its own, once per run: the kernel's drains are not
+ * replayed otherwise, and without it pagelab's PCPs keep pages the kernel
+ * gave back.
  */
 static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
 {
