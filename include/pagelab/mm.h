@@ -581,6 +581,16 @@ struct pl_cpu_topology {
  *                   auto-tuning (to compare with the 6.0 scaling anchors).
  * @vt_costs:        with @vtime, the calibrated cost set (enum pl_vt_costs,
  *                   vtime.h): 0 the anchors' (default), 1 this build host's.
+ * @watermark_scale_factor: vm.watermark_scale_factor, 1..3000 (the gap
+ *                   between watermarks in 1/10000 of a zone's managed
+ *                   pages); 0 for the kernel's default, 10.
+ * @watermark_boost_factor: vm.watermark_boost_factor, in 1/10000 of the
+ *                   high watermark; 0 for the kernel's default, 15000, and
+ *                   PL_WMARK_BOOST_OFF for the sysctl's 0 (no boosting).
+ * @percpu_pagelist_high_fraction: vm.percpu_pagelist_high_fraction: 0 (the
+ *                   default: pcp->high auto-tuned between high_min and
+ *                   high_max), or 8 and up: pcp->high fixed at the zone's
+ *                   managed pages over the fraction, split over the CPUs.
  */
 struct pl_config {
 	unsigned long mem_bytes;
@@ -604,7 +614,16 @@ struct pl_config {
 	bool vtime;
 	bool pcp_no_autotune;
 	unsigned int vt_costs;
+	unsigned long watermark_scale_factor;
+	unsigned long watermark_boost_factor;
+	unsigned long percpu_pagelist_high_fraction;
 };
+
+/* pl_config.watermark_boost_factor: the sysctl's 0, boosting off. */
+#define PL_WMARK_BOOST_OFF		(~0UL)
+/* The sysctls' limits (mm/page_alloc.c's sysctl table). */
+#define PL_MAX_WMARK_SCALE_FACTOR	3000UL
+#define PL_MIN_PCP_HIGH_FRACTION	8UL
 
 /* ---- tracepoints ---------------------------------------------------------- */
 

@@ -282,13 +282,25 @@ struct pl_snap_zone {
  * struct pl_snapshot - a kernel's /proc/{buddyinfo,pagetypeinfo,zoneinfo,
  * vmstat} as read by pl_snapshot_read().
  * @min_free_kbytes: from /proc/sys/vm/min_free_kbytes when the directory
- *                   has it, else derived from the sum of min watermarks.
+ *                   has it, else the value whose share of the zones' managed
+ *                   pages gives each zone's min watermark (the sum of the
+ *                   min watermarks, less the kernel's rounding down).
+ * @watermark_scale_factor: from the directory's watermark_scale_factor, else
+ *                   from a zone whose low - min gap is its managed pages'
+ *                   share rather than min / 4; 0 if neither tells (the
+ *                   kernel's default 10 then applies).
+ * @watermark_boost_factor: from the directory's file, in pl_config's terms
+ *                   (0 unknown, the default; PL_WMARK_BOOST_OFF for 0).
+ * @percpu_pagelist_high_fraction: from the directory's file; 0 if absent.
  * @nr_free_pages:   vmstat nr_free_pages (or the buddyinfo sum).
  */
 struct pl_snapshot {
 	struct pl_snap_zone zone[PL_SNAP_MAX_ZONES];
 	int nr_zones;
 	unsigned long min_free_kbytes;
+	unsigned long watermark_scale_factor;
+	unsigned long watermark_boost_factor;
+	unsigned long percpu_pagelist_high_fraction;
 	unsigned long nr_free_pages;
 	bool has_vmstat;
 };
@@ -322,8 +334,8 @@ int pl_state_level_parse(const char *s);
  * pl_snapshot_config() - a machine config the size of @snap: memory the
  * sum of the zones' present pages rounded up to pageblocks, each of the
  * kernel's DMA, DMA32 and Normal zones pagelab's zone of that name (any
- * other, Movable or Device, folds into Normal), min_free_kbytes as
- * reported; a machine profile's own ZONE_DMA, holes and boot reserve are
+ * other, Movable or Device, folds into Normal), min_free_kbytes and the
+ * other watermark and PCP sysctls as the snapshot has them; a machine profile's own ZONE_DMA, holes and boot reserve are
  * dropped (the snapshot's zones hold the kernel's own). Leaves @cfg's
  * other fields (design, CPUs, topology) as they are.
  */

@@ -9,7 +9,8 @@ concurrently into a zstd file while the workload runs, so the ring buffer only
 has to absorb the reader's latency.  The buffer is sized from the event rate
 measured in a short probe, and at least 1/64 of memory; the reader thread and
 zstd run at nice -10 so that a workload using every CPU cannot starve them.  /proc/{buddyinfo,pagetypeinfo,zoneinfo,vmstat,
-meminfo} are copied right before tracing starts and right after it stops.
+meminfo} and the vm sysctls of SYSCTL_FILES are copied right before tracing
+starts and right after it stops.
 
 Invariants: whatever happens (CMD fails, Ctrl-C, SIGTERM, an I/O error) the
 events this command enabled are disabled again and its instance is removed;
@@ -35,7 +36,7 @@ import threading
 import time
 from pathlib import Path
 
-from .trace_artifact import SNAPSHOT_FILES, TraceError, is_archive, pack, write_manifest, FORMAT
+from .trace_artifact import SNAPSHOT_FILES, SYSCTL_FILES, TraceError, is_archive, pack, write_manifest, FORMAT
 
 TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = [
@@ -87,11 +88,17 @@ def available_events(root: Path = TRACEFS) -> list[str]:
     return have
 
 
-def snapshot(dest: Path) -> None:
-    """Copy the /proc reports of SNAPSHOT_FILES verbatim into @dest."""
+def snapshot(dest: Path, proc: Path = Path("/proc")) -> None:
+    """Copy the /proc reports of SNAPSHOT_FILES verbatim into @dest, and the
+    vm sysctls of SYSCTL_FILES that this kernel has (the watermarks after a
+    memory hotplug are computed from them)."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in SNAPSHOT_FILES:
-        (dest / name).write_bytes(Path("/proc", name).read_bytes())
+        (dest / name).write_bytes((proc / name).read_bytes())
+    for name in SYSCTL_FILES:
+        src = proc / "sys" / "vm" / name
+        if src.is_file():
+            (dest / name).write_bytes(src.read_bytes())
 
 
 def cpu_stats(inst: Path) -> dict[str, int]:

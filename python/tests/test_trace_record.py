@@ -15,7 +15,7 @@ import pytest
 
 from pagelab import trace_record
 from pagelab.cli import main
-from pagelab.trace_artifact import (SNAPSHOT_FILES, TraceError, check_manifest, load_manifest,
+from pagelab.trace_artifact import (SNAPSHOT_FILES, SYSCTL_FILES, TraceError, check_manifest, load_manifest,
                                     opened, pack, unpack, write_manifest)
 
 HAVE_ROOT_TRACEFS = os.geteuid() == 0 and Path("/sys/kernel/tracing/instances").is_dir() \
@@ -39,6 +39,24 @@ def make_artifact(d: Path, lost: int = 0) -> Path:
          "lost_events": lost, "trace": "trace.txt", "before": "before", "after": "after"}
     write_manifest(d, m)
     return d
+
+
+def test_snapshot_copies_reports_and_sysctls(tmp_path):
+    """snapshot() copies every /proc report and each vm sysctl the kernel has."""
+    proc = tmp_path / "proc"
+    (proc / "sys" / "vm").mkdir(parents=True)
+    for name in SNAPSHOT_FILES:
+        (proc / name).write_text(f"report {name}\n")
+    (proc / "sys" / "vm" / "min_free_kbytes").write_text("67584\n")
+    (proc / "sys" / "vm" / "watermark_scale_factor").write_text("125\n")
+    trace_record.snapshot(tmp_path / "before", proc)
+    for name in SNAPSHOT_FILES:
+        assert (tmp_path / "before" / name).read_text() == f"report {name}\n"
+    assert (tmp_path / "before" / "min_free_kbytes").read_text() == "67584\n"
+    assert (tmp_path / "before" / "watermark_scale_factor").read_text() == "125\n"
+    # a sysctl this kernel lacks is left out, not an error
+    assert not (tmp_path / "before" / "watermark_boost_factor").exists()
+    assert set(SYSCTL_FILES) >= {"min_free_kbytes", "watermark_scale_factor"}
 
 
 def test_manifest_round_trip(tmp_path):

@@ -51,8 +51,11 @@ static const char *const zone_names[MAX_NR_ZONES] = { "DMA", "DMA32", "Normal" }
 /* sysctl_lowmem_reserve_ratio for DMA, DMA32 and Normal */
 static const unsigned long lowmem_reserve_ratio[MAX_NR_ZONES] = { 256, 256, 32 };
 
-/* vm.watermark_scale_factor default */
-static const unsigned long watermark_scale_factor = 10;
+/* vm.watermark_scale_factor: the machine's, else the kernel's default 10. */
+static unsigned long watermark_scale_factor(const struct pl_machine *m)
+{
+	return m->config.watermark_scale_factor ? m->config.watermark_scale_factor : 10;
+}
 
 const char *const pl_boot_reserve_names[NR_PL_BOOT_RESERVE] = {
 	[PL_RESERVE_MEMMAP] = "memmap",
@@ -134,7 +137,7 @@ static void setup_zone_wmarks(struct pl_machine *m)
 
 	for_each_zone(zone, m) {
 		unsigned long wmin = lowmem_pages ? pages_min * zone->managed_pages / lowmem_pages : 0;
-		unsigned long tmp = zone->managed_pages * watermark_scale_factor / 10000;
+		unsigned long tmp = zone->managed_pages * watermark_scale_factor(m) / 10000;
 
 		if (tmp < wmin >> 2)
 			tmp = wmin >> 2;

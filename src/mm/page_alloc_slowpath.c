@@ -56,8 +56,17 @@
 #include <string.h>
 #include "internal.h"
 
-/* vm.watermark_boost_factor default, in 1/10000 of the high watermark */
-static const unsigned long watermark_boost_factor = 15000;
+/*
+ * vm.watermark_boost_factor, in 1/10000 of the high watermark: the
+ * machine's (PL_WMARK_BOOST_OFF is the sysctl's 0), else the kernel's
+ * default 15000.
+ */
+static unsigned long watermark_boost_factor(const struct pl_machine *m)
+{
+	unsigned long f = m->config.watermark_boost_factor;
+
+	return f == PL_WMARK_BOOST_OFF ? 0 : f ? f : 15000;
+}
 
 _Static_assert(__GFP_HIGH == ALLOC_MIN_RESERVE, "__GFP_HIGH doubles as ALLOC_MIN_RESERVE");
 _Static_assert(__GFP_KSWAPD_RECLAIM == ALLOC_KSWAPD, "__GFP_KSWAPD_RECLAIM doubles as ALLOC_KSWAPD");
@@ -174,14 +183,14 @@ static bool unreserve_highatomic_pageblock(struct pl_machine *m, int highest_zon
  */
 bool boost_watermark(struct zone *zone)
 {
-	unsigned long max_boost;
+	unsigned long max_boost, factor = watermark_boost_factor(zone->machine);
 
-	if (!watermark_boost_factor)
+	if (!factor)
 		return false;
 	/* Small zones: boosting could make an OOM at once. */
 	if (pageblock_nr_pages * 4 > zone->managed_pages)
 		return false;
-	max_boost = zone->_watermark[WMARK_HIGH] * watermark_boost_factor / 10000;
+	max_boost = zone->_watermark[WMARK_HIGH] * factor / 10000;
 	if (!max_boost)
 		return false;
 	max_boost = max(pageblock_nr_pages, max_boost);

@@ -70,13 +70,18 @@ static int zone_highsize(const struct zone *zone, int batch, int nr_cpus, int fr
 /*
  * zone_set_pageset_high_and_batch(): high_min from the low watermark, high_max
  * from an eighth of the zone, both split over the CPUs; auto-tuning moves
- * pcp->high between them. (vm.percpu_pagelist_high_fraction is not modelled.)
+ * pcp->high between them. A set vm.percpu_pagelist_high_fraction is a
+ * manual pcp->high: high_min = high_max = the zone over the fraction, split
+ * over the CPUs, and nothing auto-tunes.
  */
 static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_cpus, bool boot)
 {
 	int batch = max(1, zone_batchsize(zone));
-	int high_min = zone_highsize(zone, batch, (int)nr_cpus, 0);
-	int high_max = zone_highsize(zone, batch, (int)nr_cpus, MIN_PERCPU_PAGELIST_HIGH_FRACTION);
+	int fraction = (int)zone->machine->config.percpu_pagelist_high_fraction;
+	int high_min = zone_highsize(zone, batch, (int)nr_cpus, fraction);
+	int high_max = fraction ? high_min
+				: zone_highsize(zone, batch, (int)nr_cpus,
+						MIN_PERCPU_PAGELIST_HIGH_FRACTION);
 
 	/*
 	 * pcp_no_autotune (pagelab's own switch): Linux 6.0 had one fixed

@@ -8,6 +8,12 @@
  * buddyinfo lists them; a zone whose spanned size is 0 is kept (the kernel
  * lists it) and is skipped by the loader. A malformed file is one warning
  * naming the file and line and -EINVAL; the snapshot is then unusable.
+ *
+ * Next to the /proc reports the recorder copies the vm sysctls that shape
+ * the watermarks and PCPs (min_free_kbytes, watermark_scale_factor,
+ * watermark_boost_factor, percpu_pagelist_high_fraction), each a file of
+ * that name. All are optional: an older recording lacks them, and then the
+ * zones' watermarks stand in for the first two.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -215,6 +221,107 @@ static int read_vmstat(FILE *f, struct pl_snapshot *s)
 	return 0;
 }
 
+/*
+ * The zones __setup_per_zone_wmarks() shares min_free_kbytes over: not
+ * ZONE_MOVABLE or highmem (their min is a small fixed share of their own),
+ * and ZONE_DEVICE has no memory of its own.
+ */
+static bool shares_min_free(const struct pl_snap_zone *z)
+{
+	return strcmp(z->name, "Movable") && strcmp(z->name, "HighMem") &&
+	       strcmp(z->name, "Device");
+}
+
+/*
+ * min_free_kbytes from the zones' min watermarks: each zone's min is
+ * pages_min * managed / lowmem_pages rounded down, so their sum falls short
+ * of pages_min by less than one page per zone. The pages_min in that range
+ * that gives every zone's min exactly is the kernel's; if none does (a
+ * boosted zone: zoneinfo prints min with the boost), the sum.
+ */
+static unsigned long min_free_kbytes_of_wmarks(const struct pl_snapshot *s)
+{
+	unsigned long lowmem = 0, sum = 0, nr = 0;
+
+	for (int i = 0; i < s->nr_zones; i++) {
+		if (!shares_min_free(&s->zone[i]))
+			continue;
+		lowmem += s->zone[i].managed;
+		sum += s->zone[i].wmark[WMARK_MIN];
+		nr++;
+	}
+	for (unsigned long p = sum; lowmem && p <= sum + nr; p++) {
+		bool exact = true;
+
+		for (int i = 0; i < s->nr_zones && exact; i++)
+			exact = !shares_min_free(&s->zone[i]) ||
+				p * s->zone[i].managed / lowmem == s->zone[i].wmark[WMARK_MIN];
+		if (exact)
+			return p << (PAGE_SHIFT - 10);
+	}
+	return sum << (PAGE_SHIFT - 10);
+}
+
+/*
+ * watermark_scale_factor from the zones: low - min is max(min / 4,
+ * managed * factor / 10000). A zone whose gap is more than min / 4 shows the
+ * factor; 0 if no zone does.
+ */
+static unsigned long wmark_scale_factor_of_wmarks(const struct pl_snapshot *s)
+{
+	for (int i = 0; i < s->nr_zones; i++) {
+		const struct pl_snap_zone *z = &s->zone[i];
+		unsigned long gap = z->wmark[WMARK_LOW] - z->wmark[WMARK_MIN];
+
+		if (!shares_min_free(z) || !z->managed || z->wmark[WMARK_LOW] < z->wmark[WMARK_MIN] ||
+		    gap <= z->wmark[WMARK_MIN] / 4)
+			continue;
+		unsigned long guess = gap * 10000 / z->managed;
+
+		for (unsigned long f = guess; f <= guess + 1; f++)
+			if (f >= 1 && f <= PL_MAX_WMARK_SCALE_FACTOR && z->managed * f / 10000 == gap)
+				return f;
+	}
+	return 0;
+}
+
+/* One sysctl file of the snapshot: 1 read, 0 absent, -EINVAL malformed (warned). */
+static int read_sysctl(const char *dir, const char *file, unsigned long *v)
+{
+	FILE *f = open_in(dir, file);
+	int ret;
+
+	if (!f)
+		return 0;
+	ret = fscanf(f, "%lu", v) == 1 ? 1 : bad(file, 1);
+	fclose(f);
+	return ret;
+}
+
+static int read_sysctls(const char *dir, struct pl_snapshot *s)
+{
+	unsigned long v;
+	int ret;
+
+	ret = read_sysctl(dir, "min_free_kbytes", &s->min_free_kbytes);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		s->min_free_kbytes = min_free_kbytes_of_wmarks(s);
+	ret = read_sysctl(dir, "watermark_scale_factor", &s->watermark_scale_factor);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		s->watermark_scale_factor = wmark_scale_factor_of_wmarks(s);
+	ret = read_sysctl(dir, "watermark_boost_factor", &v);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		s->watermark_boost_factor = v ? v : PL_WMARK_BOOST_OFF;
+	ret = read_sysctl(dir, "percpu_pagelist_high_fraction", &s->percpu_pagelist_high_fraction);
+	return ret < 0 ? ret : 0;
+}
+
 int pl_snapshot_read(const char *dir, struct pl_snapshot *s)
 {
 	static const struct {
@@ -225,13 +332,12 @@ int pl_snapshot_read(const char *dir, struct pl_snapshot *s)
 		{ "pagetypeinfo", read_pagetypeinfo }, { "vmstat", read_vmstat },
 	};
 	bool any = false;
-	FILE *f;
 
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		FILE *f = open_in(dir, files[i].file);
 		int ret;
 
-		f = open_in(dir, files[i].file);
 		if (!f)
 			continue;
 		ret = files[i].read(f, s);
@@ -244,16 +350,8 @@ int pl_snapshot_read(const char *dir, struct pl_snapshot *s)
 		pl_warn_ratelimited("snapshot: no buddyinfo or zoneinfo in %s", dir);
 		return -ENOENT;
 	}
-	f = open_in(dir, "min_free_kbytes");
-	if (!f || fscanf(f, "%lu", &s->min_free_kbytes) != 1) {
-		unsigned long min = 0;
-
-		for (int i = 0; i < s->nr_zones; i++)
-			min += s->zone[i].wmark[WMARK_MIN];
-		s->min_free_kbytes = min << (PAGE_SHIFT - 10);
-	}
-	if (f)
-		fclose(f);
+	if (read_sysctls(dir, s))
+		return -EINVAL;
 	if (!s->has_vmstat) {
 		unsigned long by_order[NR_PAGE_ORDERS], sum = 0;
 

@@ -95,6 +95,15 @@ static void snapshot_layout(struct pl_config *cfg)
 	cfg->kernel_image_bytes = 0;
 }
 
+/* The snapshot's vm sysctls, as its kernel ran with them. */
+static void snapshot_sysctls(const struct pl_snapshot *snap, struct pl_config *cfg)
+{
+	cfg->min_free_kbytes = snap->min_free_kbytes;
+	cfg->watermark_scale_factor = snap->watermark_scale_factor;
+	cfg->watermark_boost_factor = snap->watermark_boost_factor;
+	cfg->percpu_pagelist_high_fraction = snap->percpu_pagelist_high_fraction;
+}
+
 void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg)
 {
 	unsigned long dma = zone_pages(snap, ZONE_DMA), dma32 = zone_pages(snap, ZONE_DMA32);
@@ -104,7 +113,7 @@ void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg)
 	cfg->dma_bytes = dma << PAGE_SHIFT;
 	cfg->dma32_bytes = (dma + dma32) << PAGE_SHIFT;
 	cfg->mem_bytes = (dma + dma32 + normal) << PAGE_SHIFT;
-	cfg->min_free_kbytes = snap->min_free_kbytes;
+	snapshot_sysctls(snap, cfg);
 }
 
 /* ---- placing free blocks ---------------------------------------------------------- */
@@ -837,7 +846,7 @@ void pl_snapshot_config_positional(const struct pl_snapshot *snap, const struct 
 	normal_end = (max(normal_end, dma32_end) + MAX_ORDER_NR_PAGES - 1) & ~(MAX_ORDER_NR_PAGES - 1);
 	cfg->dma32_bytes = dma32_end << PAGE_SHIFT;
 	cfg->mem_bytes = normal_end << PAGE_SHIFT;
-	cfg->min_free_kbytes = snap->min_free_kbytes;
+	snapshot_sysctls(snap, cfg);
 }
 
 /* ---- giving pre-trace pages back ------------------------------------------------- */

@@ -340,6 +340,22 @@ static void test_absurd_config(void **state)
 	assert_null(pl_machine_create(&cfg));
 	assert_one_warning(w, "tlb_flush_ns_per_cpu");
 	cfg.tlb_flush_ns_per_cpu = 0;
+	/* the vm sysctls' own limits */
+	cfg.watermark_scale_factor = 3001;
+	w = pl_warn_count();
+	assert_null(pl_machine_create(&cfg));
+	assert_one_warning(w, "watermark_scale_factor");
+	cfg.watermark_scale_factor = 0;
+	cfg.percpu_pagelist_high_fraction = 7;
+	w = pl_warn_count();
+	assert_null(pl_machine_create(&cfg));
+	assert_one_warning(w, "percpu_pagelist_high_fraction");
+	cfg.percpu_pagelist_high_fraction = 0;
+	cfg.watermark_boost_factor = 1UL << 40;
+	w = pl_warn_count();
+	assert_null(pl_machine_create(&cfg));
+	assert_one_warning(w, "watermark_boost_factor");
+	cfg.watermark_boost_factor = 0;
 	cfg.nr_cpus = UINT_MAX;
 	w = pl_warn_count();
 	assert_null(pl_machine_create(&cfg));

@@ -377,6 +377,46 @@ static void test_arm64_vmalloc_huge_uses_contiguous_ptes(void **state)
 	contpte_case("kvm-smp8", false);
 }
 
+/*
+ * The vm sysctls in a config: watermark_scale_factor sets the gaps between
+ * the watermarks (managed * factor / 10000 where that beats min / 4), and
+ * percpu_pagelist_high_fraction fixes every pcp->high at the zone over the
+ * fraction, split over the CPUs (high_min == high_max: no auto-tuning).
+ */
+static void test_vm_sysctls_shape_watermarks_and_pcps(void **state)
+{
+	struct pl_config cfg;
+	struct pl_machine *m;
+
+	(void)state;
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 1024 * MiB;
+	cfg.dma32_bytes = 256 * MiB;
+	cfg.nr_cpus = 2;
+	cfg.watermark_scale_factor = 200;
+	cfg.percpu_pagelist_high_fraction = 16;
+	m = test_machine_config(&cfg, "v6.18");
+	for (int z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &m->node_zones[z];
+		unsigned long man = zone->managed_pages, wmin = min_wmark_pages(zone);
+		unsigned long tmp = man * 200 / 10000 > wmin / 4 ? man * 200 / 10000 : wmin / 4;
+		int high;
+
+		if (!populated_zone(zone))
+			continue;
+		assert_true(man * 200 / 10000 > wmin / 4);	/* the factor decides */
+		assert_int_equal(low_wmark_pages(zone), wmin + tmp);
+		assert_int_equal(high_wmark_pages(zone), wmin + 2 * tmp);
+		high = highsize(man / 16, m->nr_cpus, batchsize(man));
+		for (unsigned int cpu = 0; cpu < m->nr_cpus; cpu++) {
+			assert_int_equal(zone->per_cpu_pageset[cpu].high_min, high);
+			assert_int_equal(zone->per_cpu_pageset[cpu].high_max, high);
+		}
+	}
+	assert_int_equal(pl_check_machine(m), 0);
+	test_machine_done(m);
+}
+
 static void test_bad_profiles_and_layouts_are_refused(void **state)
 {
 	struct pl_config cfg, before;
@@ -423,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_firecracker_matches_this_host),
 		cmocka_unit_test(test_256g_machine_runs_in_bounded_rss),
 		cmocka_unit_test(test_arm64_vmalloc_huge_uses_contiguous_ptes),
+		cmocka_unit_test(test_vm_sysctls_shape_watermarks_and_pcps),
 		cmocka_unit_test(test_bad_profiles_and_layouts_are_refused),
 	};
 

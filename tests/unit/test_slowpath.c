@@ -17,8 +17,10 @@ static unsigned long event(struct pl_machine *m, enum pl_vm_event e)
 }
 
 /* A one-zone (DMA32) machine of @mem with @cpus vCPUs, entered as CPU 0. */
-static struct pl_machine *one_zone_machine(unsigned long mem, unsigned int cpus,
-					   unsigned long min_free_kbytes)
+/* ... with vm.watermark_boost_factor @boost_factor (pl_config's terms) */
+static struct pl_machine *one_zone_machine_boost(unsigned long mem, unsigned int cpus,
+						 unsigned long min_free_kbytes,
+						 unsigned long boost_factor)
 {
 	struct pl_config cfg;
 	struct pl_machine *m;
@@ -29,10 +31,17 @@ static struct pl_machine *one_zone_machine(unsigned long mem, unsigned int cpus,
 	cfg.nr_cpus = cpus;
 	cfg.debug = 1;
 	cfg.min_free_kbytes = min_free_kbytes;
+	cfg.watermark_boost_factor = boost_factor;
 	m = pl_machine_create(&cfg);
 	assert_non_null(m);
 	assert_int_equal(pl_enter(m, 0), 0);
 	return m;
+}
+
+static struct pl_machine *one_zone_machine(unsigned long mem, unsigned int cpus,
+					   unsigned long min_free_kbytes)
+{
+	return one_zone_machine_boost(mem, cpus, min_free_kbytes, 0);
 }
 
 static void free_all(struct page **pages, unsigned long n)
@@ -209,6 +218,26 @@ static void test_highatomic_needs_high_order_gfp_high(void **state)
 }
 
 /*
+ * A machine whose Movable pageblock in the middle has 300 free pages, and an
+ * unmovable allocation that claims it (a fallback of less than a pageblock).
+ */
+static struct page *claim_part_of_a_pageblock(struct pl_machine *m, struct page **pages,
+					      unsigned long *n)
+{
+	struct page *page;
+
+	*n = exhaust(GFP_HIGHUSER_MOVABLE, 0, pages, 16384);
+	assert_int_equal(free_in_block(pages, *n, page_to_pfn(pages[*n / 2]) >> pageblock_order,
+				       300), 300);
+	drain_local_pages(NULL);
+	assert_int_equal(m->node_zones[ZONE_DMA32].watermark_boost, 0);
+	page = alloc_pages(GFP_KERNEL, 0);	/* unmovable: claims the movable block */
+	assert_non_null(page);
+	assert_int_equal(get_pageblock_migratetype(page), MIGRATE_UNMOVABLE);
+	return page;
+}
+
+/*
  * A fallback that claims part of a pageblock boosts the zone's watermarks
  * by a pageblock and wakes kswapd (the request had __GFP_KSWAPD_RECLAIM);
  * the watermarks include the boost until kswapd's run at the next vmstat
@@ -224,14 +253,7 @@ static void test_boost_raise_and_clear(void **state)
 	char *out = malloc(65536);
 
 	(void)state;
-	n = exhaust(GFP_HIGHUSER_MOVABLE, 0, pages, 16384);
-	assert_int_equal(free_in_block(pages, n, page_to_pfn(pages[n / 2]) >> pageblock_order, 300),
-			 300);
-	drain_local_pages(NULL);
-	assert_int_equal(zone->watermark_boost, 0);
-	page = alloc_pages(GFP_KERNEL, 0);	/* unmovable: claims the movable block */
-	assert_non_null(page);
-	assert_int_equal(get_pageblock_migratetype(page), MIGRATE_UNMOVABLE);
+	page = claim_part_of_a_pageblock(m, pages, &n);
 	assert_int_equal(event(m, PL_EV_WMARK_BOOST), 1);
 	assert_int_equal(zone->watermark_boost, pageblock_nr_pages);
 	assert_int_equal(high_wmark_pages(zone), high + pageblock_nr_pages);
@@ -250,6 +272,29 @@ static void test_boost_raise_and_clear(void **state)
 	assert_int_equal(__free_pages(page, 0), 0);
 	free_all(pages, n);
 	free(out);
+	test_machine_done(m);
+}
+
+/*
+ * vm.watermark_boost_factor = 0 turns boosting off: the same claim leaves
+ * the watermarks alone and marks no boost for kswapd.
+ */
+static void test_boost_off(void **state)
+{
+	struct pl_machine *m = one_zone_machine_boost(64 * MiB, 1, 0, PL_WMARK_BOOST_OFF);
+	struct zone *zone = &m->node_zones[ZONE_DMA32];
+	static struct page *pages[16384];
+	unsigned long n, high = zone->_watermark[WMARK_HIGH];
+	struct page *page;
+
+	(void)state;
+	page = claim_part_of_a_pageblock(m, pages, &n);
+	assert_int_equal(event(m, PL_EV_WMARK_BOOST), 0);
+	assert_int_equal(zone->watermark_boost, 0);
+	assert_int_equal(high_wmark_pages(zone), high);
+	assert_false(zone->flags & (1UL << ZONE_BOOSTED_WATERMARK));
+	assert_int_equal(__free_pages(page, 0), 0);
+	free_all(pages, n);
 	test_machine_done(m);
 }
 
@@ -288,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_highatomic_reserve_unreserve),
 		cmocka_unit_test(test_highatomic_needs_high_order_gfp_high),
 		cmocka_unit_test(test_boost_raise_and_clear),
+		cmocka_unit_test(test_boost_off),
 		cmocka_unit_test(test_reclaim_active_pcp_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -292,6 +292,59 @@ static void test_snapshot_numa(void)
 	rmdir(dir);
 }
 
+/*
+ * The vm sysctls the recorder copies next to the reports: read where present
+ * (the boost factor's 0 is "off"), and where absent min_free_kbytes is the
+ * kernel's from the zones' min watermarks (not their rounded-down sum, and
+ * without the Movable zone's fixed 32) and watermark_scale_factor unknown. A
+ * malformed file is one warning and -EINVAL.
+ */
+static void test_snapshot_sysctls(void)
+{
+	char dir[] = "/tmp/pagelab-sysctl-XXXXXX", cmd[8600];
+	struct pl_snapshot snap;
+	unsigned long warns;
+
+	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), &snap), 0);
+	/* THP's set_recommended_min_free_kbytes(): 11 pageblocks x 3 zones */
+	assert_int_equal(snap.min_free_kbytes, 16896 * 4);
+	assert_int_equal(snap.watermark_scale_factor, 0);
+	assert_int_equal(snap.watermark_boost_factor, 0);
+	assert_int_equal(snap.percpu_pagelist_high_fraction, 0);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp %s/* %s/ && echo 90112 > %s/min_free_kbytes && "
+		 "echo 150 > %s/watermark_scale_factor && echo 0 > %s/watermark_boost_factor && "
+		 "echo 16 > %s/percpu_pagelist_high_fraction", fixture_path("snapshot-6.18"), dir,
+		 dir, dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(pl_snapshot_read(dir, &snap), 0);
+	assert_int_equal(snap.min_free_kbytes, 90112);
+	assert_int_equal(snap.watermark_scale_factor, 150);
+	assert_int_equal(snap.watermark_boost_factor, PL_WMARK_BOOST_OFF);
+	assert_int_equal(snap.percpu_pagelist_high_fraction, 16);
+	{
+		struct pl_config cfg;
+
+		pl_config_default(&cfg);
+		pl_snapshot_config(&snap, &cfg);
+		assert_int_equal(cfg.min_free_kbytes, 90112);
+		assert_int_equal(cfg.watermark_scale_factor, 150);
+		assert_int_equal(cfg.watermark_boost_factor, PL_WMARK_BOOST_OFF);
+		assert_int_equal(cfg.percpu_pagelist_high_fraction, 16);
+	}
+	snprintf(cmd, sizeof(cmd), "echo many > %s/watermark_scale_factor", dir);
+	assert_int_equal(system(cmd), 0);
+	warns = pl_warn_count();
+	pl_warn_set_quiet(true);
+	assert_int_equal(pl_snapshot_read(dir, &snap), -EINVAL);
+	pl_warn_set_quiet(false);
+	assert_int_equal(pl_warn_count(), warns + 1);
+	snprintf(cmd, sizeof(cmd), "rm -f %s/*", dir);
+	assert_int_equal(system(cmd), 0);
+	rmdir(dir);
+}
+
 static void test_snapshot_read(void **state)
 {
 	struct pl_snapshot snap;
@@ -313,6 +366,7 @@ static void test_snapshot_read(void **state)
 	assert_true(snap.has_vmstat);
 	assert_int_equal(pl_snapshot_read("/nonexistent", &snap), -ENOENT);
 	test_snapshot_numa();
+	test_snapshot_sysctls();
 }
 
 int main(void)
