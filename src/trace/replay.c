@@ -655,10 +655,10 @@ static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu, int orde
 
 /*
  * Follow which CPU's PCP holds each page in the kernel, from the events:
- * a free puts a page of a PCP order on the freeing CPU's, a refill on the
- * refilling CPU's; an allocation or a drain takes it off. A drain run on
- * one CPU that takes a page off another CPU's PCP, at the order that PCP
- * got it, is drain_all_pages() (direct reclaim's, after a failed attempt;
+ * a free puts a page of a PCP order on the freeing CPU's, a refill or a
+ * fallback on the allocating CPU's; an allocation or a drain takes it
+ * off. A drain run on one CPU that takes a page off another CPU's PCP, at
+ * the order that PCP got it, is drain_all_pages() (direct reclaim's, after a failed attempt;
  * compaction's; page isolation's): since 5.19 the caller drains every
  * CPU's PCP itself, so the events fire on its CPU. pagelab replays it as a
  * drain_all_pages() of its own, once per run: the kernel's drains are not
@@ -684,6 +684,20 @@ static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
 		break;
 	case PL_TRACE_PAGE_ALLOC:
 		set_on_pcp(r, ev->pfn, -1, 0);
+		break;
+	case PL_TRACE_EXTFRAG:
+		/*
+		 * A fallback took the block from the buddy for this CPU. A
+		 * steal fires no zone_locked event, so this is all that says
+		 * where the block went: a refill's goes to this CPU's PCP, and
+		 * rmqueue_buddy()'s is allocated at once (the mm_page_alloc
+		 * that follows takes it off). Without it the block kept an
+		 * older sighting: a free on another CPU whose PCP trylock
+		 * failed (a softirq's) sent it to the buddy unseen, and the
+		 * drain that later took it off this CPU's PCP read as a
+		 * drain_all_pages() (lowmem4: three of them, 30-44 k pages).
+		 */
+		set_on_pcp(r, ev->pfn, (int)cpu, (int)ev->order);
 		break;
 	case PL_TRACE_PCPU_DRAIN:
 		held = ev->pfn < r->on_pcp_len ? pcp_holder(r->on_pcp[ev->pfn], (int)ev->order) : -1;

@@ -367,6 +367,41 @@ static void test_replay_remote_drain_needs_the_order(void **state)
 }
 
 /*
+ * A fallback steal fires mm_page_alloc_extfrag and no zone_locked event:
+ * that is the only sign the page left the buddy for CPU 0's refill. A softirq
+ * free on CPU 1 whose PCP trylock failed sent it to the buddy unseen, so the
+ * drain on CPU 0 that follows the steal is CPU 0's own, not a
+ * drain_all_pages() of CPU 1's PCP.
+ */
+static void test_replay_steal_moves_the_page(void **state)
+{
+	static const char text[] =
+		"  a-1 [001] ..... 1.0: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		"  a-1 [001] ..s2. 1.1: mm_page_free: page=x pfn=0x123460 order=0\n"
+		"  b-2 [000] d..3. 1.2: mm_page_alloc_extfrag: page=x pfn=0x123460 alloc_order=0 fallback_order=0 "
+		"pageblock_order=9 alloc_migratetype=1 fallback_migratetype=0 fragmenting=1 change_ownership=0\n"
+		"  b-2 [000] d..3. 1.3: mm_page_pcpu_drain: page=x pfn=0x123460 order=0 migratetype=0\n";
+	struct loaded_replay lr;
+	struct pl_trace_event ev;
+	int n = 0, on_cpu1 = 0;
+
+	(void)state;
+	loaded_replay_start_drained(&lr, text, sizeof(text) - 1);
+	pl_warn_set_quiet(true);
+	while (pl_trace_next(lr.r, &ev) > 0) {
+		pl_replay_event(lr.rp, &ev);
+		if (++n == 2)
+			on_cpu1 = pcp_pages(lr.m, 1);
+	}
+	pl_warn_set_quiet(false);
+	assert_int_equal(n, 4);
+	assert_true(on_cpu1 >= 1);
+	assert_int_equal(pl_replay_warnings(lr.rp)[PL_TW_drain_all_replayed], 0);
+	assert_int_equal(pcp_pages(lr.m, 1), on_cpu1);
+	loaded_replay_end(&lr);
+}
+
+/*
  * A claim below pageblock order names the page __rmqueue_smallest()
  * returned, not the pageblock it took: the next pageblock first seen as
  * the claiming type is the claim's candidate (pb_from), once per claim.
@@ -427,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_pcp_owners),
 		cmocka_unit_test(test_replay_drain_all_from_the_start),
 		cmocka_unit_test(test_replay_remote_drain_needs_the_order),
+		cmocka_unit_test(test_replay_steal_moves_the_page),
 		cmocka_unit_test(test_claimed_pageblock_type),
 	};
 
