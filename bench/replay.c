@@ -18,7 +18,7 @@
 
 static const char *const replay_keys[] = { "trace", "state", "snapshot", "after", "design", "emit_trace",
 					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", "tick",
-					   "tick_ms", NULL };
+					   "tick_ms", "pcp_busy", NULL };
 
 struct artifact {
 	char trace[4096];
@@ -169,7 +169,7 @@ static void tl_push(struct side *s, const unsigned long *refills, unsigned int n
 
 /* The kernel's figures; with @pos, the first sightings in the same pass. */
 static void kernel_side(const struct artifact *a, struct side *k, struct pl_trace_stats *stats,
-			struct pl_positional *pos, struct pl_tick_phase *tick)
+			struct pl_positional *pos, struct pl_tick_phase *tick, struct pl_pcp_busy *busy)
 {
 	struct pl_trace_reader *r = open_trace(a->trace);
 	struct pl_trace_event ev;
@@ -185,7 +185,8 @@ static void kernel_side(const struct artifact *a, struct side *k, struct pl_trac
 			next += 1000000000ull;
 		}
 		pl_trace_score_event(&k->score, &ev);
-		if ((pos && pl_positional_event(pos, &ev)) || pl_tick_phase_event(tick, &ev)) {
+		if ((pos && pl_positional_event(pos, &ev)) || pl_tick_phase_event(tick, &ev) ||
+		    (busy && pl_pcp_busy_event(busy, &ev))) {
 			fprintf(stderr, "pagelab-bench: replay: out of memory inferring the state\n");
 			exit(1);
 		}
@@ -278,7 +279,8 @@ static void show_state(const struct bench *b, struct pl_machine *m, const char *
 
 static void pagelab_side(const struct bench *b, const struct artifact *a, const char *design,
 			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
-			 const long *tick_ns, unsigned int nr_cpus, struct side *s, double *replay_secs)
+			 const struct pl_pcp_busy *busy, const long *tick_ns, unsigned int nr_cpus,
+			 struct side *s, double *replay_secs)
 {
 	struct pl_config cfg;
 	struct pl_machine *m;
@@ -347,6 +349,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	for (unsigned int c = 0; c < nr_cpus; c++)
 		if (tick_ns[c] >= 0)
 			pl_replay_set_tick_phase(r, c, tick_ns[c]);
+	pl_replay_set_pcp_busy(r, busy);
 	if (emit) {
 		char path[4096];
 
@@ -518,6 +521,8 @@ static int run_replay(struct bench *b)
 	struct side k = { .test = "kernel", .design = "kernel", .state_tvd = -1 };
 	struct pl_positional pos = { 0 };
 	struct pl_tick_phase tick = { 0 };
+	struct pl_pcp_busy busy = { 0 };
+	bool follow_busy;
 	const char *snapdir, *state_s, *tick_s;
 	long *tick_ns, tick_ms;
 	int nr_designs, state;
@@ -565,7 +570,11 @@ static int run_replay(struct bench *b)
 
 	tick_s = param_str(b, "tick", "kernel");
 	tick_ms = param_str(b, "tick_ms", NULL) ? (long)param_ulong(b, "tick_ms", 0) : -1;
-	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL, &tick);
+	/* pcp_busy=1: the frees the trace shows found their PCP busy go to the buddy */
+	follow_busy = param_ulong(b, "pcp_busy", 1) != 0;
+	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL, &tick,
+		    follow_busy ? &busy : NULL);
+	pl_pcp_busy_finish(&busy);
 	if (!stats.events) {
 		/* an empty file, or text that is no trace: nothing to score */
 		fprintf(stderr, "pagelab-bench: replay: %s: no page-allocator events in %lu lines "
@@ -574,6 +583,7 @@ static int run_replay(struct bench *b)
 		free(k.tl);
 		pl_positional_release(&pos);
 		pl_tick_phase_release(&tick);
+		pl_pcp_busy_release(&busy);
 		return 2;
 	}
 	k.state = pl_state_level_names[state];
@@ -612,13 +622,16 @@ static int run_replay(struct bench *b)
 	fprintf(b->out, "         %lu events (%lu lines), %lu lost, %.1f s of trace, format %s\n",
 		stats.events, stats.lines, stats.lost_events, k.seconds,
 		pl_trace_format_names[stats.format]);
+	if (follow_busy)
+		fprintf(b->out, "         %zu frees found their PCP busy and went to the buddy "
+			"(pcp_busy=0: replay them as PCP frees)\n", busy.nr);
 	for (int d = 0; d < nr_designs; d++) {
 		struct side s = { .test = "replay", .design = designs[d],
 				  .state = pl_state_level_names[state] };
 		double secs;
 
-		pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos, tick_ns, nr_cpus, &s,
-			     &secs);
+		pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
+			     follow_busy ? &busy : NULL, tick_ns, nr_cpus, &s, &secs);
 		s.seconds = k.seconds;
 		if (b->json)
 			emit_json(b, &s, &stats);
@@ -635,6 +648,7 @@ static int run_replay(struct bench *b)
 	free(k.tl);
 	free(tick_ns);
 	pl_positional_release(&pos);
+	pl_pcp_busy_release(&busy);
 	return 0;
 }
 

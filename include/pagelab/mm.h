@@ -830,6 +830,17 @@ int __free_pages(struct page *page, unsigned int order);
 static inline int __free_page(struct page *page) { return __free_pages(page, 0); }
 
 /**
+ * pl_free_pages_pcp_busy() - pagelab's own: __free_pages() as it runs when
+ * this CPU's pcp->lock is held and pcp_spin_trylock() fails (an interrupt's
+ * free while the CPU was inside a PCP operation, or a remote drain holding
+ * it): the block goes straight to the buddy, free_one_page() under
+ * zone->lock, and PCP_TRYLOCK_FAIL counts it. A trace replay uses it for
+ * the frees the kernel's own trace shows went that way.
+ * Return: as __free_pages().
+ */
+int pl_free_pages_pcp_busy(struct page *page, unsigned int order);
+
+/**
  * free_frozen_pages() - free a block whose refcount the caller already
  * dropped to zero (mm/internal.h).
  * Return: 0; -EBUSY if the refcount is still held (the page is reported

@@ -404,6 +404,37 @@ long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu);
 /** pl_tick_phase_release() - free @tp's arrays (the struct is zeroed). */
 void pl_tick_phase_release(struct pl_tick_phase *tp);
 
+/* ---- frees that found the PCP busy (src/trace/pcp_busy.c) -------------- */
+
+/**
+ * struct pl_pcp_busy - the frees of a trace that went straight to the buddy
+ * because the freeing CPU's pcp->lock was held (pcp_spin_trylock() failed:
+ * mostly a softirq's free while its CPU was inside a PCP refill or drain).
+ * The trace shows them by what follows: a page freed at a PCP order and
+ * next taken from the buddy (its zone_locked or extfrag event, or a larger
+ * block's that covers it), with no drain between, never reached a PCP.
+ * Zero it to start; one pass over the whole trace, then pl_pcp_busy_finish().
+ * @pending: per kernel pfn, 1 + the line of its PCP-order free that no event
+ *           has followed yet, else 0 (4 bytes per pfn up to the highest seen;
+ *           pfns from 2^32 and lines from 2^32 - 1 are not followed).
+ * @lines:   the busy frees' lines, sorted by pl_pcp_busy_finish().
+ */
+struct pl_pcp_busy {
+	uint32_t *pending;
+	size_t pending_len;
+	unsigned long *lines;
+	size_t nr, cap;
+};
+
+/** pl_pcp_busy_event() - account one event, in trace order. Return: 0 or -ENOMEM. */
+int pl_pcp_busy_event(struct pl_pcp_busy *b, const struct pl_trace_event *ev);
+/** pl_pcp_busy_finish() - sort the lines found (after the last event). */
+void pl_pcp_busy_finish(struct pl_pcp_busy *b);
+/** pl_pcp_busy_has() - is the free on trace line @line one that went to the buddy? */
+bool pl_pcp_busy_has(const struct pl_pcp_busy *b, unsigned long line);
+/** pl_pcp_busy_release() - free @b's arrays (the struct is zeroed). */
+void pl_pcp_busy_release(struct pl_pcp_busy *b);
+
 /* ---- positional inference (src/trace/positional.c) -------------------- */
 
 enum { PL_SEEN_FREE, PL_SEEN_PCP, PL_SEEN_ALLOCATED, NR_PL_SEEN };
@@ -588,6 +619,13 @@ void pl_replay_set_pfn_limit(struct pl_replay *r, unsigned long limit);
  * or the replay already started) with nothing changed.
  */
 int pl_replay_set_tick_phase(struct pl_replay *r, unsigned int cpu, long phase_ns);
+/**
+ * pl_replay_set_pcp_busy() - replay the frees @busy lists (finished, and
+ * kept alive by the caller until the replay ends) as the kernel ran them:
+ * straight to the buddy, pl_free_pages_pcp_busy(). NULL: every free of a
+ * PCP order goes to its CPU's PCP.
+ */
+void pl_replay_set_pcp_busy(struct pl_replay *r, const struct pl_pcp_busy *busy);
 
 /**
  * pl_replay_set_timeline() - call @fn(@ctx, t_seconds) once per second of

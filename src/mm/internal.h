@@ -28,6 +28,8 @@ typedef unsigned int fpi_t;
 #define FPI_NONE	0x0u
 #define FPI_TO_TAIL	0x2u
 #define FPI_PREPARED	0x4u	/* free_pages_prepare() already ran (page_contig.c) */
+/* pagelab's own: this CPU's pcp->lock is held, as pcp_spin_trylock() finds it */
+#define FPI_PL_PCP_BUSY	0x8u
 
 static inline void pl_count(enum pl_vm_event item, unsigned long delta)
 {

@@ -76,25 +76,26 @@ static int put_page_testzero_checked(struct page *page, bool *zero)
 	return 0;
 }
 
-int __free_pages(struct page *page, unsigned int order)
+/* __free_pages() with @fpi for the last reference's free. */
+static int free_pages_fpi(const char *func, struct page *page, unsigned int order, fpi_t fpi)
 {
 	bool zero, head;
-	int err = check_free_args(__func__, page, order);
+	int err = check_free_args(func, page, order);
 
 	if (err)
 		return err;
 	if (unlikely(PageTail(page)))
-		return bad_input(__func__, page, order, "tail page of a compound page");
+		return bad_input(func, page, order, "tail page of a compound page");
 	if (unlikely(PageBuddy(page) || page_ref_count(page) <= 0))
-		return bad_input(__func__, page, order, "page is not allocated (double free?)");
+		return bad_input(func, page, order, "page is not allocated (double free?)");
 	if (unlikely(page->alloc_order != order))
-		return bad_input(__func__, page, order, "order differs from the allocation's");
+		return bad_input(func, page, order, "order differs from the allocation's");
 
 	head = PageHead(page);
 	if (put_page_testzero_checked(page, &zero))
-		return bad_input(__func__, page, order, "page is not allocated (double free?)");
+		return bad_input(func, page, order, "page is not allocated (double free?)");
 	if (zero) {
-		__free_frozen_pages(page, order, FPI_NONE);
+		__free_frozen_pages(page, order, fpi);
 	} else if (!head) {
 		/*
 		 * Someone else holds a reference to the first page: free the
@@ -103,10 +104,20 @@ int __free_pages(struct page *page, unsigned int order)
 		 */
 		page->alloc_order = 0;
 		while (order-- > 0)
-			__free_frozen_pages(page + (1UL << order), order, FPI_NONE);
+			__free_frozen_pages(page + (1UL << order), order, fpi);
 	}
-	pl_debug_check(pl_this.machine, 3, __func__);
+	pl_debug_check(pl_this.machine, 3, func);
 	return 0;
+}
+
+int __free_pages(struct page *page, unsigned int order)
+{
+	return free_pages_fpi(__func__, page, order, FPI_NONE);
+}
+
+int pl_free_pages_pcp_busy(struct page *page, unsigned int order)
+{
+	return free_pages_fpi(__func__, page, order, FPI_PL_PCP_BUSY);
 }
 
 int free_frozen_pages(struct page *page, unsigned int order)

@@ -598,9 +598,10 @@ void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pf
 			return;
 		}
 	}
-	if (!spin_trylock(&pcp->lock)) {
+	/* FPI_PL_PCP_BUSY: a replayed free whose kernel trylock failed (pl_free_pages_pcp_busy()) */
+	if ((fpi_flags & FPI_PL_PCP_BUSY) || !spin_trylock(&pcp->lock)) {
 		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
-		free_one_page(zone, page, pfn, order, fpi_flags);
+		free_one_page(zone, page, pfn, order, fpi_flags & ~FPI_PL_PCP_BUSY);
 		return;
 	}
 	free_frozen_page_commit(zone, pcp, page, pfn, migratetype, order, false);

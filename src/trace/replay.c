@@ -100,6 +100,8 @@ struct pl_replay {
 	uint16_t *on_pcp;		/* kernel pfn -> PCP_HELD(cpu, order) of its PCP; 0 none known */
 	size_t on_pcp_len;
 	bool *drained_all;		/* per vCPU: this drain run was replayed as drain_all_pages() */
+	const struct pl_pcp_busy *busy;	/* frees the kernel sent to the buddy; NULL: none */
+	bool busy_free;			/* the free being replayed is one of them */
 };
 
 /* ---- the pfn table (linear probing, backward-shift deletion) ---------------- */
@@ -259,6 +261,11 @@ int pl_replay_set_tick_phase(struct pl_replay *r, unsigned int cpu, long phase_n
 	return 0;
 }
 
+void pl_replay_set_pcp_busy(struct pl_replay *r, const struct pl_pcp_busy *busy)
+{
+	r->busy = busy;
+}
+
 void pl_replay_set_timeline(struct pl_replay *r, void (*fn)(void *ctx, unsigned long t), void *ctx)
 {
 	r->timeline = fn;
@@ -378,13 +385,22 @@ static gfp_t replay_gfp(const struct pl_trace_event *ev)
 	return gfp | __GFP_NOWARN;
 }
 
+/* Free a block as the kernel freed the traced one: to the PCP, or past a busy one. */
+static void free_block(struct pl_replay *r, struct page *page, unsigned int order)
+{
+	if (r->busy_free)
+		pl_free_pages_pcp_busy(page, order);
+	else
+		__free_pages(page, order);
+}
+
 static void free_entry(struct pl_replay *r, struct pfn_ent *e)
 {
 	struct page *page = e->page;
 	unsigned int order = e->order;
 
 	table_remove(&r->blocks, e);
-	__free_pages(page, order);
+	free_block(r, page, order);
 }
 
 /* split_page() the block at @e and map each of its pages on its own. */
@@ -469,7 +485,7 @@ static int replay_free(struct pl_replay *r, const struct pl_trace_event *ev)
 		if (!page)
 			return warn(r, PL_TW_free_unallocated, ev);
 		mark_freed(r, pfn, end, true);
-		__free_pages(page, (unsigned int)ev->order);
+		free_block(r, page, (unsigned int)ev->order);
 		return 0;
 	}
 	/*
@@ -675,9 +691,10 @@ static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
 	if (ev->pfn == -1UL)
 		return;
 	switch (ev->type) {
-	case PL_TRACE_PAGE_FREE:
-		set_on_pcp(r, ev->pfn, ev->order <= PAGE_ALLOC_COSTLY_ORDER ||
-				       ev->order == pageblock_order ? (int)cpu : -1, (int)ev->order);
+	case PL_TRACE_PAGE_FREE:	/* a busy PCP's free went to the buddy */
+		set_on_pcp(r, ev->pfn, (ev->order <= PAGE_ALLOC_COSTLY_ORDER ||
+					ev->order == pageblock_order) && !r->busy_free ? (int)cpu : -1,
+			   (int)ev->order);
 		break;
 	case PL_TRACE_ZONE_LOCKED:
 		set_on_pcp(r, ev->pfn, ev->percpu_refill ? (int)cpu : -1, (int)ev->order);
@@ -751,6 +768,7 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 		return warn(r, PL_TW_cpu_out_of_range, ev);
 	advance_time(r, ev->ts_ns);
 	pl_enter(r->m, ev->cpu);
+	r->busy_free = ev->type == PL_TRACE_PAGE_FREE && pl_pcp_busy_has(r->busy, ev->line);
 	follow_kswapd(r, ev);
 	follow_pcp(r, ev);
 	if (r->claim[ev->cpu] && (ev->type != PL_TRACE_PAGE_FREE || ev->order))

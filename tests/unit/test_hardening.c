@@ -83,6 +83,40 @@ static void test_free_frozen_checks(void **state)
 	test_machine_done(c.m);
 }
 
+/*
+ * pl_free_pages_pcp_busy() makes __free_pages()'s checks, naming itself; a
+ * valid call frees to the buddy, past this vCPU's PCP.
+ */
+static void test_free_pcp_busy_checks(void **state)
+{
+	struct ctx c = { .m = test_machine("v6.18") };
+	struct page *a3 = alloc_pages(GFP_KERNEL, 3);
+	struct page *p0 = alloc_pages(GFP_KERNEL, 0);
+	struct per_cpu_pages *pcp = &page_zone(p0)->per_cpu_pageset[0];
+	int count;
+
+	(void)state;
+	pl_warn_set_quiet(true);
+	begin(&c);
+	assert_int_equal(pl_free_pages_pcp_busy(a3, 2), -EINVAL);
+	refused(&c, "pl_free_pages_pcp_busy");
+	assert_int_equal(pl_free_pages_pcp_busy(a3 + 1, 0), -EINVAL);
+	refused(&c, "pl_free_pages_pcp_busy");
+	pl_warn_set_quiet(false);
+	count = pcp->count;
+	assert_int_equal(pl_free_pages_pcp_busy(p0, 0), 0);
+	assert_int_equal(pcp->count, count);		/* not on the PCP */
+	assert_true(PageBuddy(p0) || !page_ref_count(p0));
+	pl_warn_set_quiet(true);
+	begin(&c);
+	assert_int_equal(pl_free_pages_pcp_busy(p0, 0), -EINVAL);	/* a double free */
+	refused(&c, "double free");
+	pl_warn_set_quiet(false);
+	assert_int_equal(pl_free_pages_pcp_busy(a3, 3), 0);
+	assert_fully_coalesced(c.m);
+	test_machine_done(c.m);
+}
+
 /* ---- 2. one thread per vCPU ------------------------------------------------------ */
 
 struct enter_arg {
@@ -390,6 +424,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_free_frozen_checks),
+		cmocka_unit_test(test_free_pcp_busy_checks),
 		cmocka_unit_test(test_double_enter_refused),
 		cmocka_unit_test(test_enter_switch_releases),
 		cmocka_unit_test(test_cross_machine_refused),

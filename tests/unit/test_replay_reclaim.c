@@ -402,6 +402,109 @@ static void test_replay_steal_moves_the_page(void **state)
 }
 
 /*
+ * Which frees found their PCP busy, read off what follows each: taken from
+ * the buddy next (its own zone_locked, a fallback's extfrag, or a larger
+ * block's zone_locked that covers it) means it went there; an allocation
+ * or a drain means it was on a PCP; a free of an order no PCP holds is not
+ * a candidate.
+ */
+static void test_pcp_busy_inference(void **state)
+{
+	static const char text[] =
+		"  a-1 [001] ..s2. 1.0: mm_page_free: page=x pfn=0x123460 order=0\n"		/* 1 busy */
+		"  a-1 [001] ..s2. 1.0: mm_page_free: page=x pfn=0x123470 order=0\n"		/* 2 drained */
+		"  a-1 [001] ..s2. 1.0: mm_page_free: page=x pfn=0x123481 order=0\n"		/* 3 busy */
+		"  a-1 [001] ..... 1.0: mm_page_free: page=x pfn=0x123490 order=0\n"		/* 4 allocated */
+		"  a-1 [001] ..... 1.0: mm_page_free: page=x pfn=0x1234a0 order=4\n"		/* 5 no PCP order */
+		"  a-1 [001] ..s2. 1.0: mm_page_free: page=x pfn=0x1234c0 order=0\n"		/* 6 stolen */
+		"  b-2 [000] d..2. 1.1: mm_page_alloc_zone_locked: page=x pfn=0x123460 order=0 migratetype=0 percpu_refill=1\n"
+		"  a-1 [001] d..2. 1.1: mm_page_pcpu_drain: page=x pfn=0x123470 order=0 migratetype=0\n"
+		"  b-2 [000] d..2. 1.2: mm_page_alloc_zone_locked: page=x pfn=0x123470 order=0 migratetype=0 percpu_refill=1\n"
+		"  b-2 [000] d..2. 1.2: mm_page_alloc_zone_locked: page=x pfn=0x123480 order=1 migratetype=0 percpu_refill=1\n"
+		"  a-1 [001] ..... 1.3: mm_page_alloc: page=x pfn=0x123490 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		"  b-2 [000] d..2. 1.3: mm_page_alloc_zone_locked: page=x pfn=0x123490 order=0 migratetype=0 percpu_refill=1\n"
+		"  b-2 [000] d..2. 1.4: mm_page_alloc_zone_locked: page=x pfn=0x1234a0 order=4 migratetype=0 percpu_refill=0\n"
+		"  b-2 [000] d..3. 1.5: mm_page_alloc_extfrag: page=x pfn=0x1234c0 alloc_order=0 fallback_order=0 "
+		"pageblock_order=9 alloc_migratetype=1 fallback_migratetype=0 fragmenting=1 change_ownership=0\n";
+	struct pl_trace_reader *r = pl_trace_open_mem(text, sizeof(text) - 1);
+	struct pl_pcp_busy busy = { 0 };
+	struct pl_trace_event ev;
+	unsigned long line[8];
+	int n = 0;
+
+	(void)state;
+	while (pl_trace_next(r, &ev) > 0) {
+		if (n < 6)
+			line[n] = ev.line;
+		n++;
+		assert_int_equal(pl_pcp_busy_event(&busy, &ev), 0);
+	}
+	pl_trace_close(r);
+	pl_pcp_busy_finish(&busy);
+	assert_int_equal(busy.nr, 3);
+	assert_true(pl_pcp_busy_has(&busy, line[0]));
+	assert_false(pl_pcp_busy_has(&busy, line[1]));
+	assert_true(pl_pcp_busy_has(&busy, line[2]));
+	assert_false(pl_pcp_busy_has(&busy, line[3]));
+	assert_false(pl_pcp_busy_has(&busy, line[4]));
+	assert_true(pl_pcp_busy_has(&busy, line[5]));
+	assert_false(pl_pcp_busy_has(NULL, line[0]));
+	pl_pcp_busy_release(&busy);
+	assert_int_equal(busy.nr, 0);
+}
+
+/*
+ * A busy free replays as the kernel ran it: the block goes to the buddy,
+ * not CPU 1's PCP, and counts a failed trylock; the same trace without the
+ * busy list puts it on the PCP.
+ */
+static void test_replay_pcp_busy_free(void **state)
+{
+	static const char text[] =
+		"  a-1 [001] ..... 1.0: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
+		"  a-1 [001] ..s2. 1.1: mm_page_free: page=x pfn=0x123460 order=0\n"
+		"  b-2 [000] d..2. 1.2: mm_page_alloc_zone_locked: page=x pfn=0x123460 order=0 migratetype=0 percpu_refill=1\n";
+
+	(void)state;
+	for (int follow = 0; follow < 2; follow++) {
+		struct pl_pcp_busy busy = { 0 };
+		struct loaded_replay lr;
+		struct pl_trace_event ev;
+		unsigned long ev_before[NR_PL_VM_EVENTS], ev_after[NR_PL_VM_EVENTS];
+		int n = 0, on_cpu1 = 0;
+
+		loaded_replay_start_drained(&lr, text, sizeof(text) - 1);
+		if (follow) {
+			struct pl_trace_reader *pre = pl_trace_open_mem(text, sizeof(text) - 1);
+
+			while (pl_trace_next(pre, &ev) > 0)
+				assert_int_equal(pl_pcp_busy_event(&busy, &ev), 0);
+			pl_trace_close(pre);
+			pl_pcp_busy_finish(&busy);
+			assert_int_equal(busy.nr, 1);
+			pl_replay_set_pcp_busy(lr.rp, &busy);
+		}
+		pl_warn_set_quiet(true);
+		while (pl_trace_next(lr.r, &ev) > 0) {
+			if (n == 1) {
+				on_cpu1 = pcp_pages(lr.m, 1);
+				pl_events_sum(lr.m, ev_before);
+			}
+			pl_replay_event(lr.rp, &ev);
+			if (++n == 2)
+				break;
+		}
+		pl_warn_set_quiet(false);
+		pl_events_sum(lr.m, ev_after);
+		assert_int_equal(pcp_pages(lr.m, 1), on_cpu1 + (follow ? 0 : 1));
+		assert_int_equal(ev_after[PL_EV_PCP_TRYLOCK_FAIL] - ev_before[PL_EV_PCP_TRYLOCK_FAIL],
+				 follow ? 1 : 0);
+		loaded_replay_end(&lr);
+		pl_pcp_busy_release(&busy);
+	}
+}
+
+/*
  * A claim below pageblock order names the page __rmqueue_smallest()
  * returned, not the pageblock it took: the next pageblock first seen as
  * the claiming type is the claim's candidate (pb_from), once per claim.
@@ -463,6 +566,8 @@ int main(void)
 		cmocka_unit_test(test_replay_drain_all_from_the_start),
 		cmocka_unit_test(test_replay_remote_drain_needs_the_order),
 		cmocka_unit_test(test_replay_steal_moves_the_page),
+		cmocka_unit_test(test_pcp_busy_inference),
+		cmocka_unit_test(test_replay_pcp_busy_free),
 		cmocka_unit_test(test_claimed_pageblock_type),
 	};
 
