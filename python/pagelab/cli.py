@@ -11,7 +11,7 @@
       [--workload fresh|churn] [key=value ...]
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
-                 [--emit-trace DIR] [--tick kernel|first|MS] [--label L]
+                 [--emit-trace DIR] [--tick kernel|first|MS] [--no-pcp-busy] [--label L]
   pagelab replay-table RESULTS...
   pagelab list [suites|presets|switches|machines] [--json]
   pagelab --version
@@ -325,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--tick", help="when each vCPU's vmstat tick runs: kernel (the trace's own "
                     "phase, default), first (1 s after the first event) or 0..999 (ms into each "
                     "second)")
+    rp.add_argument("--no-pcp-busy", action="store_true",
+                    help="replay every free to its CPU's PCP (default: the frees the trace shows "
+                    "found their PCP lock held go straight to the buddy, as the kernel ran them)")
     rp.add_argument("--label", help="name of this trace in tables and file names")
     rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
     rp.add_argument("--together", action="store_true",

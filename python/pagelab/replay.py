@@ -275,7 +275,8 @@ def _safe(name: str) -> str:
 def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
         together: bool = False, jobs: int = 1, tick: str | None = None,
-        snapshot: str | Path | None = None, after: str | Path | None = None) -> dict:
+        snapshot: str | Path | None = None, after: str | Path | None = None,
+        pcp_busy: bool = True) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
 
     @snapshot: a directory of /proc/{zoneinfo,buddyinfo,pagetypeinfo,vmstat}
@@ -293,6 +294,9 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     the engine's default), "first" (one second after the first event) or
     "0".."999" (ms into each second of the trace clock, every vCPU).
 
+    @pcp_busy: False replays every free of a PCP order to its CPU's PCP; by
+    default the frees the trace shows found their PCP busy go to the buddy.
+
     Returns {"trace", "label", "state", "events", "lost_events", "kernel": record,
     "designs": {design: replay record of rep 0}, "rows": fidelity_rows(...),
     "measurements": [Measurement ...], "deterministic": bool}.
@@ -308,6 +312,8 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     if len(set(designs)) != len(designs):
         raise BenchError("a design is given twice")
     tick_param = _tick_param(tick)
+    if not pcp_busy:
+        tick_param["pcp_busy"] = "0"
     for key, d in (("snapshot", snapshot), ("after", after)):
         if d is not None:
             if not Path(d).is_dir():
@@ -394,7 +400,7 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
                      args.reps, args.label, args.together, args.jobs, args.tick,
-                     args.snapshot, args.after)
+                     args.snapshot, args.after, not args.no_pcp_busy)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

@@ -102,6 +102,25 @@ def test_cli_tick_reaches_the_engine(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_pcp_busy_switch_reaches_the_engine(tmp_path, capsys):
+    """The engine says how many frees found their PCP busy; --no-pcp-busy
+    passes pcp_busy=0 (and the engine then names none); pcp_busy=2 is one line."""
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={FIXTURE}"],
+                       capture_output=True, text=True, check=True)
+    assert "frees found their PCP busy and went to the buddy" in p.stdout
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={FIXTURE}", "pcp_busy=0"],
+                       capture_output=True, text=True, check=True)
+    assert "found their PCP busy" not in p.stdout
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={FIXTURE}", "pcp_busy=2"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+    out = tmp_path / "r.json"
+    assert main(["replay", str(FIXTURE), "--no-pcp-busy", "-o", str(out)]) == 0
+    ms = load_results(out)["measurements"]
+    assert ms and all(m.params.get("pcp_busy") == "0" for m in ms), ms[0].params
+    capsys.readouterr()
+
+
 def _pcp_counts(zoneinfo: str) -> list[int]:
     """The Normal zone's per-CPU `count:` values of a zoneinfo text."""
     normal = zoneinfo.split("zone   Normal\n", 1)[1].split("Node 0, zone", 1)[0]
