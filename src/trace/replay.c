@@ -674,12 +674,13 @@ static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu, int orde
  * a free puts a page of a PCP order on the freeing CPU's, a refill or a
  * fallback on the allocating CPU's; an allocation or a drain takes it
  * off. A drain run on one CPU that takes a page off another CPU's PCP, at
- * the order that PCP got it, is drain_all_pages() (direct reclaim's, after a failed attempt;
- * compaction's; page isolation's): since 5.19 the caller drains every
- * CPU's PCP itself, so the events fire on its CPU. pagelab replays it as a
- * drain_all_pages() of its own, once per run: the kernel's drains are not
- * replayed otherwise, and without it pagelab's PCPs keep pages the kernel
- * gave back.
+ * the order that PCP got it, is drain_all_pages() (direct reclaim's, after
+ * a failed attempt; compaction's; page isolation's): since 5.19 the caller
+ * drains every CPU's PCP itself, so the events fire on its CPU. pagelab
+ * replays it as a drain_all_pages() of its own, once per run: the
+ * kernel's drains are not replayed otherwise, and without it pagelab's
+ * PCPs keep pages the kernel gave back. A free that found its PCP busy
+ * (pcp_busy.c) went to the buddy: no PCP holds it.
  */
 static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
 {
@@ -710,9 +711,10 @@ static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
 		 * rmqueue_buddy()'s is allocated at once (the mm_page_alloc
 		 * that follows takes it off). Without it the block kept an
 		 * older sighting: a free on another CPU whose PCP trylock
-		 * failed (a softirq's) sent it to the buddy unseen, and the
-		 * drain that later took it off this CPU's PCP read as a
-		 * drain_all_pages() (lowmem4: three of them, 30-44 k pages).
+		 * failed (a softirq's; pcp_busy.c finds most, not all) had
+		 * sent it to the buddy, and the drain that later took it off
+		 * this CPU's PCP read as a drain_all_pages() (lowmem4: three
+		 * of them, 30-44 k pages).
 		 */
 		set_on_pcp(r, ev->pfn, (int)cpu, (int)ev->order);
 		break;
