@@ -309,7 +309,8 @@ struct pl_snapshot {
  * pl_snapshot_read() - read the snapshot files of directory @dir (any of
  * buddyinfo, pagetypeinfo, zoneinfo, vmstat; buddyinfo or zoneinfo needed).
  * Return: 0, -ENOENT if none is there, -EINVAL if a file is malformed
- * (one warning naming file and line), -EOPNOTSUPP if the files list zones
+ * (one warning naming file and line) or a sysctl file holds a value its
+ * sysctl refuses (one warning naming it), -EOPNOTSUPP if the files list zones
  * of a NUMA node other than 0 (pagelab's machine is one node).
  */
 int pl_snapshot_read(const char *dir, struct pl_snapshot *snap);

@@ -102,6 +102,25 @@ def test_cli_tick_reaches_the_engine(tmp_path, capsys):
     capsys.readouterr()
 
 
+@pytest.mark.parametrize("name,value,msg", [
+    ("watermark_scale_factor", "5000", "watermark_scale_factor 5000: want 1..3000"),
+    ("percpu_pagelist_high_fraction", "3", "percpu_pagelist_high_fraction 3"),
+    ("min_free_kbytes", "lots", "min_free_kbytes line 1: malformed"),
+])
+def test_bad_snapshot_sysctl_is_one_line(tmp_path, capsys, name, value, msg):
+    """A recorded vm sysctl the kernel itself would refuse stops the replay in
+    one line, before the trace is read (pagelab-bench and pagelab replay)."""
+    d = tmp_path / "bad.pltrace"
+    shutil.copytree(FIXTURE, d)
+    (d / "before" / name).write_text(value + "\n")
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={d}"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == "", p.stdout
+    assert p.stderr.count("\n") == 1 and msg in p.stderr, p.stderr
+    assert main(["replay", str(d)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and msg in err, err
+
+
 def test_pcp_busy_switch_reaches_the_engine(tmp_path, capsys):
     """The engine says how many frees found their PCP busy; --no-pcp-busy
     passes pcp_busy=0 (and the engine then names none); pcp_busy=2 is one line."""

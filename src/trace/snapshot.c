@@ -16,6 +16,7 @@
  * zones' watermarks stand in for the first two.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,12 @@ static unsigned long wmark_scale_factor_of_wmarks(const struct pl_snapshot *s)
 	return 0;
 }
 
+static int bad_value(const char *file, unsigned long v, const char *why)
+{
+	pl_warn_ratelimited("snapshot: %s %lu: %s", file, v, why);
+	return -EINVAL;
+}
+
 /* One sysctl file of the snapshot: 1 read, 0 absent, -EINVAL malformed (warned). */
 static int read_sysctl(const char *dir, const char *file, unsigned long *v)
 {
@@ -296,6 +303,32 @@ static int read_sysctl(const char *dir, const char *file, unsigned long *v)
 	ret = fscanf(f, "%lu", v) == 1 ? 1 : bad(file, 1);
 	fclose(f);
 	return ret;
+}
+
+/*
+ * The sysctls' own limits (the kernel refuses anything else), and a
+ * min_free_kbytes the zones can hold (where zoneinfo gives their size): refused here, in one warning, rather
+ * than by the machine built from them after a pass over the trace.
+ */
+static int check_sysctls(const struct pl_snapshot *s)
+{
+	unsigned long managed = 0;
+
+	for (int i = 0; i < s->nr_zones; i++)
+		managed += s->zone[i].managed;
+	if (managed && s->min_free_kbytes > managed << (PAGE_SHIFT - 10))
+		return bad_value("min_free_kbytes", s->min_free_kbytes, "above the zones' managed memory");
+	if (s->watermark_scale_factor > PL_MAX_WMARK_SCALE_FACTOR)
+		return bad_value("watermark_scale_factor", s->watermark_scale_factor, "want 1..3000");
+	if (s->watermark_boost_factor != PL_WMARK_BOOST_OFF && s->watermark_boost_factor > INT_MAX)
+		return bad_value("watermark_boost_factor", s->watermark_boost_factor,
+				 "above INT_MAX");
+	if (s->percpu_pagelist_high_fraction &&
+	    (s->percpu_pagelist_high_fraction < PL_MIN_PCP_HIGH_FRACTION ||
+	     s->percpu_pagelist_high_fraction > INT_MAX))
+		return bad_value("percpu_pagelist_high_fraction", s->percpu_pagelist_high_fraction,
+				 "want 0, or 8..INT_MAX");
+	return 0;
 }
 
 static int read_sysctls(const char *dir, struct pl_snapshot *s)
@@ -311,6 +344,8 @@ static int read_sysctls(const char *dir, struct pl_snapshot *s)
 	ret = read_sysctl(dir, "watermark_scale_factor", &s->watermark_scale_factor);
 	if (ret < 0)
 		return ret;
+	if (ret && !s->watermark_scale_factor)
+		return bad_value("watermark_scale_factor", 0, "want 1..3000");
 	if (!ret)
 		s->watermark_scale_factor = wmark_scale_factor_of_wmarks(s);
 	ret = read_sysctl(dir, "watermark_boost_factor", &v);
@@ -319,7 +354,9 @@ static int read_sysctls(const char *dir, struct pl_snapshot *s)
 	if (ret)
 		s->watermark_boost_factor = v ? v : PL_WMARK_BOOST_OFF;
 	ret = read_sysctl(dir, "percpu_pagelist_high_fraction", &s->percpu_pagelist_high_fraction);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	return check_sysctls(s);
 }
 
 int pl_snapshot_read(const char *dir, struct pl_snapshot *s)

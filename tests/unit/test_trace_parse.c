@@ -333,13 +333,31 @@ static void test_snapshot_sysctls(void)
 		assert_int_equal(cfg.watermark_boost_factor, PL_WMARK_BOOST_OFF);
 		assert_int_equal(cfg.percpu_pagelist_high_fraction, 16);
 	}
-	snprintf(cmd, sizeof(cmd), "echo many > %s/watermark_scale_factor", dir);
-	assert_int_equal(system(cmd), 0);
-	warns = pl_warn_count();
-	pl_warn_set_quiet(true);
-	assert_int_equal(pl_snapshot_read(dir, &snap), -EINVAL);
-	pl_warn_set_quiet(false);
-	assert_int_equal(pl_warn_count(), warns + 1);
+	{
+		/* malformed, or outside the sysctl's own range: one warning, -EINVAL */
+		static const char *const bad[] = {
+			"watermark_scale_factor many", "watermark_scale_factor 3001",
+			"watermark_scale_factor 0", "percpu_pagelist_high_fraction 7",
+			"watermark_boost_factor 4294967296", "min_free_kbytes 999999999",
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			char file[64];
+
+			snprintf(cmd, sizeof(cmd), "cp %s/* %s/", fixture_path("snapshot-6.18"), dir);
+			assert_int_equal(system(cmd), 0);
+			assert_int_equal(sscanf(bad[i], "%63s", file), 1);
+			snprintf(cmd, sizeof(cmd), "echo %s > %s/%s", strchr(bad[i], ' ') + 1, dir, file);
+			assert_int_equal(system(cmd), 0);
+			warns = pl_warn_count();
+			pl_warn_set_quiet(true);
+			assert_int_equal(pl_snapshot_read(dir, &snap), -EINVAL);
+			pl_warn_set_quiet(false);
+			assert_int_equal(pl_warn_count(), warns + 1);
+			snprintf(cmd, sizeof(cmd), "rm -f %s/*", dir);
+			assert_int_equal(system(cmd), 0);
+		}
+	}
 	snprintf(cmd, sizeof(cmd), "rm -f %s/*", dir);
 	assert_int_equal(system(cmd), 0);
 	rmdir(dir);
