@@ -311,9 +311,15 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
 		exit(2);
 	}
+	/* the library's warning becomes the one line */
+	pl_warn_set_quiet(true);
 	m = pl_machine_create(&cfg);
+	pl_warn_set_quiet(false);
 	if (!m) {
-		fprintf(stderr, "pagelab-bench: replay: cannot create the machine\n");
+		char why[256];
+
+		pl_warn_last(why, sizeof(why));
+		fprintf(stderr, "pagelab-bench: replay: cannot create the machine: %s\n", why);
 		exit(2);
 	}
 	bench_snap_machine(m, design);
@@ -536,6 +542,11 @@ static int run_replay(struct bench *b)
 		fprintf(stderr, "pagelab-bench: replay: %s: no readable manifest.json\n", path);
 		return 2;
 	}
+	if (a.nr_cpus > PL_MAX_VCPUS) {
+		fprintf(stderr, "pagelab-bench: replay: %s: manifest nr_cpus %u is not in 1..%u\n",
+			path, a.nr_cpus, PL_MAX_VCPUS);
+		return 2;
+	}
 	if (param_str(b, "after", NULL)) {	/* the kernel's end state, for a bare trace */
 		struct pl_snapshot *after = malloc(sizeof(*after));
 		const char *dir = param_str(b, "after", NULL);
@@ -592,9 +603,9 @@ static int run_replay(struct bench *b)
 	 * (zoneinfo lists one per possible CPU), else the trace's highest
 	 * CPU. An event of a CPU beyond them is counted cpu_out_of_range.
 	 */
-	nr_cpus = a.nr_cpus ? a.nr_cpus : (unsigned int)(stats.max_cpu + 1);
+	nr_cpus = a.nr_cpus ? a.nr_cpus : min((unsigned int)(stats.max_cpu + 1), PL_MAX_VCPUS);
 	if (!a.nr_cpus && has_snap && pl_snapshot_nr_cpus(&snap))
-		nr_cpus = pl_snapshot_nr_cpus(&snap);
+		nr_cpus = min(pl_snapshot_nr_cpus(&snap), PL_MAX_VCPUS);
 	nr_cpus = (unsigned int)param_ulong(b, "cpus", nr_cpus);
 	if (!nr_cpus)
 		nr_cpus = 1;

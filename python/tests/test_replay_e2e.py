@@ -121,6 +121,29 @@ def test_bad_snapshot_sysctl_is_one_line(tmp_path, capsys, name, value, msg):
     assert err.count("\n") == 1 and msg in err, err
 
 
+def test_machine_too_big_for_pagelab_is_one_line_or_clamped(tmp_path):
+    """A manifest naming more CPUs than a pagelab machine has is refused in one
+    line before the trace is read; a bare trace whose CPU ids run past them
+    replays on the largest machine and counts the rest cpu_out_of_range."""
+    d = tmp_path / "big.pltrace"
+    shutil.copytree(FIXTURE, d)
+    m = json.loads((d / "manifest.json").read_text())
+    m["nr_cpus"] = 5000
+    (d / "manifest.json").write_text(json.dumps(m))
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={d}"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == "", p.stdout
+    assert p.stderr.count("\n") == 1 and "nr_cpus 5000 is not in 1..4096" in p.stderr, p.stderr
+    t = tmp_path / "bigcpu.txt"
+    t.write_text("  a-1 [9999] ..... 1.0: mm_page_alloc: page=x pfn=0x1000 order=0 migratetype=0 "
+                 "gfp_flags=GFP_KERNEL\n  a-1 [000] ..... 1.1: mm_page_alloc: page=x pfn=0x1001 "
+                 "order=0 migratetype=0 gfp_flags=GFP_KERNEL\n")
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={t}", "--json"],
+                       capture_output=True, text=True, check=True)
+    rec = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]
+    rep = [r for r in rec if r.get("test") == "replay"][0]
+    assert rep["warnings"]["cpu_out_of_range"] == 1 and rep["counters"]["allocs"] == 1, rep
+
+
 def test_pcp_busy_switch_reaches_the_engine(tmp_path, capsys):
     """The engine says how many frees found their PCP busy; --no-pcp-busy
     passes pcp_busy=0 (and the engine then names none); pcp_busy=2 is one line."""
