@@ -324,12 +324,23 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	}
 	bench_snap_machine(m, design);
 	if (snap && state != PL_STATE_FRESH) {
+		/* a failure is one line; a load's own note (blocks left unplaced) still shows */
+		unsigned long warns = pl_warn_count();
+		char why[256];
+
+		pl_warn_set_quiet(true);
 		st = state == PL_STATE_POSITIONAL ? pl_machine_load_positional(m, snap, pos)
 						  : pl_machine_load_state(m, snap);
+		pl_warn_set_quiet(false);
+		if (pl_warn_count() != warns)
+			pl_warn_last(why, sizeof(why));
 		if (!st) {
-			fprintf(stderr, "pagelab-bench: replay: cannot load the snapshot's state\n");
+			fprintf(stderr, "pagelab-bench: replay: cannot load the snapshot's state: %s\n",
+				pl_warn_count() != warns ? why : "out of memory");
 			exit(2);
 		}
+		if (pl_warn_count() != warns)
+			fprintf(stderr, "pagelab: %s\n", why);
 	}
 	s->state_tvd = -1;
 	if (st) {
