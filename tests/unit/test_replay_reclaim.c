@@ -366,6 +366,11 @@ static void test_replay_remote_drain_needs_the_order(void **state)
 	loaded_replay_end(&lr);
 }
 
+/* CPU 1 allocates pfn 0x123460, then a softirq on CPU 1 frees it. */
+#define SOFTIRQ_FREE_ON_CPU1 \
+	"  a-1 [001] ..... 1.0: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n" \
+	"  a-1 [001] ..s2. 1.1: mm_page_free: page=x pfn=0x123460 order=0\n"
+
 /*
  * A fallback steal fires mm_page_alloc_extfrag and no zone_locked event:
  * that is the only sign the page left the buddy for CPU 0's refill. A softirq
@@ -376,8 +381,7 @@ static void test_replay_remote_drain_needs_the_order(void **state)
 static void test_replay_steal_moves_the_page(void **state)
 {
 	static const char text[] =
-		"  a-1 [001] ..... 1.0: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
-		"  a-1 [001] ..s2. 1.1: mm_page_free: page=x pfn=0x123460 order=0\n"
+		SOFTIRQ_FREE_ON_CPU1
 		"  b-2 [000] d..3. 1.2: mm_page_alloc_extfrag: page=x pfn=0x123460 alloc_order=0 fallback_order=0 "
 		"pageblock_order=9 alloc_migratetype=1 fallback_migratetype=0 fragmenting=1 change_ownership=0\n"
 		"  b-2 [000] d..3. 1.3: mm_page_pcpu_drain: page=x pfn=0x123460 order=0 migratetype=0\n";
@@ -461,8 +465,7 @@ static void test_pcp_busy_inference(void **state)
 static void test_replay_pcp_busy_free(void **state)
 {
 	static const char text[] =
-		"  a-1 [001] ..... 1.0: mm_page_alloc: page=x pfn=0x123460 order=0 migratetype=0 gfp_flags=GFP_KERNEL\n"
-		"  a-1 [001] ..s2. 1.1: mm_page_free: page=x pfn=0x123460 order=0\n"
+		SOFTIRQ_FREE_ON_CPU1
 		"  b-2 [000] d..2. 1.2: mm_page_alloc_zone_locked: page=x pfn=0x123460 order=0 migratetype=0 percpu_refill=1\n";
 
 	(void)state;
