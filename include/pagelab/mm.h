@@ -625,6 +625,16 @@ struct pl_config {
 #define PL_MAX_WMARK_SCALE_FACTOR	3000UL
 #define PL_MIN_PCP_HIGH_FRACTION	8UL
 
+/**
+ * pl_check_vm_sysctls() - are @cfg's vm sysctl fields (watermark_scale_factor,
+ * watermark_boost_factor, percpu_pagelist_high_fraction, in pl_config's
+ * terms) within the limits the kernel's sysctls set? Machine creation and
+ * the snapshot reader both ask.
+ * Return: 0, or -EINVAL after one rate-limited warning "@who: NAME VALUE:
+ * want RANGE".
+ */
+int pl_check_vm_sysctls(const char *who, const struct pl_config *cfg);
+
 /* ---- tracepoints ---------------------------------------------------------- */
 
 /*

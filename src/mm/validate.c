@@ -265,6 +265,22 @@ int pl_check_frozen_free(const char *fn, struct page *page, unsigned int order)
 
 /* ---- machine configuration -------------------------------------------------- */
 
+int pl_check_vm_sysctls(const char *who, const struct pl_config *cfg)
+{
+	unsigned long wsf = cfg->watermark_scale_factor, boost = cfg->watermark_boost_factor;
+	unsigned long fraction = cfg->percpu_pagelist_high_fraction;
+
+	if (wsf > PL_MAX_WMARK_SCALE_FACTOR)
+		return pl_bad_arg(who, "watermark_scale_factor %lu: want 1..%lu", wsf,
+				  PL_MAX_WMARK_SCALE_FACTOR);
+	if (boost != PL_WMARK_BOOST_OFF && boost > INT_MAX)
+		return pl_bad_arg(who, "watermark_boost_factor %lu: want 0..%d", boost, INT_MAX);
+	if (fraction && (fraction < PL_MIN_PCP_HIGH_FRACTION || fraction > INT_MAX))
+		return pl_bad_arg(who, "percpu_pagelist_high_fraction %lu: want 0, or %lu..%d",
+				  fraction, PL_MIN_PCP_HIGH_FRACTION, INT_MAX);
+	return 0;
+}
+
 int pl_check_config(const struct pl_config *cfg)
 {
 	const unsigned long block = pageblock_nr_pages << PAGE_SHIFT;
@@ -290,22 +306,8 @@ int pl_check_config(const struct pl_config *cfg)
 	if ((unsigned int)cfg->design.vmap_index > VMAP_INDEX_MAPLE)
 		return pl_bad_arg("machine", "bad config: vmap_index %d",
 				  (int)cfg->design.vmap_index);
-	if (cfg->watermark_scale_factor > PL_MAX_WMARK_SCALE_FACTOR)
-		return pl_bad_arg("machine", "bad config: watermark_scale_factor %lu (1..%lu, 0 "
-				  "for the default)", cfg->watermark_scale_factor,
-				  PL_MAX_WMARK_SCALE_FACTOR);
-	if (cfg->percpu_pagelist_high_fraction &&
-	    cfg->percpu_pagelist_high_fraction < PL_MIN_PCP_HIGH_FRACTION)
-		return pl_bad_arg("machine", "bad config: percpu_pagelist_high_fraction %lu (0, "
-				  "or %lu and up)", cfg->percpu_pagelist_high_fraction,
-				  PL_MIN_PCP_HIGH_FRACTION);
-	if (cfg->watermark_boost_factor != PL_WMARK_BOOST_OFF &&
-	    cfg->watermark_boost_factor > INT_MAX)
-		return pl_bad_arg("machine", "bad config: watermark_boost_factor %lu above %d",
-				  cfg->watermark_boost_factor, INT_MAX);
-	if (cfg->percpu_pagelist_high_fraction > INT_MAX)
-		return pl_bad_arg("machine", "bad config: percpu_pagelist_high_fraction %lu above %d",
-				  cfg->percpu_pagelist_high_fraction, INT_MAX);
+	if (pl_check_vm_sysctls("machine: bad config", cfg))
+		return -EINVAL;
 	if (cfg->vt_costs >= NR_PL_VT_COSTS)
 		return pl_bad_arg("machine", "bad config: vt_costs %u (0 anchors, 1 host)",
 				  cfg->vt_costs);

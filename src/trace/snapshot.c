@@ -16,7 +16,6 @@
  * zones' watermarks stand in for the first two.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,23 +311,18 @@ static int read_sysctl(const char *dir, const char *file, unsigned long *v)
  */
 static int check_sysctls(const struct pl_snapshot *s)
 {
+	struct pl_config cfg = {
+		.watermark_scale_factor = s->watermark_scale_factor,
+		.watermark_boost_factor = s->watermark_boost_factor,
+		.percpu_pagelist_high_fraction = s->percpu_pagelist_high_fraction,
+	};
 	unsigned long managed = 0;
 
 	for (int i = 0; i < s->nr_zones; i++)
 		managed += s->zone[i].managed;
 	if (managed && s->min_free_kbytes > managed << (PAGE_SHIFT - 10))
 		return bad_value("min_free_kbytes", s->min_free_kbytes, "above the zones' managed memory");
-	if (s->watermark_scale_factor > PL_MAX_WMARK_SCALE_FACTOR)
-		return bad_value("watermark_scale_factor", s->watermark_scale_factor, "want 1..3000");
-	if (s->watermark_boost_factor != PL_WMARK_BOOST_OFF && s->watermark_boost_factor > INT_MAX)
-		return bad_value("watermark_boost_factor", s->watermark_boost_factor,
-				 "above INT_MAX");
-	if (s->percpu_pagelist_high_fraction &&
-	    (s->percpu_pagelist_high_fraction < PL_MIN_PCP_HIGH_FRACTION ||
-	     s->percpu_pagelist_high_fraction > INT_MAX))
-		return bad_value("percpu_pagelist_high_fraction", s->percpu_pagelist_high_fraction,
-				 "want 0, or 8..INT_MAX");
-	return 0;
+	return pl_check_vm_sysctls("snapshot", &cfg);
 }
 
 static int read_sysctls(const char *dir, struct pl_snapshot *s)
