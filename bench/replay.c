@@ -51,6 +51,8 @@ struct side {
 	bool has_mm;
 	double seconds;
 	double state_tvd;	/* loaded state's buddyinfo against the snapshot's */
+	long tick_ms;		/* the probed phase reported (tick_probe()), else -1 */
+	unsigned long probe_drain_calls[PL_TICK_PROBES];	/* at each tick_probe_ms[] */
 	unsigned long state_free_by_order[NR_PAGE_ORDERS];
 };
 
@@ -277,10 +279,14 @@ static void show_state(const struct bench *b, struct pl_machine *m, const char *
 	fclose(f);
 }
 
+/*
+ * One replay of @design. A @probe (a tick phase tried, tick_probe()) writes
+ * nothing: no emit_trace, no show_state, no warnings printed.
+ */
 static void pagelab_side(const struct bench *b, const struct artifact *a, const char *design,
 			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
 			 const struct pl_pcp_busy *busy, const long *tick_ns, unsigned int nr_cpus,
-			 struct side *s, double *replay_secs)
+			 bool probe, struct side *s, double *replay_secs)
 {
 	struct pl_config cfg;
 	struct pl_machine *m;
@@ -290,7 +296,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	struct pl_trace_event ev;
 	struct pl_lock_stat ls;
 	struct zone *zone;
-	const char *emit = param_str(b, "emit_trace", NULL);
+	const char *emit = probe ? NULL : param_str(b, "emit_trace", NULL);
 	FILE *ef = NULL;
 	struct tl_ctx tc;
 	double t0;
@@ -314,7 +320,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	/* the library's warning becomes the one line */
 	pl_warn_set_quiet(true);
 	m = pl_machine_create(&cfg);
-	pl_warn_set_quiet(false);
+	pl_warn_set_quiet(probe);
 	if (!m) {
 		char why[256];
 
@@ -331,7 +337,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		pl_warn_set_quiet(true);
 		st = state == PL_STATE_POSITIONAL ? pl_machine_load_positional(m, snap, pos)
 						  : pl_machine_load_state(m, snap);
-		pl_warn_set_quiet(false);
+		pl_warn_set_quiet(probe);
 		if (pl_warn_count() != warns)
 			pl_warn_last(why, sizeof(why));
 		if (!st) {
@@ -339,7 +345,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 				pl_warn_count() != warns ? why : "out of memory");
 			exit(2);
 		}
-		if (pl_warn_count() != warns)
+		if (pl_warn_count() != warns && !probe)
 			fprintf(stderr, "pagelab: %s\n", why);
 	}
 	s->state_tvd = -1;
@@ -382,7 +388,8 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		fprintf(ef, "# tracer: nop\n#\n# pagelab %s replay of %s\n#\n", design, a->trace);
 		pl_replay_set_emit(r, ef);
 	}
-	show_state(b, m, design, "loaded");
+	if (!probe)
+		show_state(b, m, design, "loaded");
 	tc = (struct tl_ctx){ .s = s, .r = r, .m = m };
 	pl_replay_set_timeline(r, on_second, &tc);
 	rd = open_trace(a->trace);
@@ -397,7 +404,8 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	pl_trace_close(rd);
 	s->score = *pl_replay_score(r);
 	memcpy(s->warn, pl_replay_warnings(r), sizeof(s->warn));
-	show_state(b, m, design, "end of the replay");
+	if (!probe)
+		show_state(b, m, design, "end of the replay");
 	pl_free_pages_by_order(m, s->free_by_order);
 	s->nr_free = pl_nr_free_pages(m);
 	s->has_free = true;
@@ -415,6 +423,47 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	if (ef)
 		fclose(ef);
 	bench_machine_destroy(m);
+	pl_warn_set_quiet(false);
+}
+
+/* ---- the tick phase, where the trace does not show it ---------------------------- */
+
+static const long tick_probe_ms[PL_TICK_PROBES] = PL_TICK_PROBE_MS;
+
+/*
+ * Where the trace shows no kworker decay drain to read the kernel's tick
+ * phase from: replay @design at every tick_probe_ms[] phase, quietly, then
+ * once more, with its outputs, at the phase pl_tick_medoid() picks; that
+ * run is @s.
+ */
+static void tick_probe(const struct bench *b, const struct artifact *a, const char *design,
+		       int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
+		       const struct pl_pcp_busy *busy, long *tick_ns, unsigned int nr_cpus,
+		       struct side *s, double *replay_secs)
+{
+	struct side runs[PL_TICK_PROBES];
+	struct pl_trace_score scores[PL_TICK_PROBES];
+	int at;
+
+	for (size_t i = 0; i < PL_TICK_PROBES; i++) {
+		runs[i] = *s;
+		for (unsigned int c = 0; c < nr_cpus; c++)
+			tick_ns[c] = tick_probe_ms[i] * 1000000L;
+		pagelab_side(b, a, design, state, snap, pos, busy, tick_ns, nr_cpus, true,
+			     &runs[i], replay_secs);
+		free(runs[i].tl);
+		scores[i] = runs[i].score;
+	}
+	at = pl_tick_medoid(scores, PL_TICK_PROBES);
+	for (unsigned int c = 0; c < nr_cpus; c++)
+		tick_ns[c] = tick_probe_ms[at] * 1000000L;
+	pagelab_side(b, a, design, state, snap, pos, busy, tick_ns, nr_cpus, false, s,
+		     replay_secs);
+	s->tick_ms = tick_probe_ms[at];
+	for (size_t i = 0; i < PL_TICK_PROBES; i++)
+		s->probe_drain_calls[i] = runs[i].score.pcp_drain_calls;
+	for (unsigned int c = 0; c < nr_cpus; c++)
+		tick_ns[c] = -1;
 }
 
 /* ---- output ---------------------------------------------------------------- */
@@ -481,6 +530,11 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 			printf(", \"%s\": %lu", pl_vm_event_names[i], s->mm_ev[i]);
 		putchar('}');
 	}
+	if (s->tick_ms >= 0) {
+		printf(", \"tick_phase_ms\": %ld, \"tick_probe_ms\": [0, 250, 500, 750], "
+		       "\"tick_probe_drain_calls\": ", s->tick_ms);
+		print_arr(s->probe_drain_calls, 4);
+	}
 	printf(", \"timeline\": [");
 	for (size_t i = 0; i < s->nr_tl; i++) {
 		unsigned int n = min(s->nr_cpus, (unsigned int)ARRAY_SIZE(s->tl[i].refills));
@@ -539,7 +593,7 @@ static int run_replay(struct bench *b)
 	struct pl_positional pos = { 0 };
 	struct pl_tick_phase tick = { 0 };
 	struct pl_pcp_busy busy = { 0 };
-	bool follow_busy;
+	bool follow_busy, probing;
 	const char *snapdir, *state_s, *tick_s;
 	long *tick_ns, tick_ms;
 	int nr_designs, state;
@@ -625,19 +679,33 @@ static int run_replay(struct bench *b)
 		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
 		exit(1);
 	}
-	/* each vCPU's vmstat tick: given, the kernel's phase, or one second after the first event */
-	for (unsigned int c = 0; c < nr_cpus; c++)
+	/*
+	 * Each vCPU's vmstat tick: given, the kernel's phase, or one second
+	 * after the first event. With tick=kernel and no phase in the trace,
+	 * tick_probe() tries four.
+	 */
+	probing = tick_ms < 0 && !strcmp(tick_s, "kernel");
+	for (unsigned int c = 0; c < nr_cpus; c++) {
 		tick_ns[c] = tick_ms >= 0 ? tick_ms * 1000000L
 			     : !strcmp(tick_s, "kernel") ? pl_tick_phase_ns(&tick, c) : -1;
+		if (tick_ns[c] >= 0)
+			probing = false;
+	}
 	pl_tick_phase_release(&tick);
-	fprintf(b->out, "         vmstat tick per vCPU (ms into each second; - one second after the "
-		"first event):");
-	for (unsigned int c = 0; c < nr_cpus && c < 64; c++)
-		if (tick_ns[c] < 0)
-			fprintf(b->out, " -");
-		else
-			fprintf(b->out, " %ld", tick_ns[c] / 1000000);
-	fprintf(b->out, "%s\n", nr_cpus > 64 ? " ..." : "");
+	if (probing) {
+		fprintf(b->out, "         vmstat tick: the trace shows no kworker drain to read its "
+			"phase from; each design replayed at 0, 250, 500 and 750 ms into the "
+			"second, and the run nearest their median reported\n");
+	} else {
+		fprintf(b->out, "         vmstat tick per vCPU (ms into each second; - one second "
+			"after the first event):");
+		for (unsigned int c = 0; c < nr_cpus && c < 64; c++)
+			if (tick_ns[c] < 0)
+				fprintf(b->out, " -");
+			else
+				fprintf(b->out, " %ld", tick_ns[c] / 1000000);
+		fprintf(b->out, "%s\n", nr_cpus > 64 ? " ..." : "");
+	}
 	if (b->json)
 		emit_json(b, &k, &stats);
 	emit_text(b->out, &k);
@@ -649,11 +717,15 @@ static int run_replay(struct bench *b)
 			"(pcp_busy=0: replay them as PCP frees)\n", busy.nr);
 	for (int d = 0; d < nr_designs; d++) {
 		struct side s = { .test = "replay", .design = designs[d],
-				  .state = pl_state_level_names[state] };
+				  .state = pl_state_level_names[state], .tick_ms = -1 };
 		double secs;
 
-		pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
-			     follow_busy ? &busy : NULL, tick_ns, nr_cpus, &s, &secs);
+		if (probing)
+			tick_probe(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
+				   follow_busy ? &busy : NULL, tick_ns, nr_cpus, &s, &secs);
+		else
+			pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
+				     follow_busy ? &busy : NULL, tick_ns, nr_cpus, false, &s, &secs);
 		s.seconds = k.seconds;
 		if (b->json)
 			emit_json(b, &s, &stats);
@@ -665,6 +737,10 @@ static int run_replay(struct bench *b)
 		if (s.state_tvd >= 0)
 			fprintf(b->out, ", loaded state's buddyinfo TVD %.4f", s.state_tvd);
 		fputc('\n', b->out);
+		if (s.tick_ms >= 0)
+			fprintf(b->out, "         tick at %ld ms; drain calls at 0/250/500/750 ms: "
+				"%lu/%lu/%lu/%lu\n", s.tick_ms, s.probe_drain_calls[0],
+				s.probe_drain_calls[1], s.probe_drain_calls[2], s.probe_drain_calls[3]);
 		free(s.tl);
 	}
 	free(k.tl);

@@ -405,6 +405,27 @@ long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu);
 /** pl_tick_phase_release() - free @tp's arrays (the struct is zeroed). */
 void pl_tick_phase_release(struct pl_tick_phase *tp);
 
+/*
+ * Where a trace shows no phase (no kworker decay drain), a replay runs at
+ * each of these phases (ms into the second) and reports the run
+ * pl_tick_medoid() picks: the figures follow the phase, by a few percent
+ * on most traces and several times over where a zone sits at its high
+ * watermark (untar, a fresh VM onlining memory: drain calls 1,166 with the
+ * tick 20-36 ms into the second, 106-181 elsewhere, the kernel's 158), so
+ * one arbitrary phase is a lottery and the typical run is the estimate.
+ */
+#define PL_TICK_PROBES		4
+#define PL_TICK_PROBE_MS	{ 0, 250, 500, 750 }
+
+/**
+ * pl_tick_medoid() - the run whose scored figures (PCP refills, pages per
+ * refill, drain calls, pages drained, zone->lock) sit nearest the median
+ * of all @n: the least sum over the figures of |ln((x + 1) / (median + 1))|;
+ * the earliest run on a tie. Return: its index, or -EINVAL (one warning)
+ * for a NULL @runs or an @n outside 1..PL_TICK_PROBES.
+ */
+int pl_tick_medoid(const struct pl_trace_score *runs, size_t n);
+
 /* ---- frees that found the PCP busy (src/trace/pcp_busy.c) -------------- */
 
 /**

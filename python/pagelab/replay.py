@@ -151,6 +151,13 @@ def fidelity_text(result: dict) -> str:
     out.append(f"targets: within {RATIO_TARGET:.0%} of the kernel on the rows marked ok/MISS; "
                f"buddyinfo TVD <= {TVD_TARGET}")
     for d in designs:
+        rec = result["designs"][d]
+        if rec.get("tick_phase_ms") is not None:   # the engine tried four phases
+            calls = "/".join(str(c) for c in rec.get("tick_probe_drain_calls") or [])
+            out.append(f"vmstat tick ({d}): not in the trace (no kworker drain); replayed at "
+                       f"0/250/500/750 ms (drain calls {calls}), the run at "
+                       f"{rec['tick_phase_ms']} ms reported, nearest their median")
+    for d in designs:
         w = result["designs"][d].get("warnings") or {}
         if any(w.values()):
             out.append(f"warnings ({d}): " + ", ".join(f"{k} {v}" for k, v in sorted(w.items()) if v))

@@ -92,6 +92,29 @@ def test_tick_phase_choices_replay():
     assert all(o["counters"]["allocs"] == outs[0]["counters"]["allocs"] > 0 for o in outs)
 
 
+def _replay_record(*args):
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={FIXTURE}", *args, "--json"],
+                       capture_output=True, text=True, check=True)
+    recs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+    return [r for r in recs if r.get("test") == "replay"][0], p.stdout + p.stderr
+
+
+def test_unknown_tick_phase_reports_the_typical_run(tmp_path):
+    """The fixture shows no kworker drain, so no tick phase: tick=kernel replays at 0, 250, 500
+    and 750 ms and reports one of those runs, counters and emitted trace alike, as that phase
+    given outright replays; tick=first and tick_ms=N replay once."""
+    rec, out = _replay_record(f"emit_trace={tmp_path}/probed.trace")
+    assert "no kworker drain to read its phase from" in out
+    phase = rec["tick_phase_ms"]
+    assert phase in (0, 250, 500, 750) and len(rec["tick_probe_drain_calls"]) == 4
+    again, _ = _replay_record(f"tick_ms={phase}", f"emit_trace={tmp_path}/given.trace")
+    assert again["counters"] == rec["counters"] and "tick_phase_ms" not in again
+    assert (tmp_path / "probed.trace").read_text().splitlines()[4:] == \
+        (tmp_path / "given.trace").read_text().splitlines()[4:]
+    first, _ = _replay_record("tick=first")
+    assert "tick_phase_ms" not in first
+
+
 def test_cli_tick_reaches_the_engine(tmp_path, capsys):
     """--tick first / --tick 250 run the fixture; the saved records carry the engine's params."""
     for tick, key in [("first", "tick"), ("250", "tick_ms")]:
@@ -99,7 +122,10 @@ def test_cli_tick_reaches_the_engine(tmp_path, capsys):
         assert main(["replay", str(FIXTURE), "--tick", tick, "-o", str(out)]) == 0
         ms = load_results(out)["measurements"]
         assert ms and all(m.params.get(key) == tick for m in ms), ms[0].params
-    capsys.readouterr()
+        assert "vmstat tick" not in capsys.readouterr().out
+    # the default, with no phase in the fixture: the table says which of four was reported
+    assert main(["replay", str(FIXTURE), "-o", str(tmp_path / "r.json")]) == 0
+    assert "vmstat tick (v6.18): not in the trace" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name,value,msg", [

@@ -15,6 +15,9 @@
  * several percent (git's drain calls ranged 0.69-1.05x the kernel's over
  * four phases 250 ms apart), so the kernel's own phase is the one to use.
  *
+ * Where a trace has no such drain, the phase is unknown and a replay tries
+ * PL_TICK_PROBES of them; pl_tick_medoid() picks the typical run.
+ *
  * Invariant: @bins and @sum_us hold @nr_cpus rows; @in_drain one flag per
  * row.
  */
@@ -137,4 +140,58 @@ void pl_tick_phase_release(struct pl_tick_phase *tp)
 	free(tp->sum_us);
 	free(tp->in_drain);
 	memset(tp, 0, sizeof(*tp));
+}
+
+/* The scored figures of @c, to set runs against each other. */
+static void medoid_figures(const struct pl_trace_score *c, double f[5])
+{
+	f[0] = (double)c->pcp_refills;
+	f[1] = c->pcp_refills ? (double)c->pcp_refill_pages / (double)c->pcp_refills : 0;
+	f[2] = (double)c->pcp_drain_calls;
+	f[3] = (double)c->pcp_drained_pages;
+	f[4] = (double)pl_trace_score_zone_lock(c);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int pl_tick_medoid(const struct pl_trace_score *runs, size_t n)
+{
+	double f[PL_TICK_PROBES][5], med[5], best = 0;
+	int at = 0;
+
+	if (!runs || !n || n > PL_TICK_PROBES) {
+		pl_warn_ratelimited("pl_tick_medoid: %s%zu runs: want 1..%d",
+				    runs ? "" : "NULL, ", n, PL_TICK_PROBES);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		medoid_figures(&runs[i], f[i]);
+	for (int j = 0; j < 5; j++) {
+		double v[PL_TICK_PROBES];
+
+		for (size_t i = 0; i < n; i++)
+			v[i] = f[i][j];
+		qsort(v, n, sizeof(v[0]), cmp_double);
+		med[j] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	}
+	/* the product of the ratios, larger over smaller: the sum of |ln| without libm */
+	for (size_t i = 0; i < n; i++) {
+		double d = 1;
+
+		for (int j = 0; j < 5; j++) {
+			double x = f[i][j] + 1, y = med[j] + 1;
+
+			d *= x > y ? x / y : y / x;
+		}
+		if (!i || d < best) {
+			best = d;
+			at = (int)i;
+		}
+	}
+	return at;
 }
