@@ -298,7 +298,8 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     (design=A,B,...), so the kernel's side is computed once per rep.
 
     @tick: when each vCPU's vmstat tick runs: "kernel" (the trace's own phase,
-    the engine's default), "first" (one second after the first event) or
+    the engine's default; a trace with none is replayed at four phases and
+    the run nearest their median reported), "first" (one second after the first event) or
     "0".."999" (ms into each second of the trace clock, every vCPU).
 
     @pcp_busy: False replays every free of a PCP order to its CPU's PCP; by
