@@ -391,6 +391,10 @@ struct pl_tick_phase {
 	uint32_t (*bins)[PL_TICK_BINS];
 	uint64_t (*sum_us)[PL_TICK_BINS];	/* offsets within the second, in us */
 	bool *in_drain;				/* the CPU's last event was a drain */
+	struct pl_tick_runs {			/* each kworker drain run's start, ns */
+		uint64_t *start;
+		size_t nr, cap;
+	} *runs;
 };
 
 /** pl_tick_phase_event() - account one event, in trace order. Return: 0 or -ENOMEM. */
@@ -402,6 +406,13 @@ int pl_tick_phase_event(struct pl_tick_phase *tp, const struct pl_trace_event *e
  * CPUs' (their ticks share one grid); -1 when the trace has none.
  */
 long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu);
+/**
+ * pl_tick_phase_runs() - the start (ns, trace clock) of each kworker drain
+ * run on @cpu, in trace order, in *@starts (valid until the release).
+ * Return: how many (0 for a CPU without any).
+ */
+size_t pl_tick_phase_runs(const struct pl_tick_phase *tp, unsigned int cpu,
+			  const uint64_t **starts);
 /** pl_tick_phase_release() - free @tp's arrays (the struct is zeroed). */
 void pl_tick_phase_release(struct pl_tick_phase *tp);
 
@@ -416,6 +427,15 @@ void pl_tick_phase_release(struct pl_tick_phase *tp);
  */
 #define PL_TICK_PROBES		4
 #define PL_TICK_PROBE_MS	{ 0, 250, 500, 750 }
+/*
+ * Where the trace shows the phase, the kernel's own tick still lands tens
+ * of ms either side of it, second by second (PL_TICK_WINDOW_NS), and in a
+ * second without a decay drain the trace does not say where: a replay
+ * runs at the phase plus each of these (ms) and reports the typical run
+ * (git: drain calls 42-113 at one phase or another from 71 to 135 ms, the
+ * kernel's 111).
+ */
+#define PL_TICK_JITTER_MS	{ -30, -10, 10, 30 }
 
 /**
  * pl_tick_medoid() - the run whose scored figures (PCP refills, pages per
@@ -641,6 +661,28 @@ void pl_replay_set_pfn_limit(struct pl_replay *r, unsigned long limit);
  * or the replay already started) with nothing changed.
  */
 int pl_replay_set_tick_phase(struct pl_replay *r, unsigned int cpu, long phase_ns);
+
+/*
+ * The kernel's vmstat tick on a CPU lands up to tens of ms either side of
+ * its phase, second by second: round_jiffies() puts the expiry on the
+ * whole-second jiffies grid and the timer wheel's granularity (8 jiffies
+ * at that range: 32 ms at HZ=250) moves it on (git: decay drains at 82-142
+ * ms into their seconds). A kworker drain run this near a vCPU's phase is
+ * that second's tick.
+ */
+#define PL_TICK_WINDOW_NS	40000000L
+
+/**
+ * pl_replay_set_tick_times() - tick vCPU @cpu where the kernel's own tick
+ * shows: in a second with a time of @times (ascending, trace clock ns; the
+ * kernel's kworker drain runs, pl_tick_phase_runs()) within
+ * PL_TICK_WINDOW_NS of the vCPU's phase, at that time rather than at the
+ * phase. Needs a phase (pl_replay_set_tick_phase()) to act. @times is
+ * copied. Return: 0, or -EINVAL (no such vCPU, @times out of order or
+ * NULL with @n, the replay already started) or -ENOMEM, nothing changed.
+ */
+int pl_replay_set_tick_times(struct pl_replay *r, unsigned int cpu, const uint64_t *times,
+			     size_t n);
 /**
  * pl_replay_set_pcp_busy() - replay the frees @busy lists (finished, and
  * kept alive by the caller until the replay ends) as the kernel ran them:

@@ -85,7 +85,12 @@ struct pl_replay {
 	FILE *emit;
 	uint64_t now_ns, next_tick_ns;	/* next_tick_ns: the timeline's next second */
 	uint64_t *cpu_tick_ns;		/* per vCPU: its next pl_vmstat_tick() */
+	uint64_t *tick_nominal;		/* per vCPU: that tick's second at the phase */
 	long *tick_phase;		/* per vCPU: ns into the second, or -1 (default) */
+	struct tick_times {		/* per vCPU: the kernel's own ticks, ascending */
+		uint64_t *t;
+		size_t n, next;		/* next: the first not yet passed */
+	} *tick_times;
 	bool started;
 	void (*timeline)(void *ctx, unsigned long t);
 	void *timeline_ctx;
@@ -209,15 +214,19 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 	r->last_nr_lazy = -1;
 	pl_trace_score_init(&r->score);
 	r->cpu_tick_ns = calloc(m->nr_cpus, sizeof(*r->cpu_tick_ns));
+	r->tick_nominal = calloc(m->nr_cpus, sizeof(*r->tick_nominal));
 	r->tick_phase = malloc(m->nr_cpus * sizeof(*r->tick_phase));
+	r->tick_times = calloc(m->nr_cpus, sizeof(*r->tick_times));
 	r->claim = calloc(m->nr_cpus, sizeof(*r->claim));
 	r->drained_all = calloc(m->nr_cpus, sizeof(*r->drained_all));
-	if (!r->cpu_tick_ns || !r->tick_phase || !r->claim || !r->drained_all ||
-	    table_grow(&r->blocks) || table_grow(&r->areas)) {
+	if (!r->cpu_tick_ns || !r->tick_nominal || !r->tick_phase || !r->tick_times ||
+	    !r->claim || !r->drained_all || table_grow(&r->blocks) || table_grow(&r->areas)) {
 		free(r->blocks.slot);
 		free(r->areas.slot);
 		free(r->cpu_tick_ns);
+		free(r->tick_nominal);
 		free(r->tick_phase);
+		free(r->tick_times);
 		free(r->claim);
 		free(r->drained_all);
 		free(r);
@@ -261,6 +270,31 @@ int pl_replay_set_tick_phase(struct pl_replay *r, unsigned int cpu, long phase_n
 	return 0;
 }
 
+int pl_replay_set_tick_times(struct pl_replay *r, unsigned int cpu, const uint64_t *times,
+			     size_t n)
+{
+	const char *why = cpu >= r->m->nr_cpus ? "no such vCPU" : r->started ? "the replay has started"
+			  : n && !times ? "NULL times" : NULL;
+	uint64_t *t = NULL;
+
+	for (size_t i = 1; !why && i < n; i++)
+		if (times[i] < times[i - 1])
+			why = "times out of order";
+	if (why) {
+		pl_warn_ratelimited("pl_replay_set_tick_times: cpu %u, %zu times: %s", cpu, n, why);
+		return -EINVAL;
+	}
+	if (n) {
+		t = malloc(n * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		memcpy(t, times, n * sizeof(*t));
+	}
+	free(r->tick_times[cpu].t);
+	r->tick_times[cpu] = (struct tick_times){ .t = t, .n = n };
+	return 0;
+}
+
 void pl_replay_set_pcp_busy(struct pl_replay *r, const struct pl_pcp_busy *busy)
 {
 	r->busy = busy;
@@ -289,9 +323,26 @@ static int warn(struct pl_replay *r, enum pl_trace_warn w, const struct pl_trace
 /* ---- time -------------------------------------------------------------------- */
 
 /*
+ * vCPU @c's next tick, in the second of its nominal one: the first of the
+ * kernel's own tick times (pl_replay_set_tick_times()) within
+ * PL_TICK_WINDOW_NS of it, else the nominal time.
+ */
+static void schedule_tick(struct pl_replay *r, unsigned int c)
+{
+	struct tick_times *tt = &r->tick_times[c];
+	uint64_t nominal = r->tick_nominal[c];
+
+	while (tt->next < tt->n && tt->t[tt->next] + PL_TICK_WINDOW_NS < nominal)
+		tt->next++;
+	r->cpu_tick_ns[c] = r->tick_phase[c] >= 0 && tt->next < tt->n &&
+			    tt->t[tt->next] <= nominal + PL_TICK_WINDOW_NS ? tt->t[tt->next] : nominal;
+}
+
+/*
  * Once per second of trace time each vCPU's vmstat tick, at its phase
- * (pl_replay_set_tick_phase()) or one second after the first event; the
- * timeline once per second from the first event.
+ * (pl_replay_set_tick_phase()), or where the kernel's own tick shows near
+ * it (pl_replay_set_tick_times()), or one second after the first event;
+ * the timeline once per second from the first event.
  */
 static void advance_time(struct pl_replay *r, uint64_t ts)
 {
@@ -303,8 +354,9 @@ static void advance_time(struct pl_replay *r, uint64_t ts)
 		for (unsigned int c = 0; c < nr; c++) {
 			uint64_t at = ts - ts % NSEC_PER_SEC + (uint64_t)r->tick_phase[c];
 
-			r->cpu_tick_ns[c] = r->tick_phase[c] < 0 ? r->next_tick_ns
-								 : at > ts ? at : at + NSEC_PER_SEC;
+			r->tick_nominal[c] = r->tick_phase[c] < 0 ? r->next_tick_ns
+								  : at > ts ? at : at + NSEC_PER_SEC;
+			schedule_tick(r, c);
 		}
 	}
 	if (ts > r->now_ns)
@@ -315,8 +367,10 @@ static void advance_time(struct pl_replay *r, uint64_t ts)
 
 		r->t += skip;
 		r->next_tick_ns += skip * NSEC_PER_SEC;
-		for (unsigned int c = 0; c < nr; c++)
-			r->cpu_tick_ns[c] += skip * NSEC_PER_SEC;
+		for (unsigned int c = 0; c < nr; c++) {
+			r->tick_nominal[c] += skip * NSEC_PER_SEC;
+			schedule_tick(r, c);
+		}
 	}
 	for (;;) {
 		unsigned int who = 0;	/* the earliest vCPU tick; at a tie with the timeline, first */
@@ -327,9 +381,14 @@ static void advance_time(struct pl_replay *r, uint64_t ts)
 		if (ts < min(r->cpu_tick_ns[who], r->next_tick_ns))
 			break;
 		if (r->cpu_tick_ns[who] <= r->next_tick_ns) {
+			struct tick_times *tt = &r->tick_times[who];
+
 			pl_enter(r->m, who);
 			pl_vmstat_tick();
-			r->cpu_tick_ns[who] += NSEC_PER_SEC;
+			if (tt->next < tt->n && tt->t[tt->next] == r->cpu_tick_ns[who])
+				tt->next++;	/* the kernel's tick, taken */
+			r->tick_nominal[who] += NSEC_PER_SEC;
+			schedule_tick(r, who);
 			continue;
 		}
 		r->t++;
@@ -823,7 +882,11 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 	free(r->freed);
 	free(r->on_pcp);
 	free(r->drained_all);
+	for (unsigned int c = 0; c < r->m->nr_cpus; c++)
+		free(r->tick_times[c].t);
 	free(r->cpu_tick_ns);
+	free(r->tick_nominal);
+	free(r->tick_times);
 	free(r->tick_phase);
 	free(r->blocks.slot);
 	free(r->areas.slot);

@@ -32,6 +32,7 @@ static int grow(struct pl_tick_phase *tp, unsigned int cpu)
 	uint32_t (*bins)[PL_TICK_BINS];
 	uint64_t (*sum)[PL_TICK_BINS];
 	bool *in;
+	struct pl_tick_runs *runs;
 
 	while (n <= cpu)
 		n *= 2;
@@ -44,8 +45,12 @@ static int grow(struct pl_tick_phase *tp, unsigned int cpu)
 	in = realloc(tp->in_drain, n * sizeof(*in));
 	if (in)
 		tp->in_drain = in;
-	if (!bins || !sum || !in)
+	runs = realloc(tp->runs, n * sizeof(*runs));
+	if (runs)
+		tp->runs = runs;
+	if (!bins || !sum || !in || !runs)
 		return -ENOMEM;
+	memset(tp->runs + tp->nr_cpus, 0, (n - tp->nr_cpus) * sizeof(*runs));
 	memset(tp->bins + tp->nr_cpus, 0, (n - tp->nr_cpus) * sizeof(*bins));
 	memset(tp->sum_us + tp->nr_cpus, 0, (n - tp->nr_cpus) * sizeof(*sum));
 	memset(tp->in_drain + tp->nr_cpus, 0, (n - tp->nr_cpus) * sizeof(*in));
@@ -66,8 +71,20 @@ int pl_tick_phase_event(struct pl_tick_phase *tp, const struct pl_trace_event *e
 		unsigned long us = (unsigned long)(ev->ts_ns % 1000000000ull / 1000);
 		unsigned int b = (unsigned int)(us / (1000000 / PL_TICK_BINS));
 
+		struct pl_tick_runs *rn = &tp->runs[cpu];
+
 		tp->bins[cpu][b]++;
 		tp->sum_us[cpu][b] += us;
+		if (rn->nr == rn->cap) {
+			size_t cap = rn->cap ? rn->cap * 2 : 64;
+			uint64_t *p = realloc(rn->start, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			rn->start = p;
+			rn->cap = cap;
+		}
+		rn->start[rn->nr++] = ev->ts_ns;
 	}
 	tp->in_drain[cpu] = drain;
 	return 0;
@@ -134,8 +151,22 @@ long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu)
 	return phase_of(bins, sum_us, 1);
 }
 
+size_t pl_tick_phase_runs(const struct pl_tick_phase *tp, unsigned int cpu,
+			  const uint64_t **starts)
+{
+	if (cpu >= tp->nr_cpus || !tp->runs[cpu].nr) {
+		*starts = NULL;
+		return 0;
+	}
+	*starts = tp->runs[cpu].start;
+	return tp->runs[cpu].nr;
+}
+
 void pl_tick_phase_release(struct pl_tick_phase *tp)
 {
+	for (unsigned int c = 0; tp->runs && c < tp->nr_cpus; c++)
+		free(tp->runs[c].start);
+	free(tp->runs);
 	free(tp->bins);
 	free(tp->sum_us);
 	free(tp->in_drain);
