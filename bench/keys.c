@@ -143,7 +143,7 @@ static const struct key_doc docs[] = {
 	{ "replay", "show_state", "(none)", "append the machine's pagetypeinfo, buddyinfo and zoneinfo, as loaded and at the end, to this file" },
 	{ "replay", "cpus", "the trace's CPUs", "vCPUs of the replaying machine" },
 	{ "replay", "vmalloc", "1", "replay the vmap_area events too (0: page allocator only)" },
-	{ "replay", "tick", "kernel", "when each vCPU's vmstat tick runs: kernel (the phase of the trace's kworker drains, per CPU; with none, the run nearest the median of 0/250/500/750 ms) or first (1 s after the first event)" },
+	{ "replay", "tick", "kernel", "when each vCPU's vmstat tick runs: kernel (four runs around the phase of the trace's kworker drains, ticking at those drains, or at 0/250/500/750 ms without any; the run nearest their median reported) or first (1 s after the first event)" },
 	{ "replay", "pcp_busy", "1", "replay the frees the trace shows found their CPU's PCP lock held (a softirq's during a refill or drain) as the kernel ran them, straight to the buddy (0: to the PCP)" },
 	{ "replay", "tick_ms", "(none)", "every vCPU's vmstat tick this many ms (0..999) into each second of the trace clock, instead of tick=" },
 	{ "trace_throughput", "trace", "(required)", "a trace file to parse and replay" },

@@ -51,8 +51,9 @@ struct side {
 	bool has_mm;
 	double seconds;
 	double state_tvd;	/* loaded state's buddyinfo against the snapshot's */
-	long tick_ms;		/* the probed phase reported (tick_probe()), else -1 */
-	unsigned long probe_drain_calls[PL_TICK_PROBES];	/* at each tick_probe_ms[] */
+	long tick_ms;		/* vCPU 0's phase in the run reported (tick_probe()), else -1 */
+	long probe_ms[PL_TICK_PROBES];			/* vCPU 0's phase in each probe */
+	unsigned long probe_drain_calls[PL_TICK_PROBES];	/* and its drain calls */
 	unsigned long state_free_by_order[NR_PAGE_ORDERS];
 };
 
@@ -279,15 +280,24 @@ static void show_state(const struct bench *b, struct pl_machine *m, const char *
 	fclose(f);
 }
 
+/* How pagelab_side() reports: a probe of tick_probe() writes less. */
+enum side_out {
+	SIDE_ALL,		/* warnings, emit_trace and show_state */
+	SIDE_WARNINGS,		/* the warnings only */
+	SIDE_QUIET,		/* nothing */
+};
+
 /*
- * One replay of @design. A @probe (a tick phase tried, tick_probe()) writes
- * nothing: no emit_trace, no show_state, no warnings printed.
+ * One replay of @design, reporting as @out says. With @ticks, each vCPU
+ * also ticks where the kernel's kworker drains show its tick.
  */
 static void pagelab_side(const struct bench *b, const struct artifact *a, const char *design,
 			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
-			 const struct pl_pcp_busy *busy, const long *tick_ns, unsigned int nr_cpus,
-			 bool probe, struct side *s, double *replay_secs)
+			 const struct pl_pcp_busy *busy, const long *tick_ns,
+			 const struct pl_tick_phase *ticks, unsigned int nr_cpus,
+			 enum side_out out, struct side *s, double *replay_secs)
 {
+	bool quiet = out == SIDE_QUIET, probe = out != SIDE_ALL;
 	struct pl_config cfg;
 	struct pl_machine *m;
 	struct pl_loaded_state *st = NULL;
@@ -320,7 +330,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	/* the library's warning becomes the one line */
 	pl_warn_set_quiet(true);
 	m = pl_machine_create(&cfg);
-	pl_warn_set_quiet(probe);
+	pl_warn_set_quiet(quiet);
 	if (!m) {
 		char why[256];
 
@@ -337,7 +347,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		pl_warn_set_quiet(true);
 		st = state == PL_STATE_POSITIONAL ? pl_machine_load_positional(m, snap, pos)
 						  : pl_machine_load_state(m, snap);
-		pl_warn_set_quiet(probe);
+		pl_warn_set_quiet(quiet);
 		if (pl_warn_count() != warns)
 			pl_warn_last(why, sizeof(why));
 		if (!st) {
@@ -345,7 +355,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 				pl_warn_count() != warns ? why : "out of memory");
 			exit(2);
 		}
-		if (pl_warn_count() != warns && !probe)
+		if (pl_warn_count() != warns && !quiet)
 			fprintf(stderr, "pagelab: %s\n", why);
 	}
 	s->state_tvd = -1;
@@ -369,9 +379,17 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 				end = snap->zone[i].start_pfn + snap->zone[i].spanned;
 		pl_replay_set_pfn_limit(r, end);
 	}
-	for (unsigned int c = 0; c < nr_cpus; c++)
+	for (unsigned int c = 0; c < nr_cpus; c++) {
+		const uint64_t *starts;
+		size_t n = ticks ? pl_tick_phase_runs(ticks, c, &starts) : 0;
+
 		if (tick_ns[c] >= 0)
 			pl_replay_set_tick_phase(r, c, tick_ns[c]);
+		if (n && pl_replay_set_tick_times(r, c, starts, n)) {
+			fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+			exit(1);
+		}
+	}
 	pl_replay_set_pcp_busy(r, busy);
 	if (emit) {
 		char path[4096];
@@ -426,44 +444,76 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	pl_warn_set_quiet(false);
 }
 
-/* ---- the tick phase, where the trace does not show it ---------------------------- */
+/* ---- the tick phase: four runs, the typical one reported ------------------------- */
 
 static const long tick_probe_ms[PL_TICK_PROBES] = PL_TICK_PROBE_MS;
+static const long tick_jitter[PL_TICK_PROBES] = PL_TICK_JITTER_MS;
+
+/* Probe @i's phase per vCPU into @at_ns: around each vCPU's @phase_ns, or across the second. */
+static void probe_phases(long *at_ns, const long *phase_ns, unsigned int nr_cpus, size_t i)
+{
+	const long sec = 1000000000L;
+
+	for (unsigned int c = 0; c < nr_cpus; c++)
+		at_ns[c] = phase_ns[c] < 0 ? tick_probe_ms[i] * 1000000L
+			   : ((phase_ns[c] + tick_jitter[i] * 1000000L) % sec + sec) % sec;
+}
+
+static bool want_outputs(const struct bench *b)
+{
+	return param_str(b, "emit_trace", NULL) || param_str(b, "show_state", NULL);
+}
 
 /*
- * Where the trace shows no kworker decay drain to read the kernel's tick
- * phase from: replay @design at every tick_probe_ms[] phase, quietly, then
- * once more, with its outputs, at the phase pl_tick_medoid() picks; that
- * run is @s.
+ * tick=kernel: replay @design at PL_TICK_PROBES tick phases, and report
+ * the run pl_tick_medoid() picks as @s. With the trace's phase in
+ * @phase_ns (per vCPU), at it plus each tick_jitter[], each also
+ * ticking where the kernel's kworker drains show its tick (@ticks); with
+ * none (all -1), at each tick_probe_ms[]. The first probe prints the
+ * warnings; with emit_trace or show_state the picked phase runs once more
+ * to write them, and its warnings instead.
  */
 static void tick_probe(const struct bench *b, const struct artifact *a, const char *design,
 		       int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
-		       const struct pl_pcp_busy *busy, long *tick_ns, unsigned int nr_cpus,
-		       struct side *s, double *replay_secs)
+		       const struct pl_pcp_busy *busy, const long *phase_ns,
+		       const struct pl_tick_phase *ticks, unsigned int nr_cpus, struct side *s,
+		       double *replay_secs)
 {
 	struct side runs[PL_TICK_PROBES];
 	struct pl_trace_score scores[PL_TICK_PROBES];
+	long *at_ns = malloc(nr_cpus * sizeof(*at_ns));
+	double secs[PL_TICK_PROBES];
 	int at;
 
+	if (!at_ns) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
 	for (size_t i = 0; i < PL_TICK_PROBES; i++) {
+		probe_phases(at_ns, phase_ns, nr_cpus, i);
 		runs[i] = *s;
-		for (unsigned int c = 0; c < nr_cpus; c++)
-			tick_ns[c] = tick_probe_ms[i] * 1000000L;
-		pagelab_side(b, a, design, state, snap, pos, busy, tick_ns, nr_cpus, true,
-			     &runs[i], replay_secs);
-		free(runs[i].tl);
+		pagelab_side(b, a, design, state, snap, pos, busy, at_ns, ticks, nr_cpus,
+			     i || want_outputs(b) ? SIDE_QUIET : SIDE_WARNINGS, &runs[i], &secs[i]);
 		scores[i] = runs[i].score;
+		s->probe_ms[i] = at_ns[0] / 1000000L;
+		s->probe_drain_calls[i] = runs[i].score.pcp_drain_calls;
 	}
 	at = pl_tick_medoid(scores, PL_TICK_PROBES);
-	for (unsigned int c = 0; c < nr_cpus; c++)
-		tick_ns[c] = tick_probe_ms[at] * 1000000L;
-	pagelab_side(b, a, design, state, snap, pos, busy, tick_ns, nr_cpus, false, s,
-		     replay_secs);
-	s->tick_ms = tick_probe_ms[at];
 	for (size_t i = 0; i < PL_TICK_PROBES; i++)
-		s->probe_drain_calls[i] = runs[i].score.pcp_drain_calls;
-	for (unsigned int c = 0; c < nr_cpus; c++)
-		tick_ns[c] = -1;
+		if ((int)i != at || want_outputs(b))
+			free(runs[i].tl);
+	if (want_outputs(b)) {
+		probe_phases(at_ns, phase_ns, nr_cpus, (size_t)at);
+		runs[at] = *s;
+		pagelab_side(b, a, design, state, snap, pos, busy, at_ns, ticks, nr_cpus, SIDE_ALL,
+			     &runs[at], &secs[at]);
+	}
+	memcpy(runs[at].probe_ms, s->probe_ms, sizeof(s->probe_ms));
+	memcpy(runs[at].probe_drain_calls, s->probe_drain_calls, sizeof(s->probe_drain_calls));
+	*s = runs[at];
+	s->tick_ms = s->probe_ms[at];
+	*replay_secs = secs[at];
+	free(at_ns);
 }
 
 /* ---- output ---------------------------------------------------------------- */
@@ -531,9 +581,11 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 		putchar('}');
 	}
 	if (s->tick_ms >= 0) {
-		printf(", \"tick_phase_ms\": %ld, \"tick_probe_ms\": [0, 250, 500, 750], "
-		       "\"tick_probe_drain_calls\": ", s->tick_ms);
-		print_arr(s->probe_drain_calls, 4);
+		printf(", \"tick_phase_ms\": %ld, \"tick_probe_ms\": [", s->tick_ms);
+		for (int i = 0; i < PL_TICK_PROBES; i++)
+			printf("%s%ld", i ? ", " : "", s->probe_ms[i]);
+		printf("], \"tick_probe_drain_calls\": ");
+		print_arr(s->probe_drain_calls, PL_TICK_PROBES);
 	}
 	printf(", \"timeline\": [");
 	for (size_t i = 0; i < s->nr_tl; i++) {
@@ -593,7 +645,7 @@ static int run_replay(struct bench *b)
 	struct pl_positional pos = { 0 };
 	struct pl_tick_phase tick = { 0 };
 	struct pl_pcp_busy busy = { 0 };
-	bool follow_busy, probing;
+	bool follow_busy, probing, has_phase = false;
 	const char *snapdir, *state_s, *tick_s;
 	long *tick_ns, tick_ms;
 	int nr_designs, state;
@@ -680,19 +732,25 @@ static int run_replay(struct bench *b)
 		exit(1);
 	}
 	/*
-	 * Each vCPU's vmstat tick: given, the kernel's phase, or one second
-	 * after the first event. With tick=kernel and no phase in the trace,
-	 * tick_probe() tries four.
+	 * Each vCPU's vmstat tick: given (tick_ms=), one second after the
+	 * first event (tick=first), or, with tick=kernel, tick_probe()'s: four
+	 * phases around the kernel's, or across the second without one.
 	 */
 	probing = tick_ms < 0 && !strcmp(tick_s, "kernel");
 	for (unsigned int c = 0; c < nr_cpus; c++) {
-		tick_ns[c] = tick_ms >= 0 ? tick_ms * 1000000L
-			     : !strcmp(tick_s, "kernel") ? pl_tick_phase_ns(&tick, c) : -1;
-		if (tick_ns[c] >= 0)
-			probing = false;
+		tick_ns[c] = tick_ms >= 0 ? tick_ms * 1000000L : probing ? pl_tick_phase_ns(&tick, c) : -1;
+		has_phase |= tick_ns[c] >= 0;
 	}
-	pl_tick_phase_release(&tick);
-	if (probing) {
+	if (probing && has_phase) {
+		fprintf(b->out, "         vmstat tick per vCPU (ms into each second, from the trace's "
+			"kworker drains):");
+		for (unsigned int c = 0; c < nr_cpus && c < 64; c++)
+			fprintf(b->out, " %ld", tick_ns[c] / 1000000);
+		fprintf(b->out, "%s; each design replayed at it %+ld/%+ld/%+ld/%+ld ms, ticking at "
+			"the kernel's kworker drains within %ld ms, and the run nearest their median "
+			"reported\n", nr_cpus > 64 ? " ..." : "", tick_jitter[0], tick_jitter[1],
+			tick_jitter[2], tick_jitter[3], PL_TICK_WINDOW_NS / 1000000);
+	} else if (probing) {
 		fprintf(b->out, "         vmstat tick: the trace shows no kworker drain to read its "
 			"phase from; each design replayed at 0, 250, 500 and 750 ms into the "
 			"second, and the run nearest their median reported\n");
@@ -722,10 +780,11 @@ static int run_replay(struct bench *b)
 
 		if (probing)
 			tick_probe(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
-				   follow_busy ? &busy : NULL, tick_ns, nr_cpus, &s, &secs);
+				   follow_busy ? &busy : NULL, tick_ns, &tick, nr_cpus, &s, &secs);
 		else
 			pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
-				     follow_busy ? &busy : NULL, tick_ns, nr_cpus, false, &s, &secs);
+				     follow_busy ? &busy : NULL, tick_ns, NULL, nr_cpus, SIDE_ALL,
+				     &s, &secs);
 		s.seconds = k.seconds;
 		if (b->json)
 			emit_json(b, &s, &stats);
@@ -738,13 +797,15 @@ static int run_replay(struct bench *b)
 			fprintf(b->out, ", loaded state's buddyinfo TVD %.4f", s.state_tvd);
 		fputc('\n', b->out);
 		if (s.tick_ms >= 0)
-			fprintf(b->out, "         tick at %ld ms; drain calls at 0/250/500/750 ms: "
-				"%lu/%lu/%lu/%lu\n", s.tick_ms, s.probe_drain_calls[0],
+			fprintf(b->out, "         tick at %ld ms; drain calls at %ld/%ld/%ld/%ld ms: "
+				"%lu/%lu/%lu/%lu\n", s.tick_ms, s.probe_ms[0], s.probe_ms[1],
+				s.probe_ms[2], s.probe_ms[3], s.probe_drain_calls[0],
 				s.probe_drain_calls[1], s.probe_drain_calls[2], s.probe_drain_calls[3]);
 		free(s.tl);
 	}
 	free(k.tl);
 	free(tick_ns);
+	pl_tick_phase_release(&tick);
 	pl_positional_release(&pos);
 	pl_pcp_busy_release(&busy);
 	return 0;

@@ -323,8 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "default)")
     rp.add_argument("--emit-trace", metavar="DIR", help="write pagelab's own ftrace text per design")
     rp.add_argument("--tick", help="when each vCPU's vmstat tick runs: kernel (the trace's own "
-                    "phase, default; with none in the trace, the typical of four phases), first (1 s "
-                    "after the first event) or 0..999 (ms into each second)")
+                    "phase and kworker drains, default: the typical of four runs around it, or across the "
+                    "second without one), first (1 s after the first event) or 0..999 (ms into "
+                    "each second)")
     rp.add_argument("--no-pcp-busy", action="store_true",
                     help="replay every free to its CPU's PCP (default: the frees the trace shows "
                     "found their PCP lock held go straight to the buddy, as the kernel ran them)")

@@ -154,9 +154,9 @@ def fidelity_text(result: dict) -> str:
         rec = result["designs"][d]
         if rec.get("tick_phase_ms") is not None:   # the engine tried four phases
             calls = "/".join(str(c) for c in rec.get("tick_probe_drain_calls") or [])
-            out.append(f"vmstat tick ({d}): not in the trace (no kworker drain); replayed at "
-                       f"0/250/500/750 ms (drain calls {calls}), the run at "
-                       f"{rec['tick_phase_ms']} ms reported, nearest their median")
+            phases = "/".join(str(c) for c in rec.get("tick_probe_ms") or [])
+            out.append(f"vmstat tick ({d}): replayed at {phases} ms (drain calls {calls}); "
+                       f"the run at {rec['tick_phase_ms']} ms reported, nearest their median")
     for d in designs:
         w = result["designs"][d].get("warnings") or {}
         if any(w.values()):
@@ -297,9 +297,10 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     With @together, one pagelab-bench process per rep replays every design
     (design=A,B,...), so the kernel's side is computed once per rep.
 
-    @tick: when each vCPU's vmstat tick runs: "kernel" (the trace's own phase,
-    the engine's default; a trace with none is replayed at four phases and
-    the run nearest their median reported), "first" (one second after the first event) or
+    @tick: when each vCPU's vmstat tick runs: "kernel" (the engine's default:
+    four runs around the trace's own phase, ticking at its kworker drains, or
+    at four phases across the second without one; the run nearest their
+    median reported), "first" (one second after the first event) or
     "0".."999" (ms into each second of the trace clock, every vCPU).
 
     @pcp_busy: False replays every free of a PCP order to its CPU's PCP; by
