@@ -7,7 +7,8 @@ ftrace instance of its own (instances/pagelab-<pid>), enables exactly EVENTS
 (plus the percpu events the kernel has), and drains the instance's trace_pipe
 concurrently into a zstd file while the workload runs, so the ring buffer only
 has to absorb the reader's latency.  The buffer is sized from the event rate
-measured in a short probe, and at least 1/64 of memory; the reader thread and
+measured in a short probe, and at least 1/32 of memory per CPU (buffer_kb_for());
+the reader thread and
 zstd run at nice -10 so that a workload using every CPU cannot starve them.  /proc/{buddyinfo,pagetypeinfo,zoneinfo,vmstat,
 meminfo} and the vm sysctls of SYSCTL_FILES are copied right before tracing
 starts and right after it stops.
@@ -49,12 +50,32 @@ REQUIRED = {"kmem/mm_page_alloc", "kmem/mm_page_free", "kmem/mm_page_alloc_zone_
             "kmem/mm_page_pcpu_drain"}
 TRACE_NAME = "trace.txt.zst"
 BYTES_PER_EVENT = 64              # ring-buffer bytes per kmem event, header included, rounded up
-MIN_BUFFER_KB = 32 * 1024         # per CPU, and at least 1/64 of memory over all CPUs ...
+MIN_BUFFER_KB = 32 * 1024         # per CPU, and at least 1/32 of memory per CPU ...
 MAX_FLOOR_KB = 512 * 1024         # ... up to this much per CPU
 DRAIN_NICE = -10                  # the reader and zstd must not starve behind the workload
 HEADROOM_SECONDS = 8              # seconds of the probed rate x4 the buffer must absorb
 LOST_RE = re.compile(rb"\[LOST (\d+) EVENTS\]")
 ENTRIES_RE = re.compile(r"^# entries-in-buffer/entries-written: \d+/\d+", re.M)
+
+
+def buffer_kb_for(per_cpu_rate: float, mem_kb: int, ncpu: int) -> int:
+    """Per-CPU buffer_size_kb for a probed rate of @per_cpu_rate events/s per CPU.
+
+    HEADROOM_SECONDS of 4x the probed rate, and at least a floor for the burst
+    no probe sees: a process that exits frees all its memory on one CPU, two
+    events a page (mm_page_free and its mm_page_pcpu_drain) in a second or two,
+    faster than the reader turns them into text.  A 21 GiB python hog on this
+    2-CPU, 24 GiB VM lost 7.7 M of 33 M events with 1/64 of memory over all CPUs
+    (188 MiB per CPU) and none with 512 MiB per CPU.  So the floor is 1/32 of
+    memory per CPU (two 64-byte events a page), at least MIN_BUFFER_KB, at most
+    MAX_FLOOR_KB; and never more than 1/8 of memory over all CPUs (1 MiB per CPU
+    at the least, on a machine of many CPUs and little memory).
+    """
+    ncpu = max(1, ncpu)
+    want = int(per_cpu_rate * 4 * HEADROOM_SECONDS * BYTES_PER_EVENT / 1024)
+    cap = max(1024, mem_kb // 8 // ncpu)
+    floor = min(MAX_FLOOR_KB, cap, max(MIN_BUFFER_KB, mem_kb // 32))
+    return min(cap, max(floor, want))
 
 
 def _w(path: Path, text: str) -> None:
@@ -242,11 +263,7 @@ class Recorder:
         st = cpu_stats(self.inst)
         ncpu = max(1, len(list((self.inst / "per_cpu").glob("cpu*"))))
         per_cpu_rate = (st["entries"] + st["overrun"] + st["dropped events"]) / probe_s / ncpu
-        want = int(per_cpu_rate * 4 * HEADROOM_SECONDS * BYTES_PER_EVENT / 1024)
-        mem_kb = mem_bytes() // 1024
-        floor = min(MAX_FLOOR_KB, max(MIN_BUFFER_KB, mem_kb // 64 // ncpu))
-        cap = max(floor, mem_kb // 8 // ncpu)
-        return min(cap, max(floor, want))
+        return buffer_kb_for(per_cpu_rate, mem_bytes() // 1024, ncpu)
 
     def cleanup(self) -> None:
         """Disable exactly the events we enabled and remove the instance (never raises)."""

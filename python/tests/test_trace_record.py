@@ -144,6 +144,22 @@ def test_opened_passes_bare_trace_files(tmp_path):
             pass
 
 
+@pytest.mark.parametrize("rate,mem_gib,ncpu,want_kb", [
+    (0, 24, 2, 512 * 1024),           # this VM: the floor, MAX_FLOOR_KB (was 188 MiB: lost events)
+    (0, 1, 1, 32 * 1024),             # 1/32 of memory per CPU
+    (0, 256, 64, 512 * 1024),         # the floor, which is also 1/8 of memory over 64 CPUs
+    (0, 4, 256, 2 * 1024),            # many CPUs, little memory: 1/8 over all CPUs
+    (5e5, 24, 2, 1000000),            # a high probed rate: 8 s of 4x it
+    (1e8, 24, 2, 24 * 1024 * 1024 // 8 // 2),   # ... at most 1/8 of memory over all CPUs
+])
+def test_buffer_kb_for(rate, mem_gib, ncpu, want_kb):
+    """The per-CPU ring buffer holds an exiting process's burst of frees and the probed rate's
+    headroom, never more than 1/8 of memory in all."""
+    got = trace_record.buffer_kb_for(rate, mem_gib << 20, ncpu)
+    assert got == want_kb
+    assert got * ncpu <= max(ncpu * 1024, (mem_gib << 20) // 8)
+
+
 def test_record_needs_root(monkeypatch, capsys):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert main(["trace", "record", "--seconds", "1"]) == 2
