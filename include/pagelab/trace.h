@@ -129,6 +129,7 @@ extern const char *const pl_trace_format_names[];
  * @first_ns, @last_ns: timestamps of the first and last event.
  * @max_cpu:      highest CPU number seen (-1 before any event).
  * @format:       the text format, detected from the lines.
+ * @callchain_lines: `perf script` callchain frames (perf record -g), skipped.
  */
 struct pl_trace_stats {
 	unsigned long lines;
@@ -140,6 +141,7 @@ struct pl_trace_stats {
 	uint64_t first_ns, last_ns;
 	int max_cpu;
 	enum pl_trace_format format;
+	unsigned long callchain_lines;
 };
 
 struct pl_trace_reader;

@@ -9,6 +9,8 @@
  * line, the timestamp the first token after it that starts with a digit and
  * ends with ':' (tracefs and trace-cmd may put latency flags between), the
  * event name the next token with any "system:" prefix (perf) dropped.
+ * perf's callchain frames (perf record -g) under an event are counted and
+ * skipped, as header and comment lines are.
  *
  * Invariants: memory is one fixed input buffer and one fixed line buffer
  * (PL_TRACE_BUFSZ each), whatever the trace's length; a line longer than
@@ -542,6 +544,22 @@ static bool parse_lost(const char *s, const char *end, struct pl_trace_stats *st
 	return true;
 }
 
+/*
+ * A frame of a `perf script` callchain (perf record -g): a tab, then an
+ * address in hex, a space, the symbol and "(dso)", under the event it
+ * belongs to. Return: true if @s..@end (leading blanks gone) was one.
+ */
+static bool perf_callchain_frame(const char *line, const char *s, const char *end)
+{
+	const char *p = s;
+
+	if (*line != '\t' || end[-1] != ')')
+		return false;
+	while (p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+		p++;
+	return p > s && p < end && *p == ' ';
+}
+
 /* Header and comment lines. Return: true if @s was one. */
 static bool parse_meta(const char *s, const char *end, struct pl_trace_stats *st)
 {
@@ -596,6 +614,13 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 		return 0;
 	if (parse_meta(s, end, st))
 		return 0;
+	if (perf_callchain_frame(line, s, end)) {
+		if (st) {
+			st->callchain_lines++;
+			st->format = PL_TRACE_FMT_PERF;
+		}
+		return 0;
+	}
 	/* the CPU: the first [digits] */
 	for (p = s; (p = memchr(p, '[', (size_t)(end - p))) != NULL; p++) {
 		const char *q = p + 1;

@@ -125,6 +125,47 @@ static void test_perf_format(void **state)
 	pl_trace_close(r);
 }
 
+/*
+ * perf script of a perf record -g: each event's callchain frames follow it,
+ * then a blank line. The frames are counted and skipped, not malformed.
+ */
+static void test_perf_callchains(void **state)
+{
+	struct pl_trace_reader *r = pl_trace_open(fixture_path("perf-script-callchain-6.18.txt"));
+	struct pl_trace_event all[16];
+	const struct pl_trace_stats *st;
+	unsigned long n;
+
+	(void)state;
+	assert_non_null(r);
+	n = drain_reader(r, NULL, all, 16);
+	st = pl_trace_get_stats(r);
+	assert_int_equal(n, 6);
+	assert_int_equal(st->format, PL_TRACE_FMT_PERF);
+	assert_int_equal(st->warn[PL_TW_malformed_line], 0);
+	assert_int_equal(st->lines, 104);
+	assert_int_equal(st->callchain_lines, 104 - 6 - 6);	/* less the events and blanks */
+	assert_int_equal(st->by_type[PL_TRACE_PAGE_ALLOC], 2);
+	assert_int_equal(st->by_type[PL_TRACE_PAGE_FREE], 2);
+	assert_int_equal(st->by_type[PL_TRACE_ZONE_LOCKED], 2);
+	assert_int_equal(all[4].pfn, 0x25e680);
+	assert_int_equal(all[4].cpu, 0);
+	assert_true(all[4].percpu_refill);
+	pl_trace_close(r);
+
+	/* a frame-like line that is no frame (no tab, no dso) is still malformed */
+	static const char not_frame[] = "ffffffff8162184b __alloc_frozen_pages_noprof+0x26b\n";
+
+	r = pl_trace_open_mem(not_frame, sizeof(not_frame) - 1);
+	pl_warn_set_quiet(true);
+	assert_int_equal(drain_reader(r, NULL, all, 16), 0);
+	pl_warn_set_quiet(false);
+	st = pl_trace_get_stats(r);
+	assert_int_equal(st->warn[PL_TW_malformed_line], 1);
+	assert_int_equal(st->callchain_lines, 0);
+	pl_trace_close(r);
+}
+
 static void test_trace_cmd_format(void **state)
 {
 	struct pl_trace_reader *r = pl_trace_open(fixture_path("trace-cmd-report-6.18.txt"));
@@ -392,6 +433,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ftrace_format),
 		cmocka_unit_test(test_perf_format),
+		cmocka_unit_test(test_perf_callchains),
 		cmocka_unit_test(test_trace_cmd_format),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_compressed),
