@@ -121,8 +121,37 @@ void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg)
 struct fill {
 	struct pl_loaded_state *st;
 	struct zone *zone;
+	const struct pl_positional *pos;	/* positional: seen pfns are not filled */
 	unsigned long need[NR_PAGE_ORDERS];
 };
+
+static bool pfn_seen(const struct pl_positional *pos, unsigned long pfn);
+
+/*
+ * Does the 2^@k run at @pfn hold a pfn the trace saw? Such a page was
+ * where its first sighting says at trace start (a held one, on a PCP: it
+ * goes there once the pagesets load), so no free block of the snapshot's
+ * counts may take it.
+ */
+static bool run_seen(const struct pl_positional *pos, unsigned long pfn, unsigned int k)
+{
+	unsigned long end = pfn + (1UL << k);
+
+	if (!pos)
+		return false;
+	while (pfn < end) {
+		if (!(pfn % 64) && end - pfn >= 64) {
+			if (pfn / 64 < pos->seen_words && pos->seen[pfn / 64])
+				return true;
+			pfn += 64;
+			continue;
+		}
+		if (pfn_seen(pos, pfn))
+			return true;
+		pfn++;
+	}
+	return false;
+}
 
 /*
  * Fill the 2^@k region at @pfn: free it whole if a block of that order is
@@ -133,7 +162,7 @@ static bool fill_region(struct fill *f, unsigned long pfn, unsigned int k, bool 
 {
 	bool left;
 
-	if (whole_ok && f->need[k] && run_held(f->st, pfn, k)) {
+	if (whole_ok && f->need[k] && run_held(f->st, pfn, k) && !run_seen(f->pos, pfn, k)) {
 		if (pl_zone_give_free_block(f->zone, pfn, k))
 			return false;
 		f->need[k]--;
@@ -570,7 +599,7 @@ static int load_zone(struct pl_loaded_state *st, struct zone *zone, const struct
 	unsigned long nr_pb = zone->spanned_pages >> pageblock_order;
 	unsigned long wmark[NR_WMARK] = { 0 };
 	unsigned char *types;
-	struct fill f = { .st = st, .zone = zone };
+	struct fill f = { .st = st, .zone = zone, .pos = pos };
 	bool any_zone = false;
 	unsigned long managed = 0;
 
