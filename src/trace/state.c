@@ -121,37 +121,14 @@ void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg)
 struct fill {
 	struct pl_loaded_state *st;
 	struct zone *zone;
-	const struct pl_positional *pos;	/* positional: seen pfns are not filled */
+	/*
+	 * Positional: a pfn the trace saw was where its first sighting says at
+	 * trace start (a held one on a PCP, which gets it once the pagesets
+	 * load), so no free block of the snapshot's counts takes it.
+	 */
+	const struct pl_positional *pos;
 	unsigned long need[NR_PAGE_ORDERS];
 };
-
-static bool pfn_seen(const struct pl_positional *pos, unsigned long pfn);
-
-/*
- * Does the 2^@k run at @pfn hold a pfn the trace saw? Such a page was
- * where its first sighting says at trace start (a held one, on a PCP: it
- * goes there once the pagesets load), so no free block of the snapshot's
- * counts may take it.
- */
-static bool run_seen(const struct pl_positional *pos, unsigned long pfn, unsigned int k)
-{
-	unsigned long end = pfn + (1UL << k);
-
-	if (!pos)
-		return false;
-	while (pfn < end) {
-		if (!(pfn % 64) && end - pfn >= 64) {
-			if (pfn / 64 < pos->seen_words && pos->seen[pfn / 64])
-				return true;
-			pfn += 64;
-			continue;
-		}
-		if (pfn_seen(pos, pfn))
-			return true;
-		pfn++;
-	}
-	return false;
-}
 
 /*
  * Fill the 2^@k region at @pfn: free it whole if a block of that order is
@@ -162,7 +139,8 @@ static bool fill_region(struct fill *f, unsigned long pfn, unsigned int k, bool 
 {
 	bool left;
 
-	if (whole_ok && f->need[k] && run_held(f->st, pfn, k) && !run_seen(f->pos, pfn, k)) {
+	if (whole_ok && f->need[k] && run_held(f->st, pfn, k) &&
+	    !(f->pos && seen_in(f->pos, pfn, 1UL << k))) {
 		if (pl_zone_give_free_block(f->zone, pfn, k))
 			return false;
 		f->need[k]--;
@@ -459,11 +437,6 @@ static int place_sightings(struct pl_loaded_state *st, struct zone *zone,
 		}
 	}
 	return 0;
-}
-
-static bool pfn_seen(const struct pl_positional *pos, unsigned long pfn)
-{
-	return pfn / 64 < pos->seen_words && (pos->seen[pfn / 64] >> (pfn % 64) & 1);
 }
 
 struct grow_cand {

@@ -69,6 +69,28 @@ static inline bool touched(const struct pl_positional *pos, unsigned long pfn, u
 	return false;
 }
 
+static inline bool pfn_seen(const struct pl_positional *pos, unsigned long pfn)
+{
+	return pfn / 64 < pos->seen_words && (pos->seen[pfn / 64] >> (pfn % 64) & 1);
+}
+
+/* Did the trace see a pfn of [@pfn, @pfn + @nr)? Exact, where touched() goes by words. */
+static inline bool seen_in(const struct pl_positional *pos, unsigned long pfn, unsigned long nr)
+{
+	unsigned long end = pfn + nr;
+
+	while (pfn < end) {
+		if (!(pfn % 64) && end - pfn >= 64) {
+			if (touched(pos, pfn, 64))
+				return true;
+			pfn += 64;
+		} else if (pfn_seen(pos, pfn++)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static inline void unhold(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
 {
 	for (unsigned long i = 0; i < (1UL << order); i++)
