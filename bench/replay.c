@@ -518,6 +518,18 @@ static void tick_probe(const struct bench *b, const struct artifact *a, const ch
 
 /* ---- output ---------------------------------------------------------------- */
 
+/* Each vCPU's tick phase in ms ("-": none), the first 64. */
+static void print_phases(FILE *f, const long *tick_ns, unsigned int nr_cpus)
+{
+	for (unsigned int c = 0; c < nr_cpus && c < 64; c++)
+		if (tick_ns[c] < 0)
+			fprintf(f, " -");
+		else
+			fprintf(f, " %ld", tick_ns[c] / 1000000);
+	if (nr_cpus > 64)
+		fprintf(f, " ...");
+}
+
 static void print_arr(const unsigned long *v, int n)
 {
 	putchar('[');
@@ -744,12 +756,11 @@ static int run_replay(struct bench *b)
 	if (probing && has_phase) {
 		fprintf(b->out, "         vmstat tick per vCPU (ms into each second, from the trace's "
 			"kworker drains):");
-		for (unsigned int c = 0; c < nr_cpus && c < 64; c++)
-			fprintf(b->out, " %ld", tick_ns[c] / 1000000);
-		fprintf(b->out, "%s; each design replayed at it %+ld/%+ld/%+ld/%+ld ms, ticking at "
+		print_phases(b->out, tick_ns, nr_cpus);
+		fprintf(b->out, "; each design replayed at it %+ld/%+ld/%+ld/%+ld ms, ticking at "
 			"the kernel's kworker drains within %ld ms, and the run nearest their median "
-			"reported\n", nr_cpus > 64 ? " ..." : "", tick_jitter[0], tick_jitter[1],
-			tick_jitter[2], tick_jitter[3], PL_TICK_WINDOW_NS / 1000000);
+			"reported\n", tick_jitter[0], tick_jitter[1], tick_jitter[2], tick_jitter[3],
+			PL_TICK_WINDOW_NS / 1000000);
 	} else if (probing) {
 		fprintf(b->out, "         vmstat tick: the trace shows no kworker drain to read its "
 			"phase from; each design replayed at 0, 250, 500 and 750 ms into the "
@@ -757,12 +768,8 @@ static int run_replay(struct bench *b)
 	} else {
 		fprintf(b->out, "         vmstat tick per vCPU (ms into each second; - one second "
 			"after the first event):");
-		for (unsigned int c = 0; c < nr_cpus && c < 64; c++)
-			if (tick_ns[c] < 0)
-				fprintf(b->out, " -");
-			else
-				fprintf(b->out, " %ld", tick_ns[c] / 1000000);
-		fprintf(b->out, "%s\n", nr_cpus > 64 ? " ..." : "");
+		print_phases(b->out, tick_ns, nr_cpus);
+		fputc('\n', b->out);
 	}
 	if (b->json)
 		emit_json(b, &k, &stats);
