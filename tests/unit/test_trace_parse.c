@@ -49,6 +49,24 @@ static unsigned long drain_reader(struct pl_trace_reader *r, struct pl_trace_eve
 	return n;
 }
 
+/*
+ * Read every event of perf script fixture @name into @all: @want events,
+ * perf's format, no malformed line. Return: the open reader (its stats).
+ */
+static struct pl_trace_reader *read_perf_fixture(const char *name, struct pl_trace_event *all,
+						 size_t max, unsigned long want)
+{
+	struct pl_trace_reader *r = pl_trace_open(fixture_path(name));
+	const struct pl_trace_stats *st;
+
+	assert_non_null(r);
+	assert_int_equal(drain_reader(r, NULL, all, max), want);
+	st = pl_trace_get_stats(r);
+	assert_int_equal(st->format, PL_TRACE_FMT_PERF);
+	assert_int_equal(st->warn[PL_TW_malformed_line], 0);
+	return r;
+}
+
 static void test_ftrace_format(void **state)
 {
 	struct pl_trace_reader *r = pl_trace_open(fixture_path("ftrace-6.18.txt"));
@@ -103,18 +121,11 @@ static void test_ftrace_format(void **state)
 
 static void test_perf_format(void **state)
 {
-	struct pl_trace_reader *r = pl_trace_open(fixture_path("perf-script-6.18.txt"));
 	struct pl_trace_event all[32];
-	const struct pl_trace_stats *st;
-	unsigned long n;
+	struct pl_trace_reader *r = read_perf_fixture("perf-script-6.18.txt", all, 32, 12);
+	const struct pl_trace_stats *st = pl_trace_get_stats(r);
 
 	(void)state;
-	assert_non_null(r);
-	n = drain_reader(r, NULL, all, 32);
-	st = pl_trace_get_stats(r);
-	assert_int_equal(n, 12);
-	assert_int_equal(st->format, PL_TRACE_FMT_PERF);
-	assert_int_equal(st->warn[PL_TW_malformed_line], 0);
 	assert_int_equal(all[0].type, PL_TRACE_PAGE_ALLOC);
 	assert_int_equal(all[0].pfn, 0x146dbe);
 	assert_int_equal(all[0].cpu, 1);
@@ -131,18 +142,11 @@ static void test_perf_format(void **state)
  */
 static void test_perf_callchains(void **state)
 {
-	struct pl_trace_reader *r = pl_trace_open(fixture_path("perf-script-callchain-6.18.txt"));
 	struct pl_trace_event all[16];
-	const struct pl_trace_stats *st;
-	unsigned long n;
+	struct pl_trace_reader *r = read_perf_fixture("perf-script-callchain-6.18.txt", all, 16, 6);
+	const struct pl_trace_stats *st = pl_trace_get_stats(r);
 
 	(void)state;
-	assert_non_null(r);
-	n = drain_reader(r, NULL, all, 16);
-	st = pl_trace_get_stats(r);
-	assert_int_equal(n, 6);
-	assert_int_equal(st->format, PL_TRACE_FMT_PERF);
-	assert_int_equal(st->warn[PL_TW_malformed_line], 0);
 	assert_int_equal(st->lines, 104);
 	assert_int_equal(st->callchain_lines, 104 - 6 - 6);	/* less the events and blanks */
 	assert_int_equal(st->by_type[PL_TRACE_PAGE_ALLOC], 2);
