@@ -51,6 +51,8 @@ struct side {
 	bool has_mm;
 	double seconds;
 	double state_tvd;	/* loaded state's buddyinfo against the snapshot's */
+	struct pl_snapshot_gap gap;	/* the kernel's side: do the snapshots bracket the trace? */
+	bool has_gap;
 	long tick_ms;		/* vCPU 0's phase in the run reported (tick_probe()), else -1 */
 	long probe_ms[PL_TICK_PROBES];			/* vCPU 0's phase in each probe */
 	unsigned long probe_drain_calls[PL_TICK_PROBES];	/* and its drain calls */
@@ -171,8 +173,9 @@ static void tl_push(struct side *s, const unsigned long *refills, unsigned int n
 /* ---- the kernel side ------------------------------------------------------------ */
 
 /* The kernel's figures; with @pos, the first sightings in the same pass. */
-static void kernel_side(const struct artifact *a, struct side *k, struct pl_trace_stats *stats,
-			struct pl_positional *pos, struct pl_tick_phase *tick, struct pl_pcp_busy *busy)
+static void kernel_side(const struct artifact *a, const struct pl_snapshot *before, struct side *k,
+			struct pl_trace_stats *stats, struct pl_positional *pos,
+			struct pl_tick_phase *tick, struct pl_pcp_busy *busy)
 {
 	struct pl_trace_reader *r = open_trace(a->trace);
 	struct pl_trace_event ev;
@@ -219,6 +222,7 @@ static void kernel_side(const struct artifact *a, struct side *k, struct pl_trac
 			for (int z = 0; z < after.nr_zones; z++)
 				for (unsigned int c = 0; c < after.zone[z].nr_pcp_cpus; c++)
 					k->pcp_pages += (unsigned long)after.zone[z].pcp_count[c];
+			k->has_gap = before && !pl_snapshot_gap(before, &after, &k->score, &k->gap);
 		}
 	}
 }
@@ -530,6 +534,22 @@ static void print_phases(FILE *f, const long *tick_ns, unsigned int nr_cpus)
 		fprintf(f, " ...");
 }
 
+/* The snapshots' page traffic against the trace's (pl_snapshot_gap()). */
+static void print_gap(FILE *f, const struct pl_snapshot_gap *g)
+{
+	bool by_alloc = labs(g->alloc_gap) >= labs(g->free_gap);
+
+	fprintf(f, "         snapshots: vmstat counted %ld pages allocated and %ld freed between "
+		"them, the trace %ld and %ld (%.1f%% apart)\n", g->pgalloc, g->pgfree,
+		g->traced_alloc, g->traced_free, 100 * g->share);
+	if (g->stale)
+		fprintf(f, "WARNING: STALE SNAPSHOT: the kernel %s %ld pages outside the trace: its "
+			"before/after snapshots were not taken right at its ends (by hand, around "
+			"perf record's ring buffer setup?), so the loaded state is not the trace's "
+			"starting state and every figure is suspect\n",
+			by_alloc ? "allocated" : "freed", by_alloc ? g->alloc_gap : g->free_gap);
+}
+
 static void print_arr(const unsigned long *v, int n)
 {
 	putchar('[');
@@ -581,6 +601,12 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 			first = 0;
 		}
 	printf("}");
+	if (s->has_gap)
+		printf(", \"snapshot_gap\": {\"pgalloc\": %ld, \"pgfree\": %ld, \"traced_alloc\": %ld, "
+		       "\"traced_free\": %ld, \"alloc_gap\": %ld, \"free_gap\": %ld, \"share\": %.4f, "
+		       "\"stale\": %s}", s->gap.pgalloc, s->gap.pgfree, s->gap.traced_alloc,
+		       s->gap.traced_free, s->gap.alloc_gap, s->gap.free_gap, s->gap.share,
+		       s->gap.stale ? "true" : "false");
 	if (s->state_tvd >= 0) {
 		printf(", \"state_buddyinfo_tvd\": %.4f, \"state_free_pages_by_order\": ", s->state_tvd);
 		print_arr(s->state_free_by_order, NR_PAGE_ORDERS);
@@ -712,8 +738,8 @@ static int run_replay(struct bench *b)
 	tick_ms = param_str(b, "tick_ms", NULL) ? (long)param_ulong(b, "tick_ms", 0) : -1;
 	/* pcp_busy=1: the frees the trace shows found their PCP busy go to the buddy */
 	follow_busy = param_ulong(b, "pcp_busy", 1) != 0;
-	kernel_side(&a, &k, &stats, state == PL_STATE_POSITIONAL ? &pos : NULL, &tick,
-		    follow_busy ? &busy : NULL);
+	kernel_side(&a, has_snap ? &snap : NULL, &k, &stats,
+		    state == PL_STATE_POSITIONAL ? &pos : NULL, &tick, follow_busy ? &busy : NULL);
 	pl_pcp_busy_finish(&busy);
 	if (!stats.events) {
 		/* an empty file, or text that is no trace: nothing to score */
@@ -777,6 +803,8 @@ static int run_replay(struct bench *b)
 	fprintf(b->out, "         %lu events (%lu lines), %lu lost, %.1f s of trace, format %s\n",
 		stats.events, stats.lines, stats.lost_events, k.seconds,
 		pl_trace_format_names[stats.format]);
+	if (k.has_gap)
+		print_gap(b->out, &k.gap);
 	if (follow_busy)
 		fprintf(b->out, "         %zu frees found their PCP busy and went to the buddy "
 			"(pcp_busy=0: replay them as PCP frees)\n", busy.nr);

@@ -208,6 +208,11 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
  *                 not go to a PCP (4..8, 10: free_one_page()).
  * @buddy_direct_allocs, @buddy_direct_frees: the last two terms.
  * @allocs, @frees: mm_page_alloc (successful) and mm_page_free(+_batched).
+ * @alloc_pages, @free_pages: their pages (2^order each; _batched not again).
+ * @vmalloc_area_pages: pages of successful alloc_vmap_area areas less one
+ *                 guard page each: what vmalloc would take with
+ *                 alloc_pages_bulk(), which fires no mm_page_alloc (an
+ *                 ioremap or vm_map_ram area takes none: an upper bound).
  * @vmalloc_allocs, @vmalloc_purges: alloc_vmap_area (not failed) and
  *                 purge_vmap_area_lazy with num_purged > 0.
  */
@@ -223,6 +228,7 @@ struct pl_trace_score {
 	unsigned long fallback_pageblocks_claimed;
 	unsigned long buddy_direct_allocs, buddy_direct_frees;
 	unsigned long allocs, frees;
+	unsigned long alloc_pages, free_pages, vmalloc_area_pages;
 	unsigned long vmalloc_allocs, vmalloc_purges;
 	/* per-CPU run state and refills, for the timeline */
 	unsigned int nr_cpus;
@@ -295,6 +301,9 @@ struct pl_snap_zone {
  *                   (0 unknown, the default; PL_WMARK_BOOST_OFF for 0).
  * @percpu_pagelist_high_fraction: from the directory's file; 0 if absent.
  * @nr_free_pages:   vmstat nr_free_pages (or the buddyinfo sum).
+ * @pgalloc, @pgfree: vmstat's pgalloc_* summed over zones, and pgfree: pages
+ *                   allocated and freed since boot; @has_pgalloc if vmstat
+ *                   had both.
  */
 struct pl_snapshot {
 	struct pl_snap_zone zone[PL_SNAP_MAX_ZONES];
@@ -305,6 +314,8 @@ struct pl_snapshot {
 	unsigned long percpu_pagelist_high_fraction;
 	unsigned long nr_free_pages;
 	bool has_vmstat;
+	unsigned long pgalloc, pgfree;
+	bool has_pgalloc;
 };
 
 /**
@@ -325,6 +336,58 @@ unsigned int pl_snapshot_nr_cpus(const struct pl_snapshot *snap);
 
 /** pl_snapshot_free_by_order() - free PAGES per order summed over zones. */
 void pl_snapshot_free_by_order(const struct pl_snapshot *snap, unsigned long out[NR_PAGE_ORDERS]);
+
+/*
+ * A snapshot pair is stale when the pages vmstat saw allocated or freed
+ * between them differ from the trace's by more than this share of vmstat's
+ * figure and by more than this many pages (16 MiB): recordings made with
+ * `pagelab trace record` differ by 0.0-0.2%; a perf capture whose snapshots
+ * were taken outside `perf record`, which allocates its ring buffers in
+ * between, by 22-31%.
+ */
+#define PL_SNAPSHOT_GAP_SHARE	0.10
+#define PL_SNAPSHOT_GAP_PAGES	4096L
+
+/**
+ * struct pl_snapshot_gap - the page traffic between two snapshots against
+ * the trace recorded between them (pl_snapshot_gap()).
+ * @pgalloc, @pgfree: after - before of vmstat's pgalloc_* and pgfree.
+ * @traced_alloc:     pages of the trace's successful mm_page_alloc events
+ *                    plus its vmalloc areas' bulk pages (alloc_pages_bulk()
+ *                    fires no event; pl_trace_score.vmalloc_area_pages).
+ * @traced_free:      pages of its mm_page_free events.
+ * @alloc_gap, @free_gap: @pgalloc - @traced_alloc, @pgfree - @traced_free.
+ *                    Positive: the kernel allocated or freed pages the trace
+ *                    missed (a snapshot taken well before the trace began or
+ *                    well after it ended, or a cut trace); negative: the
+ *                    trace runs past its snapshots (or they are of two boots).
+ * @share:            the larger |gap| over its vmstat figure.
+ * @stale:            @share > PL_SNAPSHOT_GAP_SHARE and that gap's pages >
+ *                    PL_SNAPSHOT_GAP_PAGES: the before snapshot is not the
+ *                    state the trace started from, nor the after one the
+ *                    state it ended in, and every figure is suspect.
+ */
+struct pl_snapshot_gap {
+	long pgalloc, pgfree;
+	long traced_alloc, traced_free;
+	long alloc_gap, free_gap;
+	double share;
+	bool stale;
+};
+
+/**
+ * pl_snapshot_gap() - check that @before and @after bracket the trace
+ * scored in @score: compare the page allocations and frees vmstat counted
+ * between them with the trace's.
+ * @before, @after: the snapshots (pl_snapshot_read()).
+ * @score:  the kernel's side of the trace (pl_trace_score_event() on every event).
+ * @out:    the figures.
+ * Return: 0; -ENODATA (no warning: old or partial snapshots have no
+ * counters) if either snapshot's vmstat lacks pgalloc or pgfree; -EINVAL
+ * with one warning on a NULL argument. @out is written only on 0.
+ */
+int pl_snapshot_gap(const struct pl_snapshot *before, const struct pl_snapshot *after,
+		    const struct pl_trace_score *score, struct pl_snapshot_gap *out);
 
 /* ---- machine state (src/trace/state.c) -------------------------------- */
 

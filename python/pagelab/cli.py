@@ -199,6 +199,12 @@ def cmd_trace_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace_snapshot(args: argparse.Namespace) -> int:
+    dest = trace_record.snapshot_cmd(args.dir)
+    print(f"{dest}: /proc/{{{','.join(trace_record.SNAPSHOT_FILES)}}} and the vm sysctls")
+    return 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     return replay.cli(args, args.argv, OUT)
 
@@ -308,6 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--seconds", type=float, help="record this long (with CMD: at most this long)")
     tr.add_argument("--buffer-kb", type=int, help="ring buffer per CPU (default: sized from a probe)")
     tr.set_defaults(func=cmd_trace_record, command=[])
+    ts = tsub.add_parser("snapshot", help="copy /proc/{buddyinfo,pagetypeinfo,zoneinfo,vmstat,"
+                         "meminfo} and the vm sysctls into DIR, for a trace made by hand "
+                         "(perf record, trace-cmd): take it inside the recorded command",
+                         usage="pagelab trace snapshot DIR")
+    ts.add_argument("dir", metavar="DIR", help="a new directory (e.g. before/ or after/)")
+    ts.set_defaults(func=cmd_trace_snapshot)
 
     rp = sub.add_parser("replay", help="replay a real trace under designs; fidelity vs the kernel")
     rp.add_argument("trace", help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace file")

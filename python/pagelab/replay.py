@@ -17,7 +17,8 @@ The fidelity table: one row per metric, the kernel's value, each design's
 value and its ratio design/kernel, plus the total variation distance (TVD)
 between the kernel's and the design's end-of-trace free pages by order.
 A trace with lost events is flagged in the table, the saved results and the
-report.
+report, and so is one whose before/after snapshots do not bracket it
+(stale_snapshot_text(): vmstat's page counts between them against the trace's).
 """
 from __future__ import annotations
 
@@ -145,6 +146,9 @@ def fidelity_text(result: dict) -> str:
     if result["lost_events"]:
         out.append(f"WARNING: LOSSY TRACE: the kernel lost {result['lost_events']} events while "
                    "recording; every figure below misses them")
+    stale = stale_snapshot_text(result)
+    if stale:
+        out.append("WARNING: " + stale)
     for row in table:
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                              for i, (c, w) in enumerate(zip(row, widths))).rstrip())
@@ -162,6 +166,23 @@ def fidelity_text(result: dict) -> str:
         if any(w.values()):
             out.append(f"warnings ({d}): " + ", ".join(f"{k} {v}" for k, v in sorted(w.items()) if v))
     return "\n".join(out) + "\n"
+
+
+def stale_snapshot_text(result: dict) -> str | None:
+    """The warning for a trace whose snapshots do not bracket it, else None.
+
+    The engine compares the pages vmstat saw allocated and freed between the
+    before and after snapshots with the trace's (pl_snapshot_gap()); far
+    apart, the loaded state is not the one the trace started from."""
+    g = (result.get("kernel") or {}).get("snapshot_gap")
+    if not g or not g.get("stale"):
+        return None
+    by_alloc = abs(g["alloc_gap"]) >= abs(g["free_gap"])
+    return (f"STALE SNAPSHOT: the kernel {'allocated' if by_alloc else 'freed'} "
+            f"{g['alloc_gap'] if by_alloc else g['free_gap']} pages outside the trace "
+            f"({g['share']:.0%} of vmstat's count between the snapshots): they were not taken "
+            "right at the trace's ends, so the loaded state is not its starting state and every "
+            "figure is suspect")
 
 
 def _high_order_share(pages: list | None) -> float | None:
@@ -205,6 +226,7 @@ def presets_text(docs: list[dict]) -> str:
             t = None if name == "kernel" else tvd(kc.get("free_pages_by_order_end") or [],
                                                   c.get("free_pages_by_order_end") or [])
             lost = " (LOSSY)" if rep.get("lost_events") and name == "kernel" else ""
+            lost += " (STALE)" if stale_snapshot_text(rep) and name == "kernel" else ""
             ratios = [_ratio_cell(metric_value(c, key), metric_value(kc, key), name,
                                   isinstance(key, tuple))
                       for key in ("pcp_refills", ("pcp_refill_pages", "pcp_refills"),

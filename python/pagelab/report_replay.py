@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .replay import fidelity_text  # noqa: E402
+from .replay import fidelity_text, stale_snapshot_text  # noqa: E402
 
 MAX_CPU_PANELS = 8
 
@@ -114,6 +114,9 @@ def replay_section(doc: dict, png, img) -> str:
     if rep.get("lost_events"):
         parts.append(f"<p><b>LOSSY TRACE: the kernel lost {int(rep['lost_events'])} events while "
                      f"recording; the figures miss them.</b></p>")
+    stale = stale_snapshot_text(rep)
+    if stale:
+        parts.append(f"<p><b>{html.escape(stale)}.</b></p>")
     parts.append(f"<pre>{html.escape(fidelity_text(rep))}</pre>")
     for make, alt, need in ((refills_figure, "PCP refills per CPU", "a timeline with pcp_refills"),
                             (free_by_order_figure, "free pages by order",

@@ -122,6 +122,32 @@ def snapshot(dest: Path, proc: Path = Path("/proc")) -> None:
             (dest / name).write_bytes(src.read_bytes())
 
 
+def snapshot_cmd(dest: Path, proc: Path = Path("/proc")) -> Path:
+    """`pagelab trace snapshot DIR`: the same snapshot as a recording's
+    before/ and after/, for traces made by hand (perf record, trace-cmd).
+    Take it inside the recorded command, right before and after the
+    workload: perf allocates its ring buffers after it starts, and a
+    snapshot taken before that is not the state the trace starts from.
+    Refuses a DIR that already holds a snapshot file (nothing is changed)."""
+    dest = Path(dest)
+    if dest.exists() and not dest.is_dir():
+        raise TraceError(f"{dest} exists and is not a directory")
+    taken = [n for n in SNAPSHOT_FILES + SYSCTL_FILES if (dest / n).exists()]
+    if taken:
+        raise TraceError(f"{dest} already holds a snapshot ({taken[0]}); give a new directory")
+    for name in SNAPSHOT_FILES:   # read them all first: a refusal leaves no partial snapshot
+        try:
+            (proc / name).read_bytes()
+        except OSError as e:
+            raise TraceError(f"cannot read {proc / name}: {e.strerror or e}"
+                             + (" (run as root)" if isinstance(e, PermissionError) else "")) from None
+    try:
+        snapshot(dest, proc)
+    except OSError as e:
+        raise TraceError(f"cannot write the snapshot in {dest}: {e.strerror or e}") from None
+    return dest
+
+
 def cpu_stats(inst: Path) -> dict[str, int]:
     """Sum of the per-CPU ring-buffer stats that count events."""
     tot = {"entries": 0, "overrun": 0, "dropped events": 0, "read events": 0}

@@ -55,6 +55,47 @@ def test_lossy_fixture_copy_is_flagged(tmp_path, capsys):
     assert " mm_page_alloc: " in emitted
 
 
+def _vmstat_plus(path: Path, key: str, add: int) -> None:
+    lines = []
+    for line in path.read_text().splitlines():
+        k, v = line.split()
+        lines.append(f"{k} {int(v) + add if k == key else v}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_stale_snapshot_is_flagged(tmp_path, capsys):
+    """Snapshots that do not bracket the trace (pages allocated between them that the trace does
+    not hold, as when perf allocates its ring buffers after a snapshot taken by hand) are flagged
+    in the engine's text and JSON, the fidelity table, the replay table and the report; the
+    fixture as recorded is not."""
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={FIXTURE}", "tick_ms=0", "--json"],
+                       capture_output=True, text=True, check=True)
+    kernel = [json.loads(line) for line in p.stdout.splitlines()
+              if line.startswith("{") and '"test": "kernel"' in line][0]
+    g = kernel["snapshot_gap"]
+    assert not g["stale"]
+    assert g["traced_free"] == g["pgfree"] - g["free_gap"]
+    assert abs(g["alloc_gap"]) < 0.1 * g["pgalloc"]
+    art = tmp_path / "stale.pltrace"
+    shutil.copytree(FIXTURE, art)
+    _vmstat_plus(art / "after" / "vmstat", "pgalloc_normal", 262144)   # a 1 GiB ring buffer
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={art}", "tick_ms=0"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0
+    assert "WARNING: STALE SNAPSHOT: the kernel allocated " in p.stdout
+    out = tmp_path / "r.json"
+    assert main(["replay", str(art), "--tick", "first", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "WARNING: STALE SNAPSHOT: the kernel allocated " in text
+    saved = load_results(out)
+    assert saved["replay"]["kernel"]["snapshot_gap"]["stale"] is True
+    assert main(["replay-table", str(out)]) == 0
+    assert "(STALE)" in capsys.readouterr().out
+    from pagelab.report_replay import replay_section
+    html_text = replay_section(saved, lambda fig: b"", lambda data, alt: f"<img alt='{alt}'>")
+    assert "STALE SNAPSHOT" in html_text
+
+
 def test_engine_refuses_a_missing_trace(tmp_path, capsys):
     d = tmp_path / "x.pltrace"
     shutil.copytree(FIXTURE, d)

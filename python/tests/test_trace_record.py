@@ -59,6 +59,44 @@ def test_snapshot_copies_reports_and_sysctls(tmp_path):
     assert set(SYSCTL_FILES) >= {"min_free_kbytes", "watermark_scale_factor"}
 
 
+def test_trace_snapshot_command(tmp_path, monkeypatch, capsys):
+    """`pagelab trace snapshot DIR` writes the recorder's snapshot; a DIR that holds one already,
+    a file in its place or an unreadable /proc are one line on stderr, exit 2, nothing written."""
+    proc = tmp_path / "proc"
+    (proc / "sys" / "vm").mkdir(parents=True)
+    for name in SNAPSHOT_FILES:
+        (proc / name).write_text(f"report {name}\n")
+    (proc / "sys" / "vm" / "min_free_kbytes").write_text("67584\n")
+    real = trace_record.snapshot_cmd
+    monkeypatch.setattr(trace_record, "snapshot_cmd", lambda d: real(d, proc))
+    dest = tmp_path / "cap" / "before"
+    assert main(["trace", "snapshot", str(dest)]) == 0
+    assert str(dest) in capsys.readouterr().out
+    for name in SNAPSHOT_FILES:
+        assert (dest / name).read_text() == f"report {name}\n"
+    assert (dest / "min_free_kbytes").read_text() == "67584\n"
+
+    (dest / "vmstat").write_text("kept\n")
+    assert main(["trace", "snapshot", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "already holds a snapshot" in err
+    assert (dest / "vmstat").read_text() == "kept\n"
+
+    f = tmp_path / "afile"
+    f.write_text("x")
+    assert main(["trace", "snapshot", str(f)]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+    (proc / "pagetypeinfo").unlink()
+    fresh = tmp_path / "cap" / "after"
+    assert main(["trace", "snapshot", str(fresh)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot read" in err and "pagetypeinfo" in err
+    assert not fresh.exists() or not any(fresh.iterdir())
+    assert main(["trace", "snapshot"]) == 2          # DIR is required
+    assert capsys.readouterr().err.count("\n") == 1
+
+
 def test_manifest_round_trip(tmp_path):
     d = make_artifact(tmp_path / "a.pltrace", lost=3)
     m = load_manifest(d)

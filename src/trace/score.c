@@ -69,17 +69,22 @@ void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event 
 			s->fallback_pageblocks_claimed++;
 		return;
 	case PL_TRACE_PAGE_ALLOC:
-		if (ev->pfn != -1UL)
+		if (ev->pfn != -1UL) {
 			s->allocs++;
+			s->alloc_pages += 1UL << ev->order;
+		}
 		break;
 	case PL_TRACE_PAGE_FREE:	/* _batched repeats a page mm_page_free reported */
 		s->frees++;
+		s->free_pages += 1UL << ev->order;
 		/* orders a PCP does not take go to free_one_page() under zone->lock */
 		if (!pcp_allowed_order((unsigned int)ev->order))
 			s->buddy_direct_frees++;
 		break;
 	case PL_TRACE_ALLOC_VMAP_AREA:
 		s->vmalloc_allocs += !ev->failed;
+		if (!ev->failed && ev->size > PAGE_SIZE)	/* less the guard page */
+			s->vmalloc_area_pages += ev->size / PAGE_SIZE - 1;
 		break;
 	case PL_TRACE_PURGE_VMAP_AREA:
 		s->vmalloc_purges += ev->npurged > 0;

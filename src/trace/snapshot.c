@@ -14,6 +14,12 @@
  * watermark_boost_factor, percpu_pagelist_high_fraction), each a file of
  * that name. All are optional: an older recording lacks them, and then the
  * zones' watermarks stand in for the first two.
+ *
+ * pl_snapshot_gap() checks that a before/after pair brackets its trace:
+ * vmstat's pgalloc_* and pgfree count every page allocated and freed, so
+ * their growth between the snapshots must match the trace's pages. A
+ * snapshot taken long before the trace began (by hand, before `perf record`
+ * allocated its ring buffers) is a different starting state.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -213,11 +219,24 @@ static int read_vmstat(FILE *f, struct pl_snapshot *s)
 	char line[256];
 	unsigned long v;
 
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "nr_free_pages %lu", &v) == 1) {
+	bool has_pgfree = false, has_pgalloc = false;
+	char name[64];
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lu", name, &v) != 2)
+			continue;
+		if (!strcmp(name, "nr_free_pages")) {
 			s->nr_free_pages = v;
 			s->has_vmstat = true;
+		} else if (!strncmp(name, "pgalloc_", 8)) {	/* one per zone type */
+			s->pgalloc += v;
+			has_pgalloc = true;
+		} else if (!strcmp(name, "pgfree")) {
+			s->pgfree = v;
+			has_pgfree = true;
 		}
+	}
+	s->has_pgalloc = has_pgalloc && has_pgfree;
 	return 0;
 }
 
@@ -401,6 +420,34 @@ unsigned int pl_snapshot_nr_cpus(const struct pl_snapshot *s)
 	for (int i = 0; i < s->nr_zones; i++)
 		n = max(n, s->zone[i].nr_pcp_cpus);
 	return n;
+}
+
+int pl_snapshot_gap(const struct pl_snapshot *before, const struct pl_snapshot *after,
+		    const struct pl_trace_score *score, struct pl_snapshot_gap *out)
+{
+	struct pl_snapshot_gap g = { 0 };
+	double a, f;
+
+	if (!before || !after || !score || !out) {
+		pl_warn_ratelimited("pl_snapshot_gap: NULL argument");
+		return -EINVAL;
+	}
+	if (!before->has_pgalloc || !after->has_pgalloc)
+		return -ENODATA;
+	/* signed: counters of another boot may have gone down */
+	g.pgalloc = (long)(after->pgalloc - before->pgalloc);
+	g.pgfree = (long)(after->pgfree - before->pgfree);
+	g.traced_alloc = (long)(score->alloc_pages + score->vmalloc_area_pages);
+	g.traced_free = (long)score->free_pages;
+	g.alloc_gap = g.pgalloc - g.traced_alloc;
+	g.free_gap = g.pgfree - g.traced_free;
+	a = (double)labs(g.alloc_gap) / (double)max(labs(g.pgalloc), 1L);
+	f = (double)labs(g.free_gap) / (double)max(labs(g.pgfree), 1L);
+	g.share = max(a, f);
+	g.stale = (a > PL_SNAPSHOT_GAP_SHARE && labs(g.alloc_gap) > PL_SNAPSHOT_GAP_PAGES) ||
+		  (f > PL_SNAPSHOT_GAP_SHARE && labs(g.free_gap) > PL_SNAPSHOT_GAP_PAGES);
+	*out = g;
+	return 0;
 }
 
 void pl_snapshot_free_by_order(const struct pl_snapshot *s, unsigned long out[NR_PAGE_ORDERS])

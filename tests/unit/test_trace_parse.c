@@ -3,7 +3,8 @@
  * test_trace_parse.c - the trace layer's readers (issue 13): the three text
  * formats from real 6.18 captures (tests/fixtures/traces), gzip/zstd/xz
  * input and a stream cut short, malformed lines, lost-event accounting, and
- * the /proc snapshot reader (a NUMA machine's refused).
+ * the /proc snapshot reader (a NUMA machine's refused), and the check
+ * that a before/after pair brackets its trace (pl_snapshot_gap()).
  */
 #include <lzma.h>
 #include <stdio.h>
@@ -432,6 +433,110 @@ static void test_snapshot_read(void **state)
 	test_snapshot_sysctls();
 }
 
+/* Write @vmstat's text as @dir's vmstat beside the fixture's other files; read it. */
+static void snapshot_with_vmstat(const char *dir, const char *vmstat, struct pl_snapshot *snap)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cp %s/* %s/ && printf '%s' > %s/vmstat",
+		 fixture_path("snapshot-6.18"), dir, vmstat, dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(pl_snapshot_read(dir, snap), 0);
+}
+
+/*
+ * pl_snapshot_gap(): vmstat's pgalloc_* and pgfree between two snapshots
+ * against the trace's pages. The trace here allocates 1 + 4 pages, a
+ * vmalloc area of 4 pages plus its guard, and frees 4 pages (its _batched
+ * twin not again).
+ */
+static void test_snapshot_gap(void **state)
+{
+	static const struct pl_trace_event evs[] = {
+		{ .type = PL_TRACE_PAGE_ALLOC, .pfn = 0x1000, .order = 0 },
+		{ .type = PL_TRACE_PAGE_ALLOC, .pfn = 0x2000, .order = 2 },
+		{ .type = PL_TRACE_PAGE_ALLOC, .pfn = -1UL, .order = 3 },	/* failed */
+		{ .type = PL_TRACE_ALLOC_VMAP_AREA, .size = 5 * PAGE_SIZE },
+		{ .type = PL_TRACE_ALLOC_VMAP_AREA, .size = 9 * PAGE_SIZE, .failed = 1 },
+		{ .type = PL_TRACE_PAGE_FREE, .pfn = 0x2000, .order = 2 },
+		{ .type = PL_TRACE_PAGE_FREE_BATCHED, .pfn = 0x2000, .order = 0 },
+	};
+	static const struct {
+		const char *after;	/* the after snapshot's counters; before: 1000 and 2000 */
+		long alloc_gap, free_gap;
+		bool stale;
+	} cases[] = {
+		/* as the trace: 9 pages allocated (5 traced + 4 in bulk), 4 freed */
+		{ "pgalloc_dma32 9\\npgalloc_normal 1000\\npgfree 2004\\n", 0, 0, false },
+		/* 5,000 pages allocated outside it (a perf ring buffer): stale */
+		{ "pgalloc_dma32 9\\npgalloc_normal 6000\\npgfree 2004\\n", 5000, 0, true },
+		/* freed outside it */
+		{ "pgalloc_dma32 9\\npgalloc_normal 1000\\npgfree 7004\\n", 0, 5000, true },
+		/* a large share but only 100 pages: a short trace's noise */
+		{ "pgalloc_dma32 9\\npgalloc_normal 1100\\npgfree 2004\\n", 100, 0, false },
+		/* the trace runs past its snapshots: fewer pages than it holds */
+		{ "pgalloc_dma32 9\\npgalloc_normal 1000\\npgfree 1997\\n", 0, -7, false },
+	};
+	struct pl_snapshot *before = malloc(sizeof(*before)), *after = malloc(sizeof(*after));
+	struct pl_snapshot_gap gap, untouched;
+	struct pl_trace_score *score = malloc(sizeof(*score));
+	char dir[] = "/tmp/pl-gap-XXXXXX", cmd[4200];
+	unsigned long warns;
+
+	(void)state;
+	assert_non_null(before);
+	assert_non_null(after);
+	assert_non_null(score);
+	pl_trace_score_init(score);
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
+		pl_trace_score_event(score, &evs[i]);
+	assert_int_equal(score->alloc_pages, 5);
+	assert_int_equal(score->free_pages, 4);
+	assert_int_equal(score->vmalloc_area_pages, 4);
+
+	/* the fixture's own counters are read: pgalloc_* summed over the zones */
+	assert_int_equal(pl_snapshot_read(fixture_path("snapshot-6.18"), before), 0);
+	assert_true(before->has_pgalloc);
+	assert_int_equal(before->pgalloc, 13891290);
+	assert_int_equal(before->pgfree, 14994375);
+
+	assert_non_null(mkdtemp(dir));
+	snapshot_with_vmstat(dir, "nr_free_pages 10\\npgalloc_normal 1000\\npgfree 2000\\n", before);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snapshot_with_vmstat(dir, cases[i].after, after);
+		assert_int_equal(pl_snapshot_gap(before, after, score, &gap), 0);
+		assert_int_equal(gap.traced_alloc, 9);
+		assert_int_equal(gap.traced_free, 4);
+		assert_int_equal(gap.alloc_gap, cases[i].alloc_gap);
+		assert_int_equal(gap.free_gap, cases[i].free_gap);
+		assert_int_equal(gap.stale, cases[i].stale);
+	}
+
+	/* no counters in one of them: -ENODATA, no warning, @out untouched */
+	snapshot_with_vmstat(dir, "nr_free_pages 10\\npgalloc_normal 1000\\n", after);
+	assert_false(after->has_pgalloc);
+	memset(&untouched, 0x5a, sizeof(untouched));
+	gap = untouched;
+	warns = pl_warn_count();
+	assert_int_equal(pl_snapshot_gap(before, after, score, &gap), -ENODATA);
+	assert_memory_equal(&gap, &untouched, sizeof(gap));
+	/* bad input: -EINVAL and one warning each */
+	pl_warn_set_quiet(true);
+	assert_int_equal(pl_snapshot_gap(NULL, after, score, &gap), -EINVAL);
+	assert_int_equal(pl_snapshot_gap(before, after, NULL, &gap), -EINVAL);
+	assert_int_equal(pl_snapshot_gap(before, after, score, NULL), -EINVAL);
+	pl_warn_set_quiet(false);
+	assert_int_equal(pl_warn_count(), warns + 3);
+	assert_memory_equal(&gap, &untouched, sizeof(gap));
+
+	snprintf(cmd, sizeof(cmd), "rm -f %s/*", dir);
+	assert_int_equal(system(cmd), 0);
+	rmdir(dir);
+	free(before);
+	free(after);
+	free(score);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_open_missing),
 		cmocka_unit_test(test_snapshot_read),
+		cmocka_unit_test(test_snapshot_gap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
