@@ -28,7 +28,7 @@
 
 static const char *const path_names[NR_VT_PATHS] = {
 	"P_RMQUEUE", "P_FREE_ONE", "P_LIST_ENTRY", "P_PAGEBLOCK", "P_SEQ_LINE", "P_RB_NODE",
-	"P_MT_NODE",
+	"P_MT_NODE", "P_PCP_DRAIN", "P_PCP_REFILL",
 };
 static const char *const lock_names[NR_VT_LOCK_CLASSES] = {
 	"HOLD_OTHER", "HOLD_ZONE", "HOLD_PCP", "HOLD_VMAP_FREE", "HOLD_VMAP_NODE",
