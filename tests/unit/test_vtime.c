@@ -669,6 +669,15 @@ static void test_pcp_list_work(void **state)
 	cfg.vtime = true;
 	m = test_machine_config(&cfg, "v6.18");
 	assert_non_null(m->vt);
+	assert_true(m->vt->p.path_ps[VT_P_PCP_DRAIN] > 0);	/* the anchors' set prices both */
+	assert_true(m->vt->p.path_ps[VT_P_PCP_REFILL] > 0);
+	{
+		struct pl_vt_params h;	/* the host's: inside its fitted costs */
+
+		pl_vt_params_costs(&h, PL_VT_COSTS_HOST);
+		assert_int_equal(h.path_ps[VT_P_PCP_DRAIN], 0);
+		assert_int_equal(h.path_ps[VT_P_PCP_REFILL], 0);
+	}
 	memset(&m->vt->p, 0, sizeof(m->vt->p));
 	m->vt->p.path_ps[VT_P_PCP_DRAIN] = 1000;
 	m->vt->p.path_ps[VT_P_PCP_REFILL] = 7;
