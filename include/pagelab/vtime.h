@@ -76,7 +76,12 @@ enum pl_vt_lock_class {
 
 /*
  * Paths with a cost of their own (not a vm event), charged where they run
- * (under the lock the caller holds, which they lengthen).
+ * (under the lock the caller holds, which they lengthen). VT_P_PCP_DRAIN
+ * and VT_P_PCP_REFILL are the per-block list work of a drain
+ * (free_pcppages_bulk(): the list walk, the pageblock's migratetype, the
+ * counts) and of a refill (rmqueue_bulk(): the list add), outside
+ * __free_one_page() and __rmqueue(); both run under zone->lock in the
+ * kernel, and their cost is measured, not fitted (vtime_params.c).
  */
 enum pl_vt_path {
 	VT_P_RMQUEUE,	/* one __rmqueue(): take a block off the free lists */
@@ -86,6 +91,8 @@ enum pl_vt_path {
 	VT_P_SEQ_LINE,	/* one line of a /proc report formatted */
 	VT_P_RB_NODE,	/* one rbtree node visited or rewritten (vmalloc's index) */
 	VT_P_MT_NODE,	/* one maple node visited or written (seed 004's index) */
+	VT_P_PCP_DRAIN,	/* one block a drain takes off a PCP list for the buddy */
+	VT_P_PCP_REFILL, /* one block a refill puts on a PCP list */
 	NR_VT_PATHS
 };
 

@@ -366,8 +366,10 @@ int pcp_owner_rmqueue_chunks(struct zone *zone, unsigned int order, int count,
 	for (int i = 0; i < nr_chunks; i++) {
 		unsigned long nr = 1UL << (chunk_orders[i] - order);
 
-		for (unsigned long j = 0; j < nr; j++)
+		for (unsigned long j = 0; j < nr; j++) {
+			pl_vt_path(VT_P_PCP_REFILL);	/* rmqueue_bulk()'s list add, out of the lock */
 			list_add_tail(&chunks[i][j << order].pcp_list, list);
+		}
 		added += (int)nr;
 		if (chunk_orders[i] > order)
 			pl_count(PL_EV_PCP_DEGRADE_CHUNKS, 1);

@@ -143,6 +143,7 @@ void pcp_premerge_free_bulk(struct zone *zone, int count, struct per_cpu_pages *
 
 		list_del(&page->pcp_list);
 		page->pcp_order = 0;
+		pl_vt_path(VT_P_PCP_DRAIN);	/* the loop's share, as free_pcppages_bulk()'s */
 		__free_one_page(page, pfn, zone, order, get_pfnblock_migratetype(page, pfn),
 				FPI_NONE);
 	}

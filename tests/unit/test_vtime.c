@@ -4,7 +4,8 @@
  * in virtual time, the PCP's fallback to the zone when its trylock fails,
  * cache-line transfers by distance, the earliest-clock-first interleaver,
  * bit-identical clocks for the same seed (with either cost set), the cost
- * sets by name, and the cache and TLB models' rules exactly.
+ * sets by name, the cache and TLB models' rules exactly, and a PCP drain's
+ * and refill's per-block list work (a drain's inside zone->lock).
  */
 #include "helpers.h"
 
@@ -643,6 +644,72 @@ static void test_event_costs(void **state)
 	assert_int_equal(d.event_ps[PL_EV_PCP_SPLIT], d.event_ps[PL_EV_BUDDY_SPLIT]);
 }
 
+/*
+ * A refill's list work (VT_P_PCP_REFILL) and a drain's (VT_P_PCP_DRAIN)
+ * cost one unit per block, and a drain's is spent inside zone->lock's
+ * hold: with every other cost 0, each drain holds zone->lock for exactly
+ * its blocks x P_PCP_DRAIN, and the clock moves by nothing else.
+ */
+static void test_pcp_list_work(void **state)
+{
+	enum { N = 3000 };
+	static struct page *pages[N];
+	unsigned long ev0[NR_PL_VM_EVENTS], ev1[NR_PL_VM_EVENTS];
+	unsigned long refilled, drains = 0;
+	struct pl_config cfg;
+	struct pl_machine *m;
+	struct zone *zone;
+	uint64_t t0;
+
+	(void)state;
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.nr_cpus = 2;
+	cfg.vtime = true;
+	m = test_machine_config(&cfg, "v6.18");
+	assert_non_null(m->vt);
+	assert_true(m->vt->p.path_ps[VT_P_PCP_DRAIN] > 0);	/* the anchors' set prices both */
+	assert_true(m->vt->p.path_ps[VT_P_PCP_REFILL] > 0);
+	{
+		struct pl_vt_params h;	/* the host's: inside its fitted costs */
+
+		pl_vt_params_costs(&h, PL_VT_COSTS_HOST);
+		assert_int_equal(h.path_ps[VT_P_PCP_DRAIN], 0);
+		assert_int_equal(h.path_ps[VT_P_PCP_REFILL], 0);
+	}
+	memset(&m->vt->p, 0, sizeof(m->vt->p));
+	m->vt->p.path_ps[VT_P_PCP_DRAIN] = 1000;
+	m->vt->p.path_ps[VT_P_PCP_REFILL] = 7;
+
+	pl_events_sum(m, ev0);
+	t0 = m->vt->cpu[0].now;
+	for (unsigned int i = 0; i < N; i++)
+		assert_non_null(pages[i] = alloc_pages(GFP_KERNEL, 0));
+	pl_events_sum(m, ev1);
+	refilled = ev1[PL_EV_PCP_REFILL_PAGES] - ev0[PL_EV_PCP_REFILL_PAGES];
+	assert_true(refilled >= N);
+	assert_int_equal(m->vt->cpu[0].now - t0, refilled * 7);
+
+	zone = page_zone(pages[0]);
+	for (unsigned int i = 0; i < N; i++) {
+		unsigned long d;
+
+		pl_events_sum(m, ev0);
+		t0 = m->vt->cpu[0].now;
+		assert_int_equal(__free_pages(pages[i], 0), 0);
+		pl_events_sum(m, ev1);
+		d = ev1[PL_EV_PCP_DRAIN_PAGES] - ev0[PL_EV_PCP_DRAIN_PAGES];
+		assert_int_equal(m->vt->cpu[0].now - t0, d * 1000);
+		if (d) {
+			assert_int_equal(zone->lock.vt_free_at - zone->lock.vt_acq_at, d * 1000);
+			drains++;
+		}
+	}
+	assert_true(drains > 0);
+	test_machine_done(m);
+}
+
 /* Bad parameter overrides change nothing. */
 static void test_params_override(void **state)
 {
@@ -673,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_params_override),
 		cmocka_unit_test(test_event_costs),
+		cmocka_unit_test(test_pcp_list_work),
 		cmocka_unit_test(test_idle_polls),
 		cmocka_unit_test(test_determinism_host_costs),
 		cmocka_unit_test(test_cost_sets),
