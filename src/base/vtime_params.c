@@ -182,40 +182,40 @@ static void costs_anchors(struct pl_vt_params *p)
 static void costs_host(struct pl_vt_params *p)
 {
 	/* host: BEGIN (scripts/vtime-calibrate.py --host rewrites this block) */
-	p->event_ps[PL_EV_PGALLOC] = 739;
-	p->event_ps[PL_EV_PGFREE] = 0;
+	p->event_ps[PL_EV_PGALLOC] = 0;
+	p->event_ps[PL_EV_PGFREE] = 2550;
 	p->event_ps[PL_EV_PCP_HIT] = 0;
 	p->event_ps[PL_EV_PCP_MISS] = 0;
 	p->event_ps[PL_EV_PCP_FREE] = 0;
-	p->path_ps[VT_P_RMQUEUE] = 15828;
-	p->path_ps[VT_P_FREE_ONE] = 15828;
-	p->event_ps[PL_EV_BUDDY_SPLIT] = 1952;
-	p->event_ps[PL_EV_BUDDY_MERGE] = 1952;
-	p->event_ps[PL_EV_PCP_SPLIT] = 1952;
-	p->event_ps[PL_EV_PCP_MERGE] = 1952;
-	p->lock_ps = 20867;
-	p->event_ps[PL_EV_VMALLOC] = 52337;
-	p->event_ps[PL_EV_VFREE] = 52337;
-	p->vmap_lock_ps = 20867;
-	p->path_ps[VT_P_RB_NODE] = 0;
-	p->path_ps[VT_P_MT_NODE] = 0;
+	p->path_ps[VT_P_RMQUEUE] = 18272;
+	p->path_ps[VT_P_FREE_ONE] = 18272;
+	p->event_ps[PL_EV_BUDDY_SPLIT] = 634;
+	p->event_ps[PL_EV_BUDDY_MERGE] = 634;
+	p->event_ps[PL_EV_PCP_SPLIT] = 634;
+	p->event_ps[PL_EV_PCP_MERGE] = 634;
+	p->lock_ps = 20389;
+	p->event_ps[PL_EV_VMALLOC] = 0;
+	p->event_ps[PL_EV_VFREE] = 0;
+	p->vmap_lock_ps = 0;
+	p->path_ps[VT_P_RB_NODE] = 5396;
+	p->path_ps[VT_P_MT_NODE] = 38397;
 	p->event_ps[PL_EV_VMAP_PURGE_AREAS] = 0;
-	p->path_ps[VT_P_LIST_ENTRY] = 24351;
-	p->path_ps[VT_P_PAGEBLOCK] = 6739;
+	p->path_ps[VT_P_LIST_ENTRY] = 24484;
+	p->path_ps[VT_P_PAGEBLOCK] = 10377;
 	p->path_ps[VT_P_SEQ_LINE] = 0;
-	p->miss_ps = 42467;
-	p->tlb_miss_ps = 29709;
+	p->miss_ps = 19728;
+	p->tlb_miss_ps = 18607;
 	p->llc_miss_ps = 0;
 	p->idle_ps = 5000;	/* one pass of a polling loop (not fitted) */
 	p->cache_lines = 16384;
-	p->tlb_entries = 2048;
+	p->tlb_entries = 3072;
 	p->llc_lines = 0;
 	p->list_neighbours = 1;	/* a list edit's real neighbours (vtime.h) */
-	p->remote_miss_ps = 42982;	/* miss_ps x 1.01 (pagelab-xfer) */
-	p->handoff_ps = 660;
-	p->xfer_ps[VT_SAME_CORE] = 35110;
-	p->xfer_ps[VT_SAME_SOCKET] = 35110;
-	p->xfer_ps[VT_OTHER_SOCKET] = 35110;
+	p->remote_miss_ps = 23179;	/* miss_ps x 1.17 (pagelab-xfer) */
+	p->handoff_ps = 75900;
+	p->xfer_ps[VT_SAME_CORE] = 61290;
+	p->xfer_ps[VT_SAME_SOCKET] = 61290;
+	p->xfer_ps[VT_OTHER_SOCKET] = 61290;
 	/* host: END */
 	/*
 	 * VT_P_PCP_DRAIN and VT_P_PCP_REFILL stay 0 here: the timed fit has no
