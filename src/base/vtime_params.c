@@ -183,39 +183,39 @@ static void costs_host(struct pl_vt_params *p)
 {
 	/* host: BEGIN (scripts/vtime-calibrate.py --host rewrites this block) */
 	p->event_ps[PL_EV_PGALLOC] = 0;
-	p->event_ps[PL_EV_PGFREE] = 2550;
+	p->event_ps[PL_EV_PGFREE] = 0;
 	p->event_ps[PL_EV_PCP_HIT] = 0;
 	p->event_ps[PL_EV_PCP_MISS] = 0;
 	p->event_ps[PL_EV_PCP_FREE] = 0;
-	p->path_ps[VT_P_RMQUEUE] = 18272;
-	p->path_ps[VT_P_FREE_ONE] = 18272;
-	p->event_ps[PL_EV_BUDDY_SPLIT] = 634;
-	p->event_ps[PL_EV_BUDDY_MERGE] = 634;
-	p->event_ps[PL_EV_PCP_SPLIT] = 634;
-	p->event_ps[PL_EV_PCP_MERGE] = 634;
-	p->lock_ps = 20389;
+	p->event_ps[PL_EV_BUDDY_SPLIT] = 1190;
+	p->event_ps[PL_EV_BUDDY_MERGE] = 1190;
+	p->event_ps[PL_EV_PCP_SPLIT] = 1190;
+	p->event_ps[PL_EV_PCP_MERGE] = 1190;
+	p->lock_ps = 21604;
 	p->event_ps[PL_EV_VMALLOC] = 0;
 	p->event_ps[PL_EV_VFREE] = 0;
 	p->vmap_lock_ps = 0;
-	p->path_ps[VT_P_RB_NODE] = 5396;
-	p->path_ps[VT_P_MT_NODE] = 38397;
+	p->path_ps[VT_P_RB_NODE] = 5259;
+	p->path_ps[VT_P_MT_NODE] = 36211;
 	p->event_ps[PL_EV_VMAP_PURGE_AREAS] = 0;
-	p->path_ps[VT_P_LIST_ENTRY] = 24484;
-	p->path_ps[VT_P_PAGEBLOCK] = 10377;
+	p->path_ps[VT_P_LIST_ENTRY] = 23696;
+	p->path_ps[VT_P_PAGEBLOCK] = 10078;
 	p->path_ps[VT_P_SEQ_LINE] = 0;
-	p->miss_ps = 19728;
-	p->tlb_miss_ps = 18607;
+	p->path_ps[VT_P_RMQUEUE] = 13159;
+	p->path_ps[VT_P_FREE_ONE] = 15697;
+	p->miss_ps = 17871;
+	p->tlb_miss_ps = 12257;
 	p->llc_miss_ps = 0;
 	p->idle_ps = 5000;	/* one pass of a polling loop (not fitted) */
 	p->cache_lines = 16384;
-	p->tlb_entries = 3072;
+	p->tlb_entries = 2048;
 	p->llc_lines = 0;
 	p->list_neighbours = 1;	/* a list edit's real neighbours (vtime.h) */
-	p->remote_miss_ps = 23179;	/* miss_ps x 1.17 (pagelab-xfer) */
-	p->handoff_ps = 75900;
-	p->xfer_ps[VT_SAME_CORE] = 61290;
-	p->xfer_ps[VT_SAME_SOCKET] = 61290;
-	p->xfer_ps[VT_OTHER_SOCKET] = 61290;
+	p->remote_miss_ps = 20653;	/* miss_ps x 1.16 (pagelab-xfer) */
+	p->handoff_ps = 73450;
+	p->xfer_ps[VT_SAME_CORE] = 56990;
+	p->xfer_ps[VT_SAME_SOCKET] = 56990;
+	p->xfer_ps[VT_OTHER_SOCKET] = 56990;
 	/* host: END */
 	/*
 	 * VT_P_PCP_DRAIN and VT_P_PCP_REFILL stay 0 here: the timed fit has no
