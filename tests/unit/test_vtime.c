@@ -9,6 +9,16 @@
  */
 #include "helpers.h"
 
+/* A 64 MiB machine (16 MiB of it DMA32) of @nr_cpus vCPUs with the model on. */
+static void vt_config(struct pl_config *cfg, unsigned int nr_cpus)
+{
+	pl_config_default(cfg);
+	cfg->mem_bytes = 64 * MiB;
+	cfg->dma32_bytes = 16 * MiB;
+	cfg->nr_cpus = nr_cpus;
+	cfg->vtime = true;
+}
+
 static struct pl_vtime *vt_new(unsigned int n)
 {
 	struct pl_topology t = { 2, 2, 2 };	/* vCPUs 0,1 one core; 2,3 another; 4.. socket 1 */
@@ -132,11 +142,7 @@ static void test_pcp_trylock_fallback(void **state)
 	struct pl_lock_stat zl0, zl1;
 
 	(void)state;
-	pl_config_default(&cfg);
-	cfg.mem_bytes = 64 * MiB;
-	cfg.dma32_bytes = 16 * MiB;
-	cfg.nr_cpus = 2;
-	cfg.vtime = true;
+	vt_config(&cfg, 2);
 	m = test_machine_config(&cfg, "v6.18");
 	assert_non_null(m->vt);
 	/* Warm vCPU 0's PCP so that a hit would not need the zone. */
@@ -213,11 +219,7 @@ static void det_run_costs(uint64_t seed, unsigned int costs, uint64_t clocks[16]
 				   .enter = det_enter, .step = det_step, .ctx = &x };
 
 	memset(&x, 0, sizeof(x));
-	pl_config_default(&cfg);
-	cfg.mem_bytes = 64 * MiB;
-	cfg.dma32_bytes = 16 * MiB;
-	cfg.nr_cpus = 16;
-	cfg.vtime = true;
+	vt_config(&cfg, 16);
 	cfg.vt_costs = costs;
 	x.m = pl_machine_create(&cfg);
 	assert_non_null(x.m);
@@ -314,10 +316,7 @@ static void test_cost_sets(void **state)
 	assert_memory_not_equal(&a, &h, sizeof(a));
 	pl_vt_params_costs(&h, NR_PL_VT_COSTS);	/* out of range: the anchors', one warning */
 	assert_memory_equal(&a, &h, sizeof(a));
-	pl_config_default(&cfg);
-	cfg.mem_bytes = 64 * MiB;
-	cfg.dma32_bytes = 16 * MiB;
-	cfg.vtime = true;
+	vt_config(&cfg, 1);
 	cfg.vt_costs = NR_PL_VT_COSTS;
 	assert_null(pl_machine_create(&cfg));
 	/* a topology with a zero part, or more hardware threads than a machine has */
@@ -509,11 +508,7 @@ static uint64_t list_run_misses(const char *spec)
 	uint64_t misses;
 
 	setenv("PAGELAB_VT_PARAMS", spec, 1);
-	pl_config_default(&cfg);
-	cfg.mem_bytes = 64 * MiB;
-	cfg.dma32_bytes = 16 * MiB;
-	cfg.nr_cpus = 1;
-	cfg.vtime = true;
+	vt_config(&cfg, 1);
 	cfg.vt_costs = PL_VT_COSTS_HOST;
 	cfg.pcp_disabled = true;	/* every free straight to the buddy */
 	m = test_machine_config(&cfg, "v6.18");
@@ -662,11 +657,7 @@ static void test_pcp_list_work(void **state)
 	uint64_t t0;
 
 	(void)state;
-	pl_config_default(&cfg);
-	cfg.mem_bytes = 64 * MiB;
-	cfg.dma32_bytes = 16 * MiB;
-	cfg.nr_cpus = 2;
-	cfg.vtime = true;
+	vt_config(&cfg, 2);
 	m = test_machine_config(&cfg, "v6.18");
 	assert_non_null(m->vt);
 	assert_true(m->vt->p.path_ps[VT_P_PCP_DRAIN] > 0);	/* the anchors' set prices both */
