@@ -112,14 +112,16 @@ def available_events(root: Path = TRACEFS) -> list[str]:
 def snapshot(dest: Path, proc: Path = Path("/proc")) -> None:
     """Copy the /proc reports of SNAPSHOT_FILES verbatim into @dest, and the
     vm sysctls of SYSCTL_FILES that this kernel has (the watermarks after a
-    memory hotplug are computed from them)."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in SNAPSHOT_FILES:
-        (dest / name).write_bytes((proc / name).read_bytes())
+    memory hotplug are computed from them). Everything is read before anything
+    is written: a report that cannot be read leaves no partial snapshot."""
+    files = {name: (proc / name).read_bytes() for name in SNAPSHOT_FILES}
     for name in SYSCTL_FILES:
         src = proc / "sys" / "vm" / name
         if src.is_file():
-            (dest / name).write_bytes(src.read_bytes())
+            files[name] = src.read_bytes()
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (dest / name).write_bytes(data)
 
 
 def snapshot_cmd(dest: Path, proc: Path = Path("/proc")) -> Path:
@@ -135,15 +137,12 @@ def snapshot_cmd(dest: Path, proc: Path = Path("/proc")) -> Path:
     taken = [n for n in SNAPSHOT_FILES + SYSCTL_FILES if (dest / n).exists()]
     if taken:
         raise TraceError(f"{dest} already holds a snapshot ({taken[0]}); give a new directory")
-    for name in SNAPSHOT_FILES:   # read them all first: a refusal leaves no partial snapshot
-        try:
-            (proc / name).read_bytes()
-        except OSError as e:
-            raise TraceError(f"cannot read {proc / name}: {e.strerror or e}"
-                             + (" (run as root)" if isinstance(e, PermissionError) else "")) from None
     try:
         snapshot(dest, proc)
     except OSError as e:
+        if e.filename and Path(e.filename).is_relative_to(proc):   # snapshot() reads first
+            raise TraceError(f"cannot read {e.filename}: {e.strerror or e}"
+                             + (" (run as root)" if isinstance(e, PermissionError) else "")) from None
         raise TraceError(f"cannot write the snapshot in {dest}: {e.strerror or e}") from None
     return dest
 
