@@ -101,8 +101,14 @@ void bench_snap_machine(struct pl_machine *m, const char *design);
 void bench_snap_poll(void);
 void bench_machine_destroy(struct pl_machine *m);
 
+/*
+ * bench_emit() - one JSON record (with --json): @test's @value for @design,
+ * a figure of the registry's metric @metric (include/pagelab/metric.h),
+ * whose unit it prints; @m's counters when @m is not NULL. A @metric the
+ * registry lacks is a bug in the suite: abort.
+ */
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
-		double value, const char *unit, struct pl_machine *m);
+		double value, const char *metric, struct pl_machine *m);
 
 /*
  * vtime=1 (every suite): the machine keeps virtual time (include/pagelab/

@@ -204,10 +204,10 @@ static int run(struct bench *b)
 				snprintf(tsuffix, sizeof(tsuffix), "-t%u", threads);
 			snprintf(test, sizeof(test), "pair-odr%u%s", order, tsuffix);
 			bench_vt_set(vp);
-			bench_emit(b, test, names[i], (int)r, p, "ns", m[i]);
+			bench_emit(b, test, names[i], (int)r, p, "op-ns", m[i]);
 			snprintf(test, sizeof(test), "batch-odr%u-%lu%s", order, batch, tsuffix);
 			bench_vt_set(vq);
-			bench_emit(b, test, names[i], (int)r, q, "ns", m[i]);
+			bench_emit(b, test, names[i], (int)r, q, "op-ns", m[i]);
 			best_pair[i] = min(best_pair[i], p);
 			best_batch[i] = min(best_batch[i], q);
 		}

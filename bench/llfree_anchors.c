@@ -179,7 +179,7 @@ static void emit(struct bench *b, struct an *a, const char *design, const char *
 	snprintf(test, sizeof(test), "%s-o%u-%s-t%u", wl, a->order, what, a->threads);
 	if (a->virt)
 		bench_vt_set(ns);
-	bench_emit(b, test, design, 0, ns, "ns", a->m);
+	bench_emit(b, test, design, 0, ns, "op-ns", a->m);
 	fprintf(b->out, "%-10s %-24s %10.1f ns/op%s\n", design, test, ns,
 		a->virt ? " (virtual time)" : a->thread_clock ? " (thread CPU time)" : " (wall)");
 }

@@ -67,7 +67,7 @@ static int show_profile(struct bench *b, const struct pl_machine_profile *p, boo
 			populated_zone(zone) ? pcp->high_max : 0,
 			!populated_zone(zone) ? "-" : (pcp->flags & PCPF_FREE_HIGH_BATCH) ? "yes" : "no");
 		snprintf(test, sizeof(test), "%s/%s", p->name, zone->name);
-		bench_emit(b, test, "v6.18", 0, (double)zone->managed_pages, "managed pages", NULL);
+		bench_emit(b, test, "v6.18", 0, (double)zone->managed_pages, "managed-pages", NULL);
 	}
 	if (detail) {
 		unsigned long total = 0;

@@ -246,24 +246,12 @@ void bench_vt_set(double value)
 	vtr.has_value = true;
 }
 
-/* Units of time-valued records: these need a value from virtual time. */
-static bool unit_is_time(const char *unit)
-{
-	static const char *const t[] = { "ns", "us", "usec", "ms", "s", "ns/pair", "Mops/s",
-					 "events/s" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-		if (!strcmp(unit, t[i]))
-			return true;
-	return false;
-}
-
-static void emit_vtime(double value, const char *unit)
+static void emit_vtime(double value, const struct pl_metric *mt)
 {
 	double ops = vtr.ops > 0 ? vtr.ops : 1;
 
 	/* A time the suite could not model (no machine, an external peer): null. */
-	if (!vtr.has_value && unit_is_time(unit))
+	if (!vtr.has_value && mt->family == PL_METRIC_SPEED)
 		printf(", \"vtime\": {\"value\": null");
 	else
 		printf(", \"vtime\": {\"value\": %.6g", vtr.has_value ? vtr.value : value);
@@ -276,10 +264,18 @@ static void emit_vtime(double value, const char *unit)
 }
 
 void bench_emit(const struct bench *b, const char *test, const char *design, int rep,
-		double value, const char *unit, struct pl_machine *m)
+		double value, const char *metric, struct pl_machine *m)
 {
+	const struct pl_metric *mt = pl_metric_find(metric);
 	unsigned long ev[NR_PL_VM_EVENTS];
+	const char *unit;
 
+	if (!mt) {
+		fprintf(stderr, "pagelab-bench: %s: figure '%s' names metric '%s', not in the "
+			"registry\n", b->suite, test, metric ? metric : "(null)");
+		abort();
+	}
+	unit = mt->unit;
 	bench_snap_poll();	/* records are emitted outside every region */
 	if (!b->json)
 		return;
@@ -291,6 +287,8 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 	json_str(design);
 	printf(", \"rep\": %d, \"value\": %.6g, \"unit\": ", rep, value);
 	json_str(unit);
+	printf(", \"metric\": ");
+	json_str(mt->id);
 	printf(", \"params\": {");
 	for (int i = 0; i < b->nr_params; i++) {
 		printf(i ? ", " : "");
@@ -320,7 +318,7 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 	printf("}, ");
 	bench_harness_json(b);
 	if (bench_vt_on(b))
-		emit_vtime(value, unit);
+		emit_vtime(value, mt);
 	printf("}\n");
 	fflush(stdout);
 }
@@ -440,6 +438,36 @@ static int list(bool json)
 			printf("}");
 		} else {
 			printf("  %-18s %s [seeds %s]\n", p->name, p->summary, p->seeds);
+		}
+	}
+	printf(json ? "], \"metrics\": [" : "\nmetrics (ID: name, unit; which way is better; family):\n");
+	for (const struct pl_metric *mt = pl_metrics; mt->id; mt++) {
+		if (json) {
+			printf("%s{\"id\": ", mt == pl_metrics ? "" : ", ");
+			json_str(mt->id);
+			printf(", \"name\": ");
+			json_str(mt->name);
+			printf(", \"unit\": ");
+			json_str(mt->unit);
+			printf(", \"direction\": \"%s\", \"family\": \"%s\", \"kernel\": %s, "
+			       "\"counter\": ", pl_metric_direction_name(mt->direction),
+			       pl_metric_family_name(mt->family), mt->kernel ? "true" : "false");
+			if (mt->counter)
+				json_str(mt->counter);
+			else
+				printf("null");
+			printf(", \"per\": ");
+			if (mt->per)
+				json_str(mt->per);
+			else
+				printf("null");
+			printf(", \"meaning\": ");
+			json_str(mt->meaning);
+			printf("}");
+		} else {
+			printf("  %-28s %s (%s); %s; %s%s\n", mt->id, mt->name, mt->unit,
+			       pl_metric_direction_name(mt->direction),
+			       pl_metric_family_name(mt->family), mt->kernel ? "; vs the kernel" : "");
 		}
 	}
 	printf(json ? "]}\n" : "");

@@ -164,11 +164,11 @@ static int run(struct bench *b)
 				snprintf(test, sizeof(test), "odr%u-per-iteration", orders[o]);
 				bench_vt_set(r.vt_ns / (double)loops / 1e3);
 				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / 1e3,
-					   "us", m);
+					   "iteration-us", m);
 				snprintf(test, sizeof(test), "odr%u-per-page", orders[o]);
 				bench_vt_set(r.vt_ns / (double)loops / nr);
 				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / nr,
-					   "ns", m);
+					   "op-ns", m);
 				if (r.ns < best[o][d].ns)
 					best[o][d] = r;
 				bench_machine_destroy(m);

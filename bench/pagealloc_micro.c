@@ -82,10 +82,10 @@ static void measure(struct bench *b, struct config *c, unsigned int order, unsig
 		*freec += (double)(t2 - t1) / (double)batch / (double)iterations;
 		snprintf(name, sizeof(name), "alloc-odr%u-%lu", order, batch);
 		bench_vt_set((double)(v1 - v0) / 1e3 / (double)batch);
-		bench_emit(b, name, c->label, (int)it, (double)(t1 - t0) / (double)batch, "ns", NULL);
+		bench_emit(b, name, c->label, (int)it, (double)(t1 - t0) / (double)batch, "op-ns", NULL);
 		snprintf(name, sizeof(name), "free-odr%u-%lu", order, batch);
 		bench_vt_set((double)(v2 - v1) / 1e3 / (double)batch);
-		bench_emit(b, name, c->label, (int)it, (double)(t2 - t1) / (double)batch, "ns", NULL);
+		bench_emit(b, name, c->label, (int)it, (double)(t2 - t1) / (double)batch, "op-ns", NULL);
 	}
 	pl_leave();
 }

@@ -159,17 +159,17 @@ static int run(struct bench *b)
 	for (int i = 0; i < n; i++) {
 		bench_use_slot(b, i);
 		bench_vt_set(vt_fresh[i]);
-		bench_emit(b, "read-fresh", names[i], 0, fresh[i], "us", m[i]);
+		bench_emit(b, "read-fresh", names[i], 0, fresh[i], "read-us", m[i]);
 		bench_use_slot(b, MAX_DESIGNS + i);
 		bench_vt_set(vt_frag[i]);
-		bench_emit(b, "read-fragmented", names[i], 0, frag[i], "us", m[i]);
+		bench_emit(b, "read-fragmented", names[i], 0, frag[i], "read-us", m[i]);
 		bench_use_slot(b, -1);
 		bench_emit(b, "zone-lock-per-read-fresh", names[i], 0,
-			   per_read(&lk[0][i], &lk[1][i], reads), "acquisitions", m[i]);
+			   per_read(&lk[0][i], &lk[1][i], reads), "zone-lock-per-read", m[i]);
 		bench_emit(b, "zone-lock-per-read-fragmented", names[i], 0,
-			   per_read(&lk[2][i], &lk[3][i], reads), "acquisitions", m[i]);
+			   per_read(&lk[2][i], &lk[3][i], reads), "zone-lock-per-read", m[i]);
 		bench_emit(b, "free-blocks-after-churn", names[i], 0, (double)res[i].free_blocks,
-			   "blocks", m[i]);
+			   "free-pageblocks", m[i]);
 		pl_enter(m[i], 0);
 		pl_churn_release(st[i]);
 		pl_leave();

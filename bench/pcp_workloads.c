@@ -528,9 +528,12 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 			"unusable-index-9", "zone-lock", "zone-lock-pages", "merges-zone",
 			"merges-pcp", "order9-allocs", "contig-1g-tried", "contig-1g-won",
 			"contig-1g-us", "contig-1g-zone-lock", "contig-1g-zone-lock-pages" };
-		static const char *const units[] = {
-			"Mops/s", "count", "pages", "pageblocks", "index", "count", "pages", "count",
-			"count", "count", "count", "count", "us", "count", "pages" };
+		/* the registry's metric of each (src/machine/metric.c) */
+		static const char *const metrics[] = {
+			"throughput", "zone-lock-per-Mop", "pages-per-zone-lock", "free-pageblocks",
+			"unusable-index-9", "zone-lock", "zone-lock-pages", "merges-zone",
+			"merges-pcp", "order9-allocs", "contig-1g-tried", "contig-1g-won",
+			"contig-1g-us", "contig-1g-zone-lock", "contig-1g-zone-lock-pages" };
 		const struct contig_stats *cs = &res->contig;
 		bool design_premerge = m->config.design.pcp_premerge;
 		double vals[] = { res->mops, res->zlock_per_mop, res->pages_per_zlock,
@@ -551,7 +554,7 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 				bench_vt_set((double)page_ops / bench_vt_ns() * 1e3);
 			snprintf(test, sizeof(test), "%s-v%u", names[i], nr_vcpus);
 			bench_use_slot(&vb, i == 0 ? 0 : -1);	/* only throughput is timed */
-			bench_emit(&vb, test, design, 0, vals[i], units[i], m);
+			bench_emit(&vb, test, design, 0, vals[i], metrics[i], m);
 		}
 		/* pcp_premerge's buddy lookups during the run and why they failed */
 		for (int i = 0; design_premerge && i < 6; i++) {
@@ -559,7 +562,7 @@ static void run_one(struct bench *b, enum wl_kind kind, const char *design, unsi
 							   "order", "other" };
 
 			snprintf(test, sizeof(test), "premerge-%s-v%u", why[i], nr_vcpus);
-			bench_emit(&vb, test, design, 0, (double)res->premerge[i], "count", m);
+			bench_emit(&vb, test, design, 0, (double)res->premerge[i], "premerge", m);
 		}
 	}
 

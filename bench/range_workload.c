@@ -226,7 +226,7 @@ static int range_workload_row(struct bench *b, const char *dir, unsigned long li
 		p = median(pair[k], got[k]);
 		f = median(fill[k], got[k]);
 		fprintf(b->out, "%-9lu %-6lu %-24s %12.1f %14.1f %9.2f\n", live, align, name[k], p, f, x);
-		bench_emit(b, test, k ? name[k] : "pagelab-maple", 0, p, "ns/pair", NULL);
+		bench_emit(b, test, k ? name[k] : "pagelab-maple", 0, p, "pair-ns", NULL);
 	}
 	return 0;
 }

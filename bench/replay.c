@@ -561,10 +561,11 @@ static void print_arr(const unsigned long *v, int n)
 static void emit_json(const struct bench *b, const struct side *s, const struct pl_trace_stats *st)
 {
 	const struct pl_trace_score *c = &s->score;
+	const struct pl_metric *mt = pl_metric_find("zone-lock-est");
 
 	printf("{\"suite\": \"replay\", \"test\": \"%s\", \"design\": \"%s\", \"rep\": 0, "
-	       "\"value\": %lu, \"unit\": \"zone_lock_acquisitions\", \"params\": {", s->test,
-	       s->design, pl_trace_score_zone_lock(c));
+	       "\"value\": %lu, \"unit\": \"%s\", \"metric\": \"%s\", \"params\": {", s->test,
+	       s->design, pl_trace_score_zone_lock(c), mt->unit, mt->id);
 	for (int i = 0; i < b->nr_params; i++)
 		printf("%s\"%s\": \"%s\"", i ? ", " : "", b->keys[i], b->vals[i]);
 	printf("}, \"events\": %lu, \"lost_events\": %lu, \"state\": \"%s\", \"seconds\": %.3f, "

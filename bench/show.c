@@ -163,7 +163,7 @@ static int run(struct bench *b)
 	if (ret)
 		fprintf(stderr, "pagelab-bench: show: report failed (%d)\n", ret);
 	fflush(b->out);
-	bench_emit(b, workload, design, 0, (double)pl_nr_free_pages(m), "pages", m);
+	bench_emit(b, workload, design, 0, (double)pl_nr_free_pages(m), "free-pages", m);
 	if (st) {
 		pl_enter(m, 0);
 		pl_churn_release(st);

@@ -692,7 +692,7 @@ static int run_design(struct bench *b, const struct tv_params *p, const char *de
 				snprintf(test + strlen(test), sizeof(test) - strlen(test), ", worker %u",
 					 v);
 			bench_vt_set(d->vt_us);
-			bench_emit(b, test, design, 0, (double)d->time_us, "usec", r.m);
+			bench_emit(b, test, design, 0, (double)d->time_us, "vmalloc-test-usec", r.m);
 		}
 		fprintf(b->out, "All test took worker%u=%llu cycles\n", v,
 			(unsigned long long)(w->stop - w->start));

@@ -64,7 +64,7 @@ static int run_throughput(struct bench *b)
 		pl_trace_close(r);
 		fprintf(b->out, "parse   %lu events in %.3f s: %.2f M events/s\n", n, t,
 			(double)n / t / 1e6);
-		bench_emit(b, "parse", designs[0], rep, (double)n / t, "events/s", NULL);
+		bench_emit(b, "parse", designs[0], rep, (double)n / t, "events-per-s", NULL);
 	}
 	for (int rep = 0; rep < reps; rep++) {
 		struct pl_trace_reader *r = open_or_die(path);
@@ -97,7 +97,7 @@ static int run_throughput(struct bench *b)
 		pl_trace_close(r);
 		fprintf(b->out, "replay  %lu events in %.3f s: %.2f M events/s (parse included)\n", n,
 			t, (double)n / t / 1e6);
-		bench_emit(b, "replay", designs[0], rep, (double)n / t, "events/s", m);
+		bench_emit(b, "replay", designs[0], rep, (double)n / t, "events-per-s", m);
 		pl_replay_destroy(rp, true);
 		bench_machine_destroy(m);
 	}

@@ -80,7 +80,7 @@ static int run(struct bench *b)
 			if (!r || ns < best[d])
 				best[d] = ns;
 			bench_use_slot(b, d);
-			bench_emit(b, test, designs[d], r, ns, "ns/pair", m[d]);
+			bench_emit(b, test, designs[d], r, ns, "pair-ns", m[d]);
 		}
 	}
 	fprintf(b->out, "%s, vmalloc+vfree, best of %d (ns per pair)\n", test, reps);

@@ -28,7 +28,7 @@ rank_of_dir() {
 # The public headers, each with the layer that implements it.
 rank_of_header() {
 	case "$1" in
-	base.h | compiler.h | list.h | rcu.h | fault_inject.h) echo 0 ;;
+	base.h | compiler.h | list.h | rcu.h | fault_inject.h | metric.h) echo 0 ;;
 	maple_tree.h | gfp_types.h) echo 1 ;;
 	mm.h) echo 2 ;;
 	vmalloc.h | percpu.h | kvfree_rcu.h) echo 3 ;;

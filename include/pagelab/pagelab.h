@@ -20,6 +20,7 @@
 #include "machine.h"
 #include "percpu.h"
 #include "kvfree_rcu.h"
+#include "metric.h"
 
 #define PAGELAB_VERSION "0.1.0"
 

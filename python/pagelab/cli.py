@@ -13,7 +13,7 @@
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
                  [--emit-trace DIR] [--tick kernel|first|MS] [--no-pcp-busy] [--label L]
   pagelab replay-table RESULTS...
-  pagelab list [suites|presets|switches|machines] [--json]
+  pagelab list [suites|presets|switches|machines|metrics] [--metrics] [--json]
   pagelab --version
 
 A design is a preset plus switches: --design v6.18+pcp_owner+mt_counts.
@@ -171,10 +171,11 @@ def cmd_ab(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     info = listing.bench_list()
+    what = "metrics" if args.metrics else args.what
     if args.json:
-        print(json.dumps(info, indent=1))
+        print(json.dumps(info if what == "all" else {what: info.get(what, [])}, indent=1))
     else:
-        sys.stdout.write(listing.list_text(info, args.what))
+        sys.stdout.write(listing.list_text(info, what))
     return 0
 
 
@@ -299,9 +300,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--out", default=str(OUT), help="results directory (default out)")
     a.set_defaults(func=cmd_ab)
 
-    lp = sub.add_parser("list", help="suites and their keys, design presets, switches, machine profiles")
+    lp = sub.add_parser("list", help="suites and their keys, design presets, switches, machine "
+                        "profiles, metrics")
     lp.add_argument("what", nargs="?", default="all",
-                    choices=["all", "suites", "presets", "switches", "machines"])
+                    choices=["all", "suites", "presets", "switches", "machines", "metrics"])
+    lp.add_argument("--metrics", action="store_true",
+                    help="the metric registry: every figure's id, name, unit, which way is "
+                         "better, family, and whether a replay compares it with the kernel")
     lp.add_argument("--json", action="store_true", help="the whole listing as JSON")
     lp.set_defaults(func=cmd_list)
 

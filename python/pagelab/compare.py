@@ -15,7 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from . import stats, tables
+from . import metrics, stats, tables
 from .runner import Measurement
 
 # mmtests' summary statistics in its row order; the comparison row is the
@@ -29,24 +29,32 @@ class TestGroup:
     test: str
     unit: str
     samples: "OrderedDict[str, list[float]]"
+    metric: str | None = None     # the registry's id; None: a record naming none
 
     @property
     def better(self) -> str:
-        return stats.better_for(self.unit)
+        """The metric's direction (metrics.py); neutral when the records name none."""
+        m = metrics.find(self.metric)
+        return m.direction if m else stats.NEUTRAL
 
     @property
     def label(self) -> str:
-        return f"{self.test} ({self.unit})"
+        way = {stats.LOWER: "lower is better", stats.HIGHER: "higher is better"}.get(
+            self.better, "not judged")
+        return f"{self.test} ({self.unit}, {way})"
 
 
 def group(measurements: Iterable[Measurement]) -> list[TestGroup]:
-    """Gather samples by (suite, test, unit), designs in first-seen order."""
+    """Gather samples by (suite, test, unit), designs in first-seen order; the
+    group's metric is the one its records name (an older pagelab-bench's
+    records, as `pagelab ab` may run, name none and take the others')."""
     groups: "OrderedDict[tuple, TestGroup]" = OrderedDict()
     for m in measurements:
         key = (m.suite, m.test, m.unit)
         g = groups.get(key)
         if g is None:
             g = groups[key] = TestGroup(m.suite, m.test, m.unit, OrderedDict())
+        g.metric = g.metric or getattr(m, "metric", None)
         g.samples.setdefault(m.design, []).append(float(m.value))
     return list(groups.values())
 
@@ -92,7 +100,8 @@ def mmtests_rows(groups: Sequence[TestGroup], designs: Sequence[str]):
                 vals.append(v)
                 pcts.append(0.0 if d == designs[0] else
                             (stats.pndiff(v, bv) if lower else stats.pdiff(v, bv)))
-                sig.append(stat == "Amean" and d != designs[0]
+                # a neutral figure is shown, never marked significant
+                sig.append(stat == "Amean" and d != designs[0] and better != stats.NEUTRAL
                            and abs(stats.cidiff(s.amean, s.ci_half, base.amean, base.ci_half)) > 1)
             rows.append((name, g.label, vals, pcts, sig))
     return rows
@@ -112,7 +121,8 @@ def fastpath_rows(groups: Sequence[TestGroup], designs: Sequence[str]) -> list[l
                 continue
             mark = stats.verdict(base, new, g.better)
             pct = stats.fastpath_change(stats.summarize(base).amean, stats.summarize(new).amean, g.better)
-            cells.append(f"{mark} {stats.fmt_change(pct)}".strip())
+            tail = " (not judged)" if g.better == stats.NEUTRAL else ""
+            cells.append(f"{mark} {stats.fmt_change(pct)}{tail}".strip())
         rows.append(cells)
     return rows
 
@@ -132,7 +142,8 @@ def compare_text(measurements: Iterable[Measurement], baseline: str | None = Non
         out.append(tables.mmtests(designs, mmtests_rows(gs, designs)))
         if len(designs) > 1:
             out.append("")
-            out.append("Fastpath: >0 is better than the baseline, <0 worse; "
+            out.append("Fastpath: >0 is better than the baseline, <0 worse (each figure's "
+                       "direction from the metric registry; a figure marked not judged: >0 is up); "
                        "(R)/(I) = 95% confidence intervals do not overlap")
             head = [[f"{suite} benchmark"] + designs[1:],
                     [""] + [f"vs {designs[0]}"] * (len(designs) - 1)]

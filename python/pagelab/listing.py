@@ -1,6 +1,7 @@
 """`pagelab list` and `pagelab --version`: what this pagelab offers, read
 from `pagelab-bench --list --json` (the C tables: suites and their keys with
-defaults and meanings, design presets with their switches, the switches),
+defaults and meanings, design presets with their switches, the switches,
+machine profiles, the metric registry),
 so the CLI never keeps a second copy that could drift.
 """
 from __future__ import annotations
@@ -9,7 +10,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from . import __version__
+from . import __version__, metrics
 from .runner import BenchError, bench_binary
 
 
@@ -59,6 +60,11 @@ def list_text(info: dict, what: str = "all") -> str:
         elif what == "machines":
             out.append("machine profiles: none in this pagelab-bench")
         out.append("")
+    if what in ("all", "metrics"):
+        if not info.get("metrics"):
+            raise BenchError("this pagelab-bench lists no metrics (an older build?)")
+        out.append(metrics.list_text({d["id"]: metrics.Metric.from_dict(d)
+                                      for d in info["metrics"]}))
     return "\n".join(out).rstrip("\n") + "\n"
 
 

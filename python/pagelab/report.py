@@ -105,7 +105,8 @@ def bars_figure(measurements: list[Measurement], title: str):
             ax.yaxis.set_major_formatter(ticker.FuncFormatter(_compact))
         # a test name alone ("throughput-v32") does not say which workload
         ax.set_title(f"{g.suite}: {g.test}" if several_suites else g.test, fontsize=9)
-        ax.set_ylabel(g.unit)
+        # the unit and which way is better, from the metric registry
+        ax.set_ylabel(g.label[len(g.test) + 1:].strip("()"), fontsize=8)
         ax.tick_params(axis="x", labelsize=8)
     for ax in list(axes.flat)[len(groups):]:
         ax.axis("off")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import seed004, stats, tables
+from . import metrics, seed004, stats, tables
 from .runner import (BenchError, default_cells, list_suites, machine_info, run_adaptive,
                      run_interleaved, save_results)
 from .show import buddyinfo_timeline
@@ -119,18 +119,20 @@ def _seed_mark(text, marked: bool) -> str | None:
     return "(I)" if pct > 0 else "(R)"
 
 
-def judge_cell(doc: dict, row: str, col: str, base, new, better: str, seed=None,
+def judge_cell(doc: dict, row: str, col: str, base, new, metric: str, seed=None,
                fmt: str = "{:.2f}%") -> str:
     """Judge one cell under the document's policy, log it, return its text.
 
-    The better direction follows the samples' unit: instruction counts and
-    virtual time are costs whatever the wall figure was (a rate in seed 003).
+    @metric: the registry's id of the row's figure; its direction decides.
+    Under --mode instr a timed figure (family speed) was replaced by the
+    instructions of its region, a cost whatever the wall figure was (a rate
+    in seed 003): the registry's "instructions" metric decides then.
     """
     pol = doc_policy(doc)
-    if pol.deterministic:
-        better = stats.LOWER if better == stats.HIGHER and doc.get("measure") == "instr" \
-            else better
-    c = stats.judge(base, new, better, pol)
+    m = metrics.get(metric)
+    if doc.get("measure") == "instr" and m.family == "speed":
+        m = metrics.get("instructions")
+    c = stats.judge(base, new, m.direction, pol)
     doc.setdefault("_cells", []).append({
         "row": row, "col": col, "change": c.change, "mark": c.mark, "noisy": c.noisy,
         "n": c.n, "cov": c.cov, "why": c.why, "seed": _seed_pct(seed),
@@ -341,7 +343,7 @@ def render_000(doc: dict) -> str:
                 ours[d] = "n/a"
                 continue
             seed = s_rc1 if d == rc1 else s_contig
-            ours[d] = judge_cell(doc, f"{test} p:{p} h:{h}", d, b, n, stats.LOWER, seed)
+            ours[d] = judge_cell(doc, f"{test} p:{p} h:{h}", d, b, n, "vmalloc-test-usec", seed)
         rows.append([f"{_row_label_000(test, p, h, l)} (usec)", s_rc1, ours[rc1], s_contig,
                      ours[contig]])
         c = [_counters_000(ms, label, d) for d in pub["designs"]]
@@ -468,12 +470,12 @@ def render_002(doc: dict) -> str:
         seed = stats.fastpath_change(p_base, p_new)
         rows.append([label, fmt_latency(p_base), fmt_fig(bm, doc),
                      f"{fmt_latency(p_new)} {fmt_change(seed)}",
-                     f"{fmt_fig(nm, doc)} {judge_cell(doc, label, new, b, n, stats.LOWER, seed)}"])
+                     f"{fmt_fig(nm, doc)} {judge_cell(doc, label, new, b, n, 'read-us', seed)}"])
         if has_ext:
             # pagelab's extension: judged against the baseline, no seed figure
             e = _values(ms, test, ext)
             rows[-1].append(f"{fmt_fig(stats.summarize(e).amean, doc)} "
-                            f"{judge_cell(doc, label, ext, b, e, stats.LOWER)}")
+                            f"{judge_cell(doc, label, ext, b, e, 'read-us')}")
     info = doc.get("machine", {})
     mem = settings.get("mem", "16G")
     out = [f"1. Average latency over {settings.get('reads', '?')} /proc/pagetypeinfo accesses, "
@@ -580,7 +582,7 @@ def render_001(doc: dict) -> str:
             if order == "9" else None
         rows.append([f"order {order}, {per:,} iterations", seed_b, f"{bm * k:,.0f} {u}",
                      seed_a, f"{nm * k:,.0f} {u} "
-                     f"{judge_cell(doc, f'order {order}', new, b, n, stats.LOWER, seed)}"])
+                     f"{judge_cell(doc, f'order {order}', new, b, n, 'iteration-us', seed)}"])
     loops = b_loops(ms, "9") if ms else loops
     lines = [f"Execution time of page_alloc_high_order_test (alloc, split_page, free_contig_range), "
              f"{len(_values(ms, 'odr9-per-iteration', base))} runs of {loops:,} iterations scaled "
@@ -611,16 +613,16 @@ def render_001(doc: dict) -> str:
 # The RFC publishes claims, not a table: each row puts our figure beside one.
 CLAIMS_003 = {
     "setup": "32-way, 32G test machine",
-    "rows": (  # (label, suite, test stem, better, seed's claim)
-        ("alloc many/free few: throughput", "alloc_many_free_few", "throughput", stats.HIGHER,
+    "rows": (  # (label, suite, test stem (its metric's id too), seed's claim)
+        ("alloc many/free few: throughput", "alloc_many_free_few", "throughput",
          "+1% throughput"),
         ("alloc many/free few: zone->lock per Mop", "alloc_many_free_few",
-         "zone-lock-per-Mop", stats.LOWER, "fewer zone->lock trips"),
+         "zone-lock-per-Mop", "fewer zone->lock trips"),
         ("exit avalanche: zone->lock per Mop", "exit_avalanche", "zone-lock-per-Mop",
-         stats.LOWER, "coarser transactions"),
-        ("kbuild: throughput", "kbuild", "throughput", stats.HIGHER, "-3..4% %sys"),
-        ("kbuild: zone->lock per Mop", "kbuild", "zone-lock-per-Mop", stats.LOWER, ""),
-        ("kbuild: unusable index, order 9", "kbuild", "unusable-index-9", stats.LOWER,
+         "coarser transactions"),
+        ("kbuild: throughput", "kbuild", "throughput", "-3..4% %sys"),
+        ("kbuild: zone->lock per Mop", "kbuild", "zone-lock-per-Mop", ""),
+        ("kbuild: unusable index, order 9", "kbuild", "unusable-index-9",
          "no worse fragmentation"),
     ),
 }
@@ -664,14 +666,14 @@ def render_003(doc: dict) -> str:
     head = [["", "seed", base, new], ["", "(claim)", "(ours)", "(ours)"]]
     rows = []
     for vcpus in settings.get("vcpus", "32").split(","):
-        for label, suite, stem, better, claim in CLAIMS_003["rows"]:
+        for label, suite, stem, claim in CLAIMS_003["rows"]:
             test = f"{stem}-v{vcpus}"
             b = [m.value for m in ms if m.suite == suite and m.test == test and m.design == base]
             n = [m.value for m in ms if m.suite == suite and m.test == test and m.design == new]
             if not b or not n:
                 continue
             bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
-            cell = judge_cell(doc, f"{label}, {vcpus} vCPUs", new, b, n, better)
+            cell = judge_cell(doc, f"{label}, {vcpus} vCPUs", new, b, n, stem)
             rows.append([f"{label}, {vcpus} vCPUs", claim, f"{bm:.3g}", f"{nm:.3g} {cell}"])
     reps = settings.get("reps", "?")
     return "\n".join([

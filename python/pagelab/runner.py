@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import validate
+from . import metrics, validate
 
 FORMAT = "pagelab-results/1"
 REPO = Path(__file__).resolve().parents[2]
@@ -77,6 +77,7 @@ class Measurement:
     harness: dict = field(default_factory=dict)   # bench/harness.c: region, faults, pinning
     mode: str = "wall"                            # what value measures: wall, instr, vtime
     wall: float | None = None                     # the wall figure, in instr/vtime modes
+    metric: str | None = None                     # the registry's id (metrics.py); None: unjudged
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -207,7 +208,7 @@ def _run_instr(suite: str, params: dict[str, str]) -> list[dict]:
         if key not in totals:
             raise BenchError(f"{suite}: --mode instr: no callgrind dump for {key}")
         rec["wall"], rec["value"], rec["unit"] = rec["value"], float(totals[key]), "instructions"
-        rec["mode"] = "instr"
+        rec["mode"], rec["metric"] = "instr", "instructions"   # a cost, whatever it replaced
         kept.append(rec)
     return kept
 
@@ -441,6 +442,8 @@ def save_results(path: str | Path, measurements: Iterable[Measurement], command:
     }
     if extra:
         doc.update(extra)
+    # the registry's entries of the figures held: the file is judged by them
+    doc["metrics"] = metrics.embed(m["metric"] for m in doc["measurements"])
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1) + "\n")
     tmp.replace(path)
@@ -464,6 +467,10 @@ def load_results(path: str | Path) -> dict:
             raise BenchError(f"{path}: not a pagelab results file") from None
         doc = {"format": "jsonl", "machine": {}, "measurements": recs}
     validate.results_doc(doc, str(path))
+    try:
+        metrics.register(doc.get("metrics"))
+    except metrics.MetricError as e:
+        raise BenchError(f"{path}: {e}") from None
     doc["measurements"] = [Measurement.from_dict(m) for m in doc["measurements"]]
     doc["path"] = str(path)
     return doc

@@ -5,7 +5,9 @@ Two verdicts, both on repeated samples of one test under two designs:
 * Arm Fastpath's (R)/(I): the 95% confidence intervals of the two means
   (Student's t, n-1 degrees of freedom) do not overlap.  (R) is a
   regression, (I) an improvement, relative to the baseline and in the
-  direction that is better for the unit (lower for times, higher for rates).
+  direction the figure's metric declares better (metrics.py: lower for
+  times and lock trips, higher for rates and free blocks; a neutral figure
+  is never marked).
   Fastpath prints the change as a percentage where >0 is faster and <0 is
   slower: base/new - 1 for a time, new/base - 1 for a rate.
 
@@ -31,32 +33,14 @@ from typing import Sequence
 import numpy as np
 from scipy import stats as _sps
 
-LOWER = "lower"
-HIGHER = "higher"
+from . import metrics
 
-# Which direction is better, per unit.  Times and cycles: lower.  Rates:
-# higher.  Counts of work (lock acquisitions, pages moved, blocks) are costs:
-# lower.  A unit not listed is treated as a cost; add it here when a suite
-# emits a rate under a new name.
-UNIT_BETTER = {
-    "ns": LOWER, "us": LOWER, "usec": LOWER, "ms": LOWER, "s": LOWER,
-    "cycles": LOWER, "instructions": LOWER,
-    "ops/s": HIGHER, "ops/sec": HIGHER, "pps": HIGHER, "MB/s": HIGHER,
-    "MiB/s": HIGHER, "GB/s": HIGHER, "Gbps": HIGHER, "Mbps": HIGHER,
-    "pages/s": HIGHER, "allocs/s": HIGHER,
-}
+# Which way is better comes from the metric registry (metrics.py, declared
+# in C): a figure's direction is its metric's, never guessed from its unit.
+# NEUTRAL figures are shown with their change and never marked.
+LOWER, HIGHER, NEUTRAL = metrics.LOWER, metrics.HIGHER, metrics.NEUTRAL
 
 CONFIDENCE = 0.95
-
-
-def better_for(unit: str) -> str:
-    """'lower' or 'higher': which direction is an improvement for @unit.
-
-    Any rate ("Mops/s", "pages/sec") is higher-is-better.
-    """
-    if unit in UNIT_BETTER:
-        return UNIT_BETTER[unit]
-    return HIGHER if unit.endswith(("/s", "/sec")) else LOWER
 
 
 def _arr(values: Sequence[float]) -> np.ndarray:
@@ -141,7 +125,8 @@ def cidiff(new: float, new_ci: float, base: float, base_ci: float) -> float:
 
 
 def fastpath_change(base_mean: float, new_mean: float, better: str = LOWER) -> float:
-    """Fastpath's percentage: >0 is faster/better, <0 slower/worse."""
+    """Fastpath's percentage: >0 is faster/better, <0 slower/worse; for a
+    NEUTRAL figure the plain change, >0 meaning it went up."""
     if base_mean == new_mean:
         return 0.0
     if better == LOWER:
@@ -173,6 +158,8 @@ def verdict(base: Sequence[float], new: Sequence[float], better: str = LOWER,
     (touching intervals overlap).  Then the direction of the means and
     @better decide between regression and improvement.
     """
+    if better == NEUTRAL:
+        return ""
     blo, bhi = confidence_interval(base, confidence)
     nlo, nhi = confidence_interval(new, confidence)
     if not (nlo > bhi or nhi < blo):
@@ -313,7 +300,7 @@ class Cell:
     noisy: bool
     n: int               # the smaller side's sample count
     cov: float           # the larger side's CoV (%)
-    why: str = ""        # "", "few", "noisy", "smoke", "small"
+    why: str = ""        # "", "few", "noisy", "smoke", "small", "neutral"
 
     def text(self, fmt: str = "{:.2f}%") -> str:
         if fmt.endswith("%"):
@@ -322,6 +309,8 @@ class Cell:
             body = fmt.format(self.change) if math.isfinite(self.change) else "n/a"
         if self.mark:
             return f"{self.mark} {body}"
+        if self.why == "neutral":
+            return f"{body} (not judged)"
         if self.noisy:
             return f"{body} (noisy)"
         return body
@@ -334,6 +323,8 @@ def judge(base: Sequence[float], new: Sequence[float], better: str, policy: Poli
     n = min(len(base), len(new))
     cv = max((c for c in (cov(base), cov(new)) if not math.isnan(c)), default=math.nan)
     noisy = not math.isnan(cv) and cv > policy.noisy_cov
+    if better == NEUTRAL:
+        return Cell(change, "", noisy, n, cv, "neutral")
     if policy.quick:
         return Cell(change, "", noisy, n, cv, "smoke")
     if n < policy.min_runs:

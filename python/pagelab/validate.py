@@ -51,6 +51,8 @@ def measurement(rec, where: str) -> None:
             raise ValidationError(f"{where}: measurement field '{k}' is missing or not a string")
     if not _is_num(rec.get("value")):
         raise ValidationError(f"{where}: measurement value {rec.get('value')!r} is not a finite number")
+    if rec.get("metric") is not None and not isinstance(rec.get("metric"), str):
+        raise ValidationError(f"{where}: measurement field 'metric' is not a string")
     rep = rec.get("rep", 0)
     if not isinstance(rep, int) or isinstance(rep, bool) or rep < 0:
         raise ValidationError(f"{where}: measurement rep {rep!r} is not a non-negative integer")
@@ -111,6 +113,9 @@ def results_doc(doc, where: str) -> None:
         raise ValidationError(f"{where}: 'command' is not a list of strings")
     if doc.get("timeline") is not None:
         _timeline(doc["timeline"], where)
+    reg = doc.get("metrics", {})
+    if not isinstance(reg, dict) or not all(isinstance(v, dict) for v in reg.values()):
+        raise ValidationError(f"{where}: 'metrics' is not an object of metric entries")
 
 
 def read_text(path: Path) -> str:

@@ -137,13 +137,15 @@ def test_reproduce_errors(capsys):
 
 
 def test_compare_command(tmp_path, capsys):
-    ms = [Measurement("s", "t", d, r, v, "us") for r, (a, b) in enumerate([(10, 20), (12, 21), (14, 22)])
-          for d, v in (("base", a), ("new", b))]
+    ms = [Measurement("s", "t", d, r, v, "us", metric="read-us")
+          for r, (a, b) in enumerate([(10, 20), (12, 21), (14, 22)]) for d, v in (("base", a), ("new", b))]
     path = save_results(tmp_path / "r.json", ms, command=["test"])
+    # the file carries the registry's entry of its metric
+    assert json.loads(path.read_text())["metrics"]["read-us"]["direction"] == "lower"
     assert main(["compare", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "Amean     t (us)       12.00 (   0.00%)       21.00 * -75.00%*" in out
-    assert "| t (us)      | (R) -42.86% |" in out
+    assert "Amean     t (us, lower is better)       12.00 (   0.00%)       21.00 * -75.00%*" in out
+    assert "| t (us, lower is better) | (R) -42.86% |" in out
     assert main(["compare", str(path), "--baseline", "new"]) == 0
     assert "(I) 75.00%" in capsys.readouterr().out
     assert main(["compare", str(path), "--baseline", "nope"]) == 2
@@ -269,10 +271,10 @@ def test_progress_bar_draws_on_request(capsys):
     assert quiet.getvalue() == ""
 
 
-def test_compare_groups_by_unit_direction():
-    ms = [Measurement("s", "rate", d, r, v, "ops/s") for r, (a, b) in enumerate([(10, 20), (12, 21), (14, 22)])
-          for d, v in (("base", a), ("new", b))]
+def test_compare_takes_direction_from_the_metric():
+    ms = [Measurement("s", "rate", d, r, v, "Mops/s", metric="throughput")
+          for r, (a, b) in enumerate([(10, 20), (12, 21), (14, 22)]) for d, v in (("base", a), ("new", b))]
     rows = compare.fastpath_rows(compare.group(ms), ["base", "new"])
-    assert rows == [["rate (ops/s)", "(I) 75.00%"]]
+    assert rows == [["rate (Mops/s, higher is better)", "(I) 75.00%"]]
     mm = compare.mmtests_rows(compare.group(ms), ["base", "new"])
     assert [r[0] for r in mm] == ["Min", "Hmean", "Stddev", "CoeffVar", "Max", "BAmean-95"]

@@ -61,3 +61,39 @@ def test_switch_alone_is_the_baseline_plus_it():
     ms = run_once("buddy_alloc_free", {"mem": "64M", "dma32": "16M", "nr": "1000", "reps": "1"},
                   "pcp_owner")
     assert ms and all(m.design == "pcp_owner" for m in ms)
+
+
+def test_list_metrics(capsys):
+    """The registry, declared once in C, printed by `pagelab list --metrics` and
+    read by pagelab.metrics: the same ids, directions and units."""
+    from pagelab import metrics
+    assert main(["list", "--metrics"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("metrics (")
+    assert "pages-per-zone-lock" in out and "higher is better" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("zone-lock-pages "))
+    assert "neutral (shown, not judged)" in line
+    assert main(["list", "metrics", "--json"]) == 0
+    listed = {d["id"]: d for d in json.loads(capsys.readouterr().out)["metrics"]}
+    reg = metrics.registry()
+    assert set(listed) == set(reg)
+    for mid, d in listed.items():
+        assert (d["direction"], d["unit"], d["family"]) == \
+            (reg[mid].direction, reg[mid].unit, reg[mid].family)
+    assert reg["free-pageblocks"].direction == "higher"
+    assert reg["zone-lock"].direction == "lower"
+    assert reg["buddyinfo-tvd"].kernel and not reg["zone-lock-actual"].kernel
+
+
+def test_every_record_names_a_registered_metric():
+    """pagelab-bench names the metric of each figure it emits; its unit is the registry's."""
+    from pagelab import metrics
+    ms = run_once("kbuild", {"mem": "64M", "dma32": "16M", "vcpus": "2", "ops": "3000",
+                             "gig_probe": "0"}, "v6.18")
+    assert ms
+    for m in ms:
+        assert m.metric, m.test
+        assert metrics.get(m.metric).unit == m.unit
+    by = {m.test.rsplit("-v", 1)[0]: m.metric for m in ms}
+    assert by["pages-per-zone-lock"] == "pages-per-zone-lock"
+    assert by["free-pageblocks"] == "free-pageblocks"

@@ -33,13 +33,17 @@ def test_one_sample_is_never_significant():
     assert stats.verdict([5.0], [500.0]) == ""
 
 
-def test_verdict_direction_per_unit():
+def test_verdict_direction_from_the_registry():
     # [7.03, 16.97] vs [18.52, 23.48]: disjoint, new is higher
-    assert stats.verdict(BASE, NEW, stats.better_for("us")) == "(R)"
-    assert stats.verdict(BASE, NEW, stats.better_for("ops/s")) == "(I)"
-    assert stats.verdict(NEW, BASE, stats.better_for("us")) == "(I)"
-    assert stats.better_for("ns") == stats.LOWER and stats.better_for("MB/s") == stats.HIGHER
-    assert stats.better_for("Mops/s") == stats.HIGHER and stats.better_for("blocks") == stats.LOWER
+    assert stats.verdict(BASE, NEW, stats.LOWER) == "(R)"
+    assert stats.verdict(BASE, NEW, stats.HIGHER) == "(I)"
+    assert stats.verdict(NEW, BASE, stats.LOWER) == "(I)"
+    # a neutral figure is shown, never marked, however far it moves
+    assert stats.verdict(BASE, NEW, stats.NEUTRAL) == ""
+    cell = stats.judge(BASE, NEW, stats.NEUTRAL, stats.policy_for("wall"))
+    assert cell.mark == "" and cell.why == "neutral" and cell.text().endswith("(not judged)")
+    # nothing is guessed from a unit any more
+    assert not hasattr(stats, "better_for") and not hasattr(stats, "UNIT_BETTER")
 
 
 def test_overlapping_intervals_are_not_significant():

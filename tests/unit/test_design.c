@@ -169,6 +169,50 @@ static void test_every_switch_builds_a_machine(void **state)
 	}
 }
 
+/*
+ * The metric registry (src/machine/metric.c): ids unique and found, every
+ * row complete, and the directions the tables depend on are the ones a
+ * reader expects: a lock trip is a cost, pages per lock trip and free
+ * pageblocks a gain, the workload's own counts never judged.
+ */
+static void test_metric_registry(void **state)
+{
+	static const struct {
+		const char *id;
+		enum pl_metric_direction dir;
+	} want[] = {
+		{ "zone-lock", PL_METRIC_LOWER }, { "pcp-refills", PL_METRIC_LOWER },
+		{ "pages-per-zone-lock", PL_METRIC_HIGHER }, { "free-pageblocks", PL_METRIC_HIGHER },
+		{ "contig-1g-won", PL_METRIC_HIGHER }, { "throughput", PL_METRIC_HIGHER },
+		{ "page-allocs", PL_METRIC_NEUTRAL }, { "zone-lock-pages", PL_METRIC_NEUTRAL },
+		{ "instructions", PL_METRIC_LOWER },
+	};
+	int n = 0, kernel = 0;
+
+	(void)state;
+	for (const struct pl_metric *m = pl_metrics; m->id; m++, n++) {
+		assert_non_null(m->name);
+		assert_non_null(m->unit);
+		assert_non_null(m->meaning);
+		assert_true(m->direction <= PL_METRIC_NEUTRAL);
+		assert_true(m->family <= PL_METRIC_STATE);
+		assert_ptr_equal(pl_metric_find(m->id), m);	/* unique: the first is itself */
+		assert_true(!m->per || m->counter);
+		kernel += m->kernel;
+	}
+	assert_true(n >= 30);
+	assert_true(kernel >= 5);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		assert_non_null(pl_metric_find(want[i].id));
+		assert_int_equal(pl_metric_find(want[i].id)->direction, want[i].dir);
+	}
+	assert_null(pl_metric_find("no-such-metric"));
+	assert_null(pl_metric_find(NULL));
+	assert_string_equal(pl_metric_direction_name(PL_METRIC_HIGHER), "higher");
+	assert_string_equal(pl_metric_direction_name(PL_METRIC_NEUTRAL), "neutral");
+	assert_string_equal(pl_metric_family_name(PL_METRIC_LOCK), "lock traffic");
+}
+
 static void test_version(void **state)
 {
 	(void)state;
@@ -185,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_format_small_buffer),
 		cmocka_unit_test(test_every_switch_builds_a_machine),
+		cmocka_unit_test(test_metric_registry),
 		cmocka_unit_test(test_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
