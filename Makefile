@@ -11,7 +11,7 @@ VENV       ?= .venv
 GEN        := -G Ninja
 
 .PHONY: all deps build build-bench build-asan build-tsan build-fuzz test test-c test-asan test-tsan test-fuzz \
-	test-py test-install test-pip fuzz fuzz-corpus run clean
+	test-py test-budgets test-install test-pip fuzz fuzz-corpus run clean
 
 all: build
 
@@ -56,6 +56,12 @@ test-asan: build-asan
 test-py: build
 	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench PAGELAB_REQUIRE_LIB=1 $(VENV)/bin/python -m pytest -q python/tests
 
+# The hot paths' instruction budgets (tests/budgets/budgets.tsv): callgrind
+# counts, deterministic; a path more than 3% over its budget fails.
+test-budgets: build
+	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pagelab budgets \
+		--jobs $(NPROC)
+
 # The tests with real threads (CTest label "concurrency") under ThreadSanitizer,
 # without ASLR where allowed (gcc 12's TSan rejects some high-entropy layouts).
 test-tsan: build-tsan
@@ -97,7 +103,7 @@ test-pip: deps
 	cd $(BUILD) && env -u PAGELAB_BENCH -u PAGELAB_LIB pip-venv/bin/python $(abspath docs/examples/quickstart.py)
 	cd $(BUILD) && env -u PAGELAB_BENCH pip-venv/bin/pagelab --version
 
-test: test-c test-asan test-tsan test-fuzz test-py test-install test-pip
+test: test-c test-asan test-tsan test-fuzz test-py test-budgets test-install test-pip
 
 # The main job: every available seed's table on the default machine, quick,
 # and the HTML report in out/report.html.

@@ -111,3 +111,61 @@ def run_ab(rev_a: str, rev_b: str, suite: str, params: dict[str, str], design: s
         docs.append({"label": name, "machine": info, "measurements": results[name],
                      "path": str(path)})
     return docs
+
+
+def instr_ab(rev_a: str, rev_b: str, suite: str | None, params: dict[str, str], design: str | None,
+             out: Path, table: Path | None = None, jobs: int | None = None) -> str:
+    """Instructions per operation on both revisions (cgcount, the budget check's code).
+
+    With @suite: that loop (params may give key=N1:N2 and per=X, else the
+    suite's cgcount.LOOPS entry).  Without: every path of the budget table
+    @table, with its budget beside the counts.  Counts are deterministic, so
+    one run per revision and loop length is the whole measurement.  A path
+    the older build cannot run shows its one-line reason instead.
+    """
+    from . import budgets, cgcount
+    if rev_a == rev_b:
+        raise BenchError("ab: REV_A and REV_B are the same name")
+    revs = [(rev_a, resolve(rev_a)), (rev_b, resolve(rev_b))]
+    if suite:
+        p = dict(params)
+        if design:
+            p["design"] = design
+        rows = [("", None, cgcount.parse_path(suite, p))]
+        cwd = REPO
+    else:
+        table = table or budgets.TABLE
+        rows = [(r.path, r.budget, r.loop) for r in budgets.load(table)]
+        cwd = budgets.root(table)
+    root = out / "ab"
+    benches = {}
+    for name, commit in revs:
+        print(f"ab: {name} = {commit[:12]}: building in {root / ('wt-' + commit[:12])}", flush=True)
+        benches[name] = build(commit, root)
+    jobsl = [(benches[name], loop) for _, _, loop in rows for name, _ in revs]
+    counts = cgcount.per_op_many(jobsl, jobs, cwd=cwd, keep_errors=True)
+    head = ["path", rev_a, rev_b, "change", "budget"]
+    table_rows = [head]
+    notes = []
+    for i, (name, budget, loop) in enumerate(rows):
+        a, b = counts[2 * i], counts[2 * i + 1]
+        cells = []
+        for rev, c in ((rev_a, a), (rev_b, b)):
+            if isinstance(c, BenchError):
+                cells.append("-")
+                notes.append(f"{name or loop.suite} on {rev}: {c}")
+            else:
+                cells.append(f"{c:.1f}")
+        ch = "" if isinstance(a, BenchError) or isinstance(b, BenchError) or not a \
+            else f"{b / a - 1:+.1%}"
+        table_rows.append([name or loop.text(), *cells, ch, "" if budget is None else f"{budget:g}"])
+    widths = [max(len(r[i]) for r in table_rows) for i in range(len(head))]
+    lines = ["instructions per operation (callgrind, difference of two loop lengths; "
+             "lower is better)"]
+    for r in table_rows:
+        lines.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w)
+                               for j, (c, w) in enumerate(zip(r, widths))).rstrip())
+    lines += notes
+    if suite:
+        lines.append(f"loop: {rows[0][2].text()}")
+    return "\n".join(lines) + "\n"

@@ -3,7 +3,9 @@
   pagelab bench SUITE [key=value ...] --design A --design B --reps N
   pagelab bench ... [--label NAME]
   pagelab compare RESULTS... [--baseline DESIGN]
-  pagelab ab REV_A REV_B SUITE [key=value ...] [--design D] [--reps N]
+  pagelab ab REV_A REV_B SUITE [key=value ...] [--design D] [--reps N] [--mode wall|instr]
+  pagelab ab REV_A REV_B --budgets [TABLE]
+  pagelab budgets [PATH ...] [--table FILE] [--jobs N]
   pagelab reproduce [000|001|002|003|004|all] [--quick|--full] [--mode wall|instr|vtime]
   pagelab agree RUN1_DIR RUN2_DIR
   pagelab report [RESULTS...] [-o out/report.html]
@@ -30,7 +32,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import (ab, agree, compare, listing, replay, report, reproduce, runs, show, trace_record,
+from . import (ab, agree, budgets, compare, listing, replay, report, reproduce, runs, show, trace_record,
                validate)
 from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
                      suite_keys)
@@ -158,6 +160,19 @@ def cmd_ab(args: argparse.Namespace) -> int:
     params = _params(args.params)
     if "design" in params:
         raise BenchError("give the design with --design, not design=")
+    if args.budgets or args.mode == "instr":
+        if args.budgets and args.suite:
+            raise BenchError("ab --budgets runs the budget table's paths: give no SUITE")
+        if not args.budgets and not args.suite:
+            raise BenchError("ab --mode instr needs a SUITE (or --budgets)")
+        sys.stdout.write(ab.instr_ab(args.rev_a, args.rev_b, args.suite, params,
+                                     args.design if args.suite else None, Path(args.out),
+                                     Path(args.budgets) if args.budgets else None, args.jobs))
+        return 0
+    if args.mode != "wall":
+        raise BenchError(f"ab --mode {args.mode}: want wall or instr")
+    if not args.suite:
+        raise BenchError("ab needs a SUITE")
     if args.reps < 1:
         raise BenchError(f"--reps {args.reps}: at least 1")
     docs = ab.run_ab(args.rev_a, args.rev_b, args.suite, params, args.design, args.reps,
@@ -167,6 +182,12 @@ def cmd_ab(args: argparse.Namespace) -> int:
         print(n)
     print(compare.compare_text(ms), end="")
     return 0
+
+
+def cmd_budgets(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise BenchError(f"--jobs {args.jobs}: at least 1")
+    return budgets.check(Path(args.table), args.bench, args.paths or None, args.jobs)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -293,12 +314,29 @@ def build_parser() -> argparse.ArgumentParser:
                        "interleaved (does my patch help?)")
     a.add_argument("rev_a", metavar="REV_A", help="the baseline revision (e.g. HEAD~1)")
     a.add_argument("rev_b", metavar="REV_B", help="the revision to judge (e.g. HEAD)")
-    a.add_argument("suite")
-    a.add_argument("params", nargs="*", help="key=value parameters of the suite")
+    a.add_argument("suite", nargs="?")
+    a.add_argument("params", nargs="*", help="key=value parameters of the suite "
+                   "(--mode instr: one may be the loop, key=N1:N2, and per=X its operations)")
     a.add_argument("--design", default="v6.18", help="the design both revisions run (default v6.18)")
+    a.add_argument("--mode", default="wall", choices=("wall", "instr"),
+                   help="wall: timed runs, interleaved; instr: callgrind instructions per "
+                        "operation, the difference of two loop lengths (the budget check's code)")
+    a.add_argument("--budgets", nargs="?", const=str(budgets.TABLE), default=None, metavar="TABLE",
+                   help="instructions of every path of the budget table on both revisions")
+    a.add_argument("--jobs", type=int, default=None,
+                   help="callgrind processes at once (--mode instr; default: the cores)")
     a.add_argument("--reps", type=int, default=3, help="runs per revision (default 3)")
     a.add_argument("--out", default=str(OUT), help="results directory (default out)")
     a.set_defaults(func=cmd_ab)
+
+    bg = sub.add_parser("budgets", help="check the hot paths' instruction budgets "
+                        "(callgrind; fails over a budget by more than 3%%)")
+    bg.add_argument("paths", nargs="*", metavar="PATH", help="only these paths of the table")
+    bg.add_argument("--table", default=str(budgets.TABLE), help="the budget table")
+    bg.add_argument("--bench", default=None, help="the pagelab-bench to count (default: as bench)")
+    bg.add_argument("--jobs", type=int, default=None, help="callgrind processes at once "
+                    "(default: the cores)")
+    bg.set_defaults(func=cmd_budgets)
 
     lp = sub.add_parser("list", help="suites and their keys, design presets, switches, machine "
                         "profiles, metrics")
