@@ -27,6 +27,9 @@
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))
 
+#ifndef __always_inline		/* glibc's sys/cdefs.h has it */
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
 #define __cacheline_aligned __attribute__((aligned(64)))
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define fallthrough __attribute__((__fallthrough__))

@@ -58,21 +58,57 @@ static inline void seq_put_str(struct pl_seq *s, const char *str, int width)
 		seq_pad(s, w - len);
 }
 
-/* printf("%*lu"), with an optional prefix counted inside the width. */
+/* seq_num_digits() - how many decimal digits @v has (1..20). */
+static inline int seq_num_digits(unsigned long v)
+{
+	static const unsigned long pow10[] = {
+		10UL, 100UL, 1000UL, 10000UL, 100000UL, 1000000UL, 10000000UL, 100000000UL,
+		1000000000UL, 10000000000UL, 100000000000UL, 1000000000000UL,
+		10000000000000UL, 100000000000000UL, 1000000000000000UL,
+		10000000000000000UL, 100000000000000000UL, 1000000000000000000UL,
+		10000000000000000000UL,
+	};
+	int n = 1;
+
+	while (n < 20 && v >= pow10[n - 1])
+		n++;
+	return n;
+}
+
+/*
+ * printf("%*lu"), with an optional prefix written before the padding (the
+ * padding counts the digits only). The usual case, a number of at most 16
+ * columns with 16 bytes of room, is written in place: 16 spaces, then the
+ * digits from the right (the spaces past the number are inside the room
+ * and overwritten by what follows, or past the report's end).
+ */
 static inline void seq_put_num(struct pl_seq *s, const char *prefix, unsigned long v, int width)
 {
-	char tmp[32];
-	int n = 0;
+	int n = seq_num_digits(v);
+	size_t pad = n < width ? (size_t)(width - n) : 0;
+	char tmp[20], *p;
 
+	if (!prefix && s->buf && pad + (size_t)n <= 16 && s->count + 16 < s->size) {
+		p = s->buf + s->count;
+		memset(p, ' ', 16);
+		s->count += pad + (size_t)n;
+		p = s->buf + s->count;
+		do {
+			*--p = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		return;
+	}
+	p = tmp + sizeof(tmp);
 	do {
-		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
+		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
 	if (prefix)
 		seq_puts(s, prefix);
-	if (n < width)
-		seq_pad(s, (size_t)(width - n));
-	seq_write(s, tmp + sizeof(tmp) - n, (size_t)n);
+	if (pad)
+		seq_pad(s, pad);
+	seq_write(s, p, (size_t)n);
 }
 
 #endif /* PAGELAB_BASE_SEQ_H */

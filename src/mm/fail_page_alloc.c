@@ -13,7 +13,9 @@
 #include "internal.h"
 
 /**
- * should_fail_alloc_page() - fail_page_alloc's hook at the top of alloc_pages().
+ * __should_fail_alloc_page() - fail_page_alloc's hook at the top of
+ * alloc_pages(), once should_fail_alloc_page() (internal.h) found the site
+ * enabled.
  * @gfp:   the allocation's flags; __GFP_NOWARN silences the report, and with
  *         ignore-gfp-wait a call that may sleep (__GFP_DIRECT_RECLAIM) is
  *         never failed.
@@ -22,13 +24,12 @@
  * Return: true if this allocation must fail; it is then counted as an
  * allocation failure (PL_EV_ALLOC_FAIL) and nothing else is touched.
  */
-bool should_fail_alloc_page(gfp_t gfp, unsigned int order)
+bool __should_fail_alloc_page(gfp_t gfp, unsigned int order)
 {
 	struct pl_fault_state *fs = &pl_this.machine->fail_page_alloc;
 	int verbose = 0;
 
-	if (!pl_fault_enabled(fs) ||
-	    !__pl_should_fail(fs, PAGE_SIZE << order, order, gfp & __GFP_DIRECT_RECLAIM, &verbose))
+	if (!__pl_should_fail(fs, PAGE_SIZE << order, order, gfp & __GFP_DIRECT_RECLAIM, &verbose))
 		return false;
 	pl_count(PL_EV_ALLOC_FAIL, 1);
 	if (verbose && !(gfp & __GFP_NOWARN))

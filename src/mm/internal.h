@@ -36,6 +36,58 @@ static inline void pl_count(enum pl_vm_event item, unsigned long delta)
 	pl_count_events(&pl_this.cpu->events, item, delta);
 }
 
+/*
+ * A loop's counter in two halves: pl_count_vt() charges each event to
+ * virtual time where it happens (the clock must advance in order), and
+ * pl_count_only() adds the loop's total to the counter once after it.
+ */
+static inline void pl_count_vt(enum pl_vm_event item, unsigned long delta)
+{
+	if (unlikely(pl_vt_cur))
+		__pl_vt_event((unsigned int)item, delta);
+}
+
+static inline void pl_count_only(enum pl_vm_event item, unsigned long delta)
+{
+	struct pl_cpu_events *e = &pl_this.cpu->events;
+
+	WRITE_ONCE(e->ev[item], READ_ONCE(e->ev[item]) + delta);
+}
+
+/* pl_count2() - two counters at once, as pl_count3(). */
+static inline void pl_count2(enum pl_vm_event a, unsigned long da, enum pl_vm_event b,
+			     unsigned long db)
+{
+	struct pl_cpu_events *e = &pl_this.cpu->events;
+
+	if (unlikely(pl_vt_cur)) {
+		__pl_vt_event((unsigned int)a, da);
+		__pl_vt_event((unsigned int)b, db);
+	}
+	WRITE_ONCE(e->ev[a], READ_ONCE(e->ev[a]) + da);
+	WRITE_ONCE(e->ev[b], READ_ONCE(e->ev[b]) + db);
+}
+
+/*
+ * pl_count3() - three counters at once (the hot paths' block, pages and
+ * zone counts): one test of the virtual-time hook and one load of the
+ * vCPU instead of three of each.
+ */
+static inline void pl_count3(enum pl_vm_event a, unsigned long da, enum pl_vm_event b,
+			     unsigned long db, enum pl_vm_event c, unsigned long dc)
+{
+	struct pl_cpu_events *e = &pl_this.cpu->events;
+
+	if (unlikely(pl_vt_cur)) {
+		__pl_vt_event((unsigned int)a, da);
+		__pl_vt_event((unsigned int)b, db);
+		__pl_vt_event((unsigned int)c, dc);
+	}
+	WRITE_ONCE(e->ev[a], READ_ONCE(e->ev[a]) + da);
+	WRITE_ONCE(e->ev[b], READ_ONCE(e->ev[b]) + db);
+	WRITE_ONCE(e->ev[c], READ_ONCE(e->ev[c]) + dc);
+}
+
 static inline unsigned long pfn_to_pageblock_idx(const struct zone *zone, unsigned long pfn)
 {
 	return (pfn - zone_pageblock_base(zone)) >> pageblock_order;
@@ -55,7 +107,26 @@ static inline void zone_page_state_add(long x, struct zone *zone, enum zone_stat
  * Context: the caller's vCPU only (usually under zone->lock); without a
  * vCPU of the zone's machine, straight to the counter.
  */
-void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta);
+void __mod_zone_page_state_slow(struct zone *zone, enum zone_stat_item item, long delta);
+
+static inline void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
+{
+	struct per_cpu_zonestat *pz;
+	long x;
+
+	/* inline: it runs on every free-list add and delete under zone->lock */
+	if (unlikely(!pl_this.cpu || pl_this.machine != zone->machine || !zone->per_cpu_zonestats)) {
+		__mod_zone_page_state_slow(zone, item, delta);
+		return;
+	}
+	pz = &zone->per_cpu_zonestats[pl_this.cpu->id];
+	x = delta + pz->vm_stat_diff[item];
+	if (unlikely(x > pz->stat_threshold || -x > pz->stat_threshold)) {
+		zone_page_state_add(x, zone, item);
+		x = 0;
+	}
+	WRITE_ONCE(pz->vm_stat_diff[item], (int8_t)x);
+}
 /** pl_calculate_normal_threshold() - calculate_normal_threshold() for a zone of @managed_pages. */
 int pl_calculate_normal_threshold(unsigned long managed_pages, unsigned int nr_cpus);
 /**
@@ -106,16 +177,30 @@ static inline bool zone_test_and_clear_flag(struct zone *zone, enum zone_flags b
 }
 
 /*
- * pl_trace() - fire tracepoint @tp with the fields of @ev when a sink is
- * set. The test is one load and a predicted branch, as a static key.
+ * pl_trace() - fire tracepoint @tp with the fields of the event (a
+ * compound literal, the rest of the arguments) when a sink is set. A macro
+ * so that the event is built only then: off, the cost is one load and a
+ * predicted branch, as a static key.
  */
-static inline void pl_trace(const struct pl_machine *m, enum pl_tp tp, struct pl_tp_event ev)
+#define pl_trace(m, tp, ...)							\
+	do {									\
+		const struct pl_machine *__tm = (m);				\
+										\
+		if (unlikely(__tm->tp_fn))					\
+			__pl_trace(__tm, (tp), __VA_ARGS__);			\
+	} while (0)
+
+static inline void __pl_trace(const struct pl_machine *m, enum pl_tp tp, struct pl_tp_event ev)
 {
-	if (likely(!m->tp_fn))
-		return;
 	ev.tp = tp;
 	ev.cpu = pl_this.cpu->id;
 	m->tp_fn(m->tp_ctx, &ev);
+}
+
+/* A pageblock's flags byte as its migratetype (the isolate bit wins). */
+static inline int pb_flags_to_mt(unsigned int flags)
+{
+	return (flags & PB_migrate_isolate) ? MIGRATE_ISOLATE : (int)(flags & PB_migratetype_mask);
 }
 
 /* mm/page_alloc.c */
@@ -129,8 +214,7 @@ void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int 
 			     int migratetype);
 struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
 		       unsigned int alloc_flags, enum rmqueue_mode *mode);
-bool check_new_page(struct page *page);
-void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype);
+bool check_new_page_bad(struct page *page);
 bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
 		       int highest_zoneidx, unsigned int alloc_flags);
 /*
@@ -179,6 +263,14 @@ bool boost_watermark(struct zone *zone);
 void wakeup_kswapd(struct zone *zone, unsigned int order, int highest_zoneidx);
 
 #define PAGE_FLAGS_CHECK_AT_FREE ((1UL << PG_reserved) | (1UL << PG_hwpoison))
+/* check_new_page() - a page taken off a free list must be clean; a bad one is reported and skipped. */
+static inline bool check_new_page(struct page *page)
+{
+	if (unlikely(page_ref_count(page) != 0 || (page->flags & PAGE_FLAGS_CHECK_AT_FREE)))
+		return check_new_page_bad(page);
+	return false;
+}
+
 /* Allocation state free_pages_prepare() resets (the kernel's ..._CHECK_AT_PREP). */
 #define PAGE_FLAGS_RESET_AT_FREE ((1UL << PG_head) | (1UL << PG_movable))
 
@@ -367,8 +459,33 @@ void __pl_debug_check(struct pl_machine *m, const char *where);
  */
 int pl_check_zones(struct pl_machine *m);
 
+/* prep_new_page(): the new block's struct page as its caller gets it; inline, on every allocation. */
+static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
+{
+	pl_vt_touch(page, true);
+	WRITE_ONCE(page->private, 0);
+	page->alloc_order = (unsigned char)order;
+	if (migratetype == MIGRATE_MOVABLE)
+		SetPageFlag(page, PG_movable);
+	set_page_count(page, 1);
+	if (gfp & __GFP_ZERO)
+		memset(page_address(page), 0, PAGE_SIZE << order);
+	if (order && (gfp & __GFP_COMP)) {
+		SetPageFlag(page, PG_head);
+		for (unsigned long i = 1; i < (1UL << order); i++)
+			page[i].compound_head = (unsigned long)page | 1;
+	}
+}
+
 /* mm/fail_page_alloc.c */
-bool should_fail_alloc_page(gfp_t gfp, unsigned int order);
+bool __should_fail_alloc_page(gfp_t gfp, unsigned int order);
+
+/* should_fail_alloc_page(): the site's enabled test inline, the rest out of line. */
+static inline bool should_fail_alloc_page(gfp_t gfp, unsigned int order)
+{
+	return pl_fault_enabled(&pl_this.machine->fail_page_alloc) &&
+	       __should_fail_alloc_page(gfp, order);
+}
 
 /* Run the checker when the machine's debug level is at least @level. */
 static inline void pl_debug_check(struct pl_machine *m, int level, const char *where)

@@ -42,11 +42,6 @@ static inline bool design_mt_counts(const struct zone *zone)
 
 /* ---- pageblock migratetype ------------------------------------------------ */
 
-static inline int pb_flags_to_mt(unsigned int flags)
-{
-	return (flags & PB_migrate_isolate) ? MIGRATE_ISOLATE : (int)(flags & PB_migratetype_mask);
-}
-
 int get_pfnblock_migratetype(const struct page *page, unsigned long pfn)
 {
 	const struct zone *zone = page_zone(page);
@@ -299,7 +294,7 @@ static inline bool buddy_merge_likely(unsigned long pfn, unsigned long buddy_pfn
 void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
 		     unsigned int order, int migratetype, fpi_t fpi_flags)
 {
-	unsigned long buddy_pfn = 0, combined_pfn;
+	unsigned long buddy_pfn = 0, combined_pfn, merges = 0;
 	struct page *buddy;
 	bool to_tail;
 
@@ -327,13 +322,15 @@ void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
 		__del_page_from_free_list(buddy, zone, order, buddy_mt);
 		if (unlikely(buddy_mt != migratetype))
 			set_pageblock_migratetype(buddy, migratetype);
-		pl_count(PL_EV_BUDDY_MERGE, 1);
+		pl_count_vt(PL_EV_BUDDY_MERGE, 1);
+		merges++;
 		combined_pfn = buddy_pfn & pfn;
 		page = page + ((long)combined_pfn - (long)pfn);
 		pfn = combined_pfn;
 		order++;
 	}
 
+	pl_count_only(PL_EV_BUDDY_MERGE, merges);
 	set_buddy_order(page, order);
 	if (fpi_flags & FPI_TO_TAIL)
 		to_tail = true;
@@ -424,8 +421,7 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 	if (!(fpi_flags & FPI_PREPARED) && !free_pages_prepare(page, order))
 		return;
 	pl_vt_touch(page, true);	/* the freeing CPU writes the struct page */
-	pl_count(PL_EV_PGFREE, 1);
-	pl_count(PL_EV_PGFREE_PAGES, 1UL << order);
+	pl_count2(PL_EV_PGFREE, 1, PL_EV_PGFREE_PAGES, 1UL << order);
 	pl_trace(zone->machine, PL_TP_MM_PAGE_FREE,
 		 (struct pl_tp_event){ .pfn = pfn, .order = (int)order });
 	if (!pcp_use(zone, order) &&
@@ -457,7 +453,7 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 static unsigned int expand(struct zone *zone, struct page *page, unsigned int low,
 			   unsigned int high, int migratetype)
 {
-	unsigned int size = 1U << high, nr_added = 0;
+	unsigned int size = 1U << high, nr_added = 0, splits = high - low;
 
 	while (high > low) {
 		high--;
@@ -465,8 +461,10 @@ static unsigned int expand(struct zone *zone, struct page *page, unsigned int lo
 		__add_to_free_list(&page[size], zone, high, migratetype, false);
 		set_buddy_order(&page[size], high);
 		nr_added += size;
-		pl_count(PL_EV_BUDDY_SPLIT, 1);
+		pl_count_vt(PL_EV_BUDDY_SPLIT, 1);
 	}
+	if (splits)
+		pl_count_only(PL_EV_BUDDY_SPLIT, splits);
 	return nr_added;
 }
 
@@ -757,13 +755,11 @@ struct page *__rmqueue(struct zone *zone, unsigned int order, int migratetype,
 	return NULL;
 }
 
-bool check_new_page(struct page *page)
+/* check_new_page()'s report (internal.h), out of line. */
+bool check_new_page_bad(struct page *page)
 {
-	if (unlikely(page_ref_count(page) != 0 || (page->flags & PAGE_FLAGS_CHECK_AT_FREE))) {
-		bad_page(page, "bad page found on a free list");
-		return true;
-	}
-	return false;
+	bad_page(page, "bad page found on a free list");
+	return true;
 }
 
 /*
@@ -908,18 +904,11 @@ bool zone_watermark_ok_safe(const struct zone *z, unsigned int order, unsigned l
 	return __zone_watermark_ok(z, order, mark, highest_zoneidx, 0, free_pages);
 }
 
-static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long mark,
-				int highest_zoneidx, unsigned int alloc_flags)
+/* zone_watermark_fast()'s checks past its order-0 test, out of line. */
+static __attribute__((__noinline__)) bool zone_watermark_fast_slow(const struct zone *z, unsigned int order,
+					      unsigned long mark, int highest_zoneidx,
+					      unsigned int alloc_flags, long free_pages)
 {
-	long free_pages = zone_page_state(z, NR_FREE_PAGES);
-
-	if (!order) {
-		long reserved = __zone_watermark_unusable_free(z, 0, alloc_flags);
-		long usable_free = free_pages - min(free_pages, reserved);
-
-		if (usable_free > (long)mark + z->lowmem_reserve[highest_zoneidx])
-			return true;
-	}
 	if (__zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages))
 		return true;
 	/*
@@ -933,32 +922,41 @@ static bool zone_watermark_fast(const struct zone *z, unsigned int order, unsign
 	return economy_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags);
 }
 
-void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
+/*
+ * The kernel's zone_watermark_fast(): inline, as there, so that the usual
+ * order-0 answer (plenty free) is a few loads and one compare.
+ */
+static __always_inline bool zone_watermark_fast(const struct zone *z, unsigned int order,
+						unsigned long mark, int highest_zoneidx,
+						unsigned int alloc_flags)
 {
-	pl_vt_touch(page, true);
-	WRITE_ONCE(page->private, 0);
-	page->alloc_order = (unsigned char)order;
-	if (migratetype == MIGRATE_MOVABLE)
-		SetPageFlag(page, PG_movable);
-	set_page_count(page, 1);
-	if (gfp & __GFP_ZERO)
-		memset(page_address(page), 0, PAGE_SIZE << order);
-	if (order && (gfp & __GFP_COMP)) {
-		SetPageFlag(page, PG_head);
-		for (unsigned long i = 1; i < (1UL << order); i++)
-			page[i].compound_head = (unsigned long)page | 1;
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+
+	if (!order) {
+		long reserved = __zone_watermark_unusable_free(z, 0, alloc_flags);
+		long usable_free = free_pages - min(free_pages, reserved);
+
+		if (usable_free > (long)mark + z->lowmem_reserve[highest_zoneidx])
+			return true;
 	}
+	return zone_watermark_fast_slow(z, order, mark, highest_zoneidx, alloc_flags, free_pages);
 }
 
-/* The zonelist walk: highest allowed zone first, down to DMA32. */
-struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
-				    unsigned int alloc_flags, int highest_zoneidx, int migratetype)
+/*
+ * The zonelist walk: highest allowed zone first, down to DMA32, from
+ * @zi_start (get_page_from_freelist() may have tried the zones above it);
+ * the retry without ALLOC_NOFRAGMENT starts again from @highest_zoneidx.
+ */
+static __attribute__((__noinline__)) struct page *
+zonelist_walk(struct pl_machine *m, gfp_t gfp, unsigned int order, unsigned int alloc_flags,
+	      int highest_zoneidx, int migratetype, int zi_start)
 {
 	bool no_fallback;
+	int zi = zi_start;
 
 retry:
 	no_fallback = alloc_flags & ALLOC_NOFRAGMENT;
-	for (int zi = highest_zoneidx; zi >= 0; zi--) {
+	for (; zi >= 0; zi--) {
 		struct zone *zone = &m->node_zones[zi];
 		unsigned long mark;
 		struct page *page;
@@ -993,7 +991,40 @@ try_this_zone:
 	/* Every zone is fragmented: accept mixing pageblocks rather than fail. */
 	if (no_fallback) {
 		alloc_flags &= ~ALLOC_NOFRAGMENT;
+		zi = highest_zoneidx;
 		goto retry;
 	}
 	return NULL;
+}
+
+/*
+ * get_page_from_freelist() - the zonelist walk, with its usual first step
+ * inline: an order-0 request whose preferred zone is populated and above its
+ * high watermark (zone_watermark_fast()'s order-0 test, which has no side
+ * effect) goes straight to rmqueue(). Anything else, and a failed rmqueue(),
+ * continues in zonelist_walk() exactly where the walk would be.
+ */
+struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
+				    unsigned int alloc_flags, int highest_zoneidx, int migratetype)
+{
+	struct zone *zone = &m->node_zones[highest_zoneidx];
+	struct page *page;
+	long free_pages;
+
+	if (order || !populated_zone(zone) || zone_test_flag(zone, ZONE_BELOW_HIGH))
+		return zonelist_walk(m, gfp, order, alloc_flags, highest_zoneidx, migratetype,
+				     highest_zoneidx);
+	free_pages = zone_page_state(zone, NR_FREE_PAGES);
+	free_pages -= min(free_pages, __zone_watermark_unusable_free(zone, 0, alloc_flags));
+	if (free_pages <= (long)high_wmark_pages(zone) + zone->lowmem_reserve[highest_zoneidx])
+		return zonelist_walk(m, gfp, order, alloc_flags, highest_zoneidx, migratetype,
+				     highest_zoneidx);
+	page = rmqueue(zone, 0, alloc_flags, migratetype);
+	if (unlikely(!page))
+		return zonelist_walk(m, gfp, order, alloc_flags, highest_zoneidx, migratetype,
+				     highest_zoneidx - 1);
+	prep_new_page(page, 0, gfp, migratetype);
+	if (unlikely(alloc_flags & ALLOC_HIGHATOMIC))
+		reserve_highatomic_pageblock(page, 0, zone);
+	return page;
 }

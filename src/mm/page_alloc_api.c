@@ -76,8 +76,8 @@ static int put_page_testzero_checked(struct page *page, bool *zero)
 	return 0;
 }
 
-/* __free_pages() with @fpi for the last reference's free. */
-static int free_pages_fpi(const char *func, struct page *page, unsigned int order, fpi_t fpi)
+/* __free_pages() with @fpi for the last reference's free; inline in both callers. */
+static __always_inline int free_pages_fpi(const char *func, struct page *page, unsigned int order, fpi_t fpi)
 {
 	bool zero, head;
 	int err = check_free_args(func, page, order);
@@ -238,10 +238,9 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 		}
 		pl_debug_check(m, 2, "alloc_pages slowpath");
 	}
-	pl_count(PL_EV_PGALLOC, 1);
-	pl_count(PL_EV_PGALLOC_PAGES, 1UL << order);
-	/* the kernel's __count_zid_vm_events(PGALLOC, page_zonenum(page), ...) */
-	pl_count(PL_EV_PGALLOC_DMA + page_zonenum(page), 1UL << order);
+	/* with the kernel's __count_zid_vm_events(PGALLOC, page_zonenum(page), ...) */
+	pl_count3(PL_EV_PGALLOC, 1, PL_EV_PGALLOC_PAGES, 1UL << order,
+		  PL_EV_PGALLOC_DMA + page_zonenum(page), 1UL << order);
 	pl_trace(m, PL_TP_MM_PAGE_ALLOC,
 		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
 				       .migratetype = migratetype, .gfp = gfp });

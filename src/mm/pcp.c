@@ -251,48 +251,68 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 	return i;
 }
 
-static struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype,
-				      unsigned int alloc_flags, struct per_cpu_pages *pcp,
-				      struct list_head *list)
+/*
+ * pcp_refill() - __rmqueue_pcplist()'s empty-list case, out of line so that
+ * a hit stays a few instructions: fill @list from the buddy (or, under
+ * pcp_owner, from owned blocks). Return: false when the request must fail
+ * (nothing taken), with @*page set when pcp_owner served it directly.
+ * Context: pcp->lock.
+ */
+static __attribute__((__noinline__)) bool pcp_refill(struct zone *zone, unsigned int order,
+						     int migratetype, unsigned int alloc_flags,
+						     struct per_cpu_pages *pcp,
+						     struct list_head *list, struct page **page)
+{
+	int batch = nr_pcp_alloc(pcp, zone, order);
+	int alloced;
+
+	*page = NULL;
+	if (design_pcp_owner(zone)) {
+		*page = pcp_owner_rmqueue(zone, pcp, order, migratetype, alloc_flags);
+		if (*page)
+			return true;
+		/* The block economy keeps no unowned pages on a PCP list. */
+		if (design_block_economy(zone))
+			return false;
+		pl_count(PL_EV_PCP_DEGRADE, 1);
+	}
+	/* seed 003's degraded refill: unowned chunks split under pcp->lock */
+	if (design_pcp_owner(zone) && order < pageblock_order &&
+	    !zone->machine->config.design.pcp_owner_bulk_fallback)
+		alloced = pcp_owner_rmqueue_chunks(zone, order, batch, list, migratetype,
+						   alloc_flags);
+	else
+		alloced = rmqueue_bulk(zone, order, batch, list, migratetype, alloc_flags);
+	pcp->count += alloced << order;
+	pl_count(PL_EV_PCP_MISS, 1);
+	if (unlikely(list_empty(list)))
+		return false;
+	if (design_pcp_premerge(zone)) {
+		/* rmqueue_bulk() appended the new blocks at the tail */
+		struct page *p = list_last_entry(list, struct page, pcp_list);
+
+		for (int i = 0; i < alloced; i++) {
+			pcp_premerge_tag(pcp, zone, p, order);
+			p = list_prev_entry(p, pcp_list);
+		}
+	}
+	return true;
+}
+
+static __always_inline struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order,
+						      int migratetype, unsigned int alloc_flags,
+						      struct per_cpu_pages *pcp,
+						      struct list_head *list)
 {
 	struct page *page;
 
 	do {
-		if (list_empty(list)) {
-			int batch = nr_pcp_alloc(pcp, zone, order);
-			int alloced;
-
-			if (design_pcp_owner(zone)) {
-				page = pcp_owner_rmqueue(zone, pcp, order, migratetype, alloc_flags);
-				if (page) {
-					pcp->count -= 1 << order;
-					continue;
-				}
-				/* The block economy keeps no unowned pages on a PCP list. */
-				if (design_block_economy(zone))
-					return NULL;
-				pl_count(PL_EV_PCP_DEGRADE, 1);
-			}
-			/* seed 003's degraded refill: unowned chunks split under pcp->lock */
-			if (design_pcp_owner(zone) && order < pageblock_order &&
-			    !zone->machine->config.design.pcp_owner_bulk_fallback)
-				alloced = pcp_owner_rmqueue_chunks(zone, order, batch, list, migratetype,
-								   alloc_flags);
-			else
-				alloced = rmqueue_bulk(zone, order, batch, list, migratetype,
-						       alloc_flags);
-			pcp->count += alloced << order;
-			pl_count(PL_EV_PCP_MISS, 1);
-			if (unlikely(list_empty(list)))
+		if (unlikely(list_empty(list))) {
+			if (!pcp_refill(zone, order, migratetype, alloc_flags, pcp, list, &page))
 				return NULL;
-			if (design_pcp_premerge(zone)) {
-				/* rmqueue_bulk() appended the new blocks at the tail */
-				struct page *p = list_last_entry(list, struct page, pcp_list);
-
-				for (int i = 0; i < alloced; i++) {
-					pcp_premerge_tag(pcp, zone, p, order);
-					p = list_prev_entry(p, pcp_list);
-				}
+			if (page) {		/* pcp_owner served it from an owned block */
+				pcp->count -= 1 << order;
+				continue;
 			}
 		} else {
 			pl_count(PL_EV_PCP_HIT, 1);
@@ -477,8 +497,8 @@ void pcp_drain_finish(struct zone *zone, struct per_cpu_pages *pcp, int count, i
 }
 
 /* The limit above which a free drains: auto-tuned, see the file comment. */
-static int nr_pcp_high(struct per_cpu_pages *pcp, const struct zone *zone, int batch,
-		       bool free_high)
+static __always_inline int nr_pcp_high(struct per_cpu_pages *pcp, const struct zone *zone,
+				       int batch, bool free_high)
 {
 	int high_min = pcp->high_min, high_max = pcp->high_max;
 	int high = pcp->high = clamp_int(pcp->high, high_min, high_max);
@@ -522,9 +542,10 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
  * PCPF_FREE_HIGH_BATCH is set from the profile's last-level cache as
  * zone_pcp_update_cacheinfo() does. Context: pcp->lock.
  */
-static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
-				    struct page *page, unsigned long pfn, int migratetype,
-				    unsigned int order, bool owned)
+static __always_inline void free_frozen_page_commit(struct zone *zone,
+						    struct per_cpu_pages *pcp, struct page *page,
+						    unsigned long pfn, int migratetype,
+						    unsigned int order, bool owned)
 {
 	unsigned int pindex = order_to_pindex(migratetype, order);
 	int batch = pcp->batch, high;
@@ -564,50 +585,64 @@ static void free_frozen_page_commit(struct zone *zone, struct per_cpu_pages *pcp
 	}
 }
 
+/*
+ * free_frozen_page_owned() - pcp_owner (seed 003): a page of an owned block
+ * goes back to its owner, whatever CPU frees it. The owner is read racily
+ * and checked again under its lock, since ownership changes only under it.
+ * Out of line: the baseline's free path only tests the switch.
+ * Return: true if the page was freed here.
+ */
+static __attribute__((__noinline__)) bool free_frozen_page_owned(struct zone *zone,
+								  struct page *page,
+								  unsigned long pfn,
+								  unsigned int order,
+								  int migratetype,
+								  fpi_t fpi_flags)
+{
+	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
+	unsigned long idx = pfn_to_pageblock_idx(zone, pfn);
+	int owner;
+
+	/*
+	 * pcp_block_economy moves an owned block from one owner to
+	 * another (a steal): when the owner changed under us, ask the
+	 * new one, or the page would land on the zone lists inside an
+	 * owned block. Under seed 003 alone a block only loses its owner.
+	 */
+	while ((owner = READ_ONCE(zone->pageblock_owner[idx])) >= 0) {
+		struct per_cpu_pages *opcp = &zone->per_cpu_pageset[owner];
+
+		spin_lock(&opcp->lock);
+		if (READ_ONCE(zone->pageblock_owner[idx]) == owner) {
+			if (opcp != pcp)
+				pl_count(PL_EV_PCP_REMOTE_FREE, 1);
+			free_frozen_page_commit(zone, opcp, page, pfn, migratetype, order, true);
+			spin_unlock(&opcp->lock);
+			return true;
+		}
+		spin_unlock(&opcp->lock);
+		if (!design_block_economy(zone))
+			break;
+	}
+	/* The block economy: an unowned block's pages go to the zone. */
+	if (design_block_economy(zone)) {
+		free_one_page(zone, page, pfn, order, fpi_flags);
+		return true;
+	}
+	return false;
+}
+
 void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pfn,
 			  unsigned int order, int migratetype, fpi_t fpi_flags)
 {
-	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
+	struct per_cpu_pages *pcp;
 
-	/*
-	 * pcp_owner (seed 003): a page of an owned block goes back to its
-	 * owner, whatever CPU frees it. The owner is read racily and checked
-	 * again under its lock, since ownership changes only under it.
-	 */
-	if (design_pcp_owner(zone)) {
-		unsigned long idx = pfn_to_pageblock_idx(zone, pfn);
-		int owner;
-
-		/*
-		 * pcp_block_economy moves an owned block from one owner to
-		 * another (a steal): when the owner changed under us, ask the
-		 * new one, or the page would land on the zone lists inside an
-		 * owned block. Under seed 003 alone a block only loses its owner.
-		 */
-		while ((owner = READ_ONCE(zone->pageblock_owner[idx])) >= 0) {
-			struct per_cpu_pages *opcp = &zone->per_cpu_pageset[owner];
-
-			spin_lock(&opcp->lock);
-			if (READ_ONCE(zone->pageblock_owner[idx]) == owner) {
-				if (opcp != pcp)
-					pl_count(PL_EV_PCP_REMOTE_FREE, 1);
-				free_frozen_page_commit(zone, opcp, page, pfn, migratetype, order,
-							true);
-				spin_unlock(&opcp->lock);
-				return;
-			}
-			spin_unlock(&opcp->lock);
-			if (!design_block_economy(zone))
-				break;
-		}
-		/* The block economy: an unowned block's pages go to the zone. */
-		if (design_block_economy(zone)) {
-			free_one_page(zone, page, pfn, order, fpi_flags);
-			return;
-		}
-	}
+	if (unlikely(design_pcp_owner(zone)) &&
+	    free_frozen_page_owned(zone, page, pfn, order, migratetype, fpi_flags))
+		return;
+	pcp = this_cpu_pcp(zone);
 	/* FPI_PL_PCP_BUSY: a replayed free whose kernel trylock failed (pl_free_pages_pcp_busy()) */
-	if ((fpi_flags & FPI_PL_PCP_BUSY) || !spin_trylock(&pcp->lock)) {
+	if (unlikely(fpi_flags & FPI_PL_PCP_BUSY) || !spin_trylock(&pcp->lock)) {
 		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
 		free_one_page(zone, page, pfn, order, fpi_flags & ~FPI_PL_PCP_BUSY);
 		return;

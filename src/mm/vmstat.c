@@ -159,10 +159,24 @@ static void pagetypeinfo_showblockcount_print(struct pl_seq *s, struct zone *zon
 		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
 			count[mt] = READ_ONCE(zone->nr_pageblocks_mt[mt]);
 	} else {
+		/*
+		 * get_pageblock_migratetype() of each block, read straight from
+		 * the zone's flags (the pfns are the zone's own); the section's
+		 * online bit (pfn_to_online_page()) is looked up once per section.
+		 */
+		unsigned long section = ~0UL;
+		bool online = false;
+
 		for (unsigned long pfn = zone->zone_start_pfn; pfn < zone_end_pfn(zone);
-		     pfn += pageblock_nr_pages)
-			if (pl_pfn_section_online(zone->machine, pfn))	/* pfn_to_online_page() */
-				count[get_pageblock_migratetype(pfn_to_page(pfn))]++;
+		     pfn += pageblock_nr_pages) {
+			if (pfn >> PFN_SECTION_SHIFT != section) {
+				section = pfn >> PFN_SECTION_SHIFT;
+				online = pl_pfn_section_online(zone->machine, pfn);
+			}
+			if (online)
+				count[pb_flags_to_mt(READ_ONCE(zone->pageblock_flags[
+					pfn_to_pageblock_idx(zone, pfn)]))]++;
+		}
 		pl_vt_paths(VT_P_PAGEBLOCK, zone->spanned_pages >> pageblock_order);
 	}
 	seq_puts(s, "Node 0, zone ");

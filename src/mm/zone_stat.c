@@ -64,22 +64,10 @@ void pl_refresh_zone_stat_thresholds(struct pl_machine *m)
 	}
 }
 
-void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
+/* __mod_zone_page_state() (internal.h) without a vCPU of the zone's machine: straight to the counter. */
+void __mod_zone_page_state_slow(struct zone *zone, enum zone_stat_item item, long delta)
 {
-	struct per_cpu_zonestat *pz;
-	long x;
-
-	if (unlikely(!pl_this.cpu || pl_this.machine != zone->machine || !zone->per_cpu_zonestats)) {
-		zone_page_state_add(delta, zone, item);
-		return;
-	}
-	pz = &zone->per_cpu_zonestats[pl_this.cpu->id];
-	x = delta + pz->vm_stat_diff[item];
-	if (unlikely(labs(x) > pz->stat_threshold)) {
-		zone_page_state_add(x, zone, item);
-		x = 0;
-	}
-	WRITE_ONCE(pz->vm_stat_diff[item], (int8_t)x);
+	zone_page_state_add(delta, zone, item);
 }
 
 long zone_page_state_snapshot(const struct zone *z, enum zone_stat_item item)
