@@ -16,6 +16,10 @@
                  [--emit-trace DIR] [--tick kernel|first|MS] [--no-pcp-busy] [--label L]
   pagelab replay-table RESULTS...
   pagelab list [suites|presets|switches|machines|metrics] [--metrics] [--json]
+  pagelab run NAME [--cells FILTER] [--resume] [--jobs N] [--cluster ADDRESS] | run --list
+  pagelab worker ADDRESS
+  pagelab results [NAME] [--sql SQL] [--where KEY=VALUE] [--tables]
+  pagelab docs [NAME ...]
   pagelab --version
 
 A design is a preset plus switches: --design v6.18+pcp_owner+mt_counts.
@@ -32,8 +36,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import (ab, agree, budgets, compare, listing, replay, report, reproduce, runs, show, trace_record,
-               validate)
+from . import (ab, agree, budgets, compare, expcli, listing, replay, report, reproduce, runs,
+               show, trace_record, validate)
 from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
                      suite_keys)
 from .trace_artifact import TraceError
@@ -397,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "from saved replay results")
     rt.add_argument("results", nargs="+", help="results files of pagelab replay")
     rt.set_defaults(func=cmd_replay_table)
+    expcli.add_parsers(sub, OneLineParser)
     return ap
 
 
@@ -423,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
                 ap.error(f"unrecognized argument '{word}'")
     except SystemExit as e:          # argparse already printed its one-line error
         return int(e.code or 0)
-    if args.cmd in ("bench", "replay"):
+    if args.cmd in ("bench", "replay", "run"):
         args.argv = ["pagelab"] + argv
     try:
         rc = args.func(args)
@@ -431,6 +436,11 @@ def main(argv: list[str] | None = None) -> int:
         return rc
     except (BenchError, ValidationError, TraceError) as e:
         return _fail(str(e))
+    except expcli.ERRORS as e:         # an experiment file: one line per bad field
+        lines = expcli.error_lines(e)
+        for line in lines[:-1]:
+            print(f"pagelab: {line}", file=sys.stderr)
+        return _fail(lines[-1])
     except KeyboardInterrupt:
         print("pagelab: interrupted", file=sys.stderr)
         return 130
