@@ -41,7 +41,9 @@ _PRIVATE_INFO = ("bench", "host", "platform")
 # ------------------------------------------------------------ selection
 
 def _dim(f: dict, name: str):
-    if name in ("design", "suite", "test", "rep", "mode", "metric", "unit"):
+    if name == "test":                 # without the suffixes that are dimensions
+        return metric_of(f.get("test") or "")[0]
+    if name in ("design", "suite", "rep", "mode", "metric", "unit"):
         return f.get(name)
     return f["dims"].get(name)
 
@@ -58,10 +60,11 @@ def _matches(f: dict, col: str) -> bool:
     '*': every record's own figure (with "metric" as a row dimension)."""
     if col == "*":
         return not f["metric"].startswith(("counters.", "vtime."))
-    if ":" in col and not col.startswith("*"):
+    if ":" in col:
         test, metric = col.split(":", 1)
         return f["metric"] == metric and metric_of(f["test"] or "")[0] == test
-    return f["metric"] == col
+    return f["metric"] == col or (not f["metric"].startswith(("counters.", "vtime."))
+                                  and metric_of(f["test"] or "")[0] == col)
 
 
 def _natural(v):
@@ -185,13 +188,22 @@ def replay_table(exp, cell_rows: list[dict]) -> str:
     return "```\n" + presets_text(docs) + "```"
 
 
+def _counter(metric: str) -> str:
+    """The replay counter behind a registry id (or 'counters.NAME')."""
+    from . import metrics
+    if metric.startswith("counters."):
+        return metric.removeprefix("counters.")
+    m = metrics.find(metric)
+    return m.counter if m and m.counter and not m.per else metric
+
+
 def fleet_changes(exp, cell_rows: list[dict], metric: str) -> dict:
     """design -> [(trace, baseline value, value, change %)] over the traces."""
     base = exp.designs[0]
     out: dict = defaultdict(list)
     for doc in _replay_docs(exp, cell_rows):
         rep = doc["replay"]
-        key = metric.removeprefix("counters.")
+        key = _counter(metric)
         b = (rep["designs"].get(base) or {}).get("counters", {}).get(key)
         if not isinstance(b, (int, float)):
             continue
@@ -206,15 +218,17 @@ def fleet_changes(exp, cell_rows: list[dict], metric: str) -> dict:
     return out
 
 
-def _metric_label(metric: str) -> str:
-    return {"counters.zone_lock_acquisitions": "zone->lock acquisitions",
-            "counters.pcp_refills": "PCP refills", "counters.pcp_drain_calls": "PCP drain calls",
-            "counters.pcp_drained_pages": "pages drained",
-            "counters.fallback_events": "fallback events"}.get(metric, metric)
+def _metric_label(metric: str, unit: bool = False) -> str:
+    """The registry's name of @metric (with unit and direction when @unit)."""
+    from . import metrics
+    m = metrics.find(metric)
+    if m is None:
+        return metric
+    return m.label if unit else m.name
 
 
 def fleet_table(exp, cell_rows: list[dict], t: dict) -> str:
-    metrics = experiments._aslist(t.get("metrics")) or ["counters.zone_lock_acquisitions"]
+    metrics = experiments._aslist(t.get("metrics")) or ["zone-lock-est"]
     base = exp.designs[0]
     parts = []
     for metric in metrics:
@@ -237,10 +251,13 @@ def fleet_table(exp, cell_rows: list[dict], t: dict) -> str:
                          str(len(lower)), str(len(higher)),
                          ", ".join(f"{p[0]} ({'from 0' if not math.isfinite(p[3]) else f'{p[3]:+.1f}%'})"
                                    for p in worst if p[3] > 0) or "none"])
+            if not lower and not higher:
+                lines.append(f"- {d}: the same {name} as {base} on all {len(pts)} traces")
+                continue
             lines.append(f"- {d} lowers {name} on {len(lower)} of {len(pts)} traces, raises it "
                          f"on {len(higher)}" + (": " + ", ".join(p[0] for p in higher)
                                                 if higher else ""))
-        parts.append(f"**{name}**, change against {base} per trace:\n\n"
+        parts.append(f"**{_metric_label(metric, unit=True)}**, change against {base} per trace:\n\n"
                      + _md(["design", "traces", "median", "quartiles", "lower on",
                             "higher on", "worst traces (highest change)"], rows, 1)
                      + "\n\n" + "\n".join(lines))
@@ -364,7 +381,7 @@ def _draw(exp, by_panel: dict, p: dict, xlabel: str, lines: bool):
 
 
 def cdf_plot(exp, cell_rows: list[dict], p: dict):
-    metrics = experiments._aslist(p.get("metrics")) or ["counters.zone_lock_acquisitions"]
+    metrics = experiments._aslist(p.get("metrics")) or ["zone-lock-est"]
     notes = []
     fig, axes = _panels_grid(len(metrics))
     drawn = False

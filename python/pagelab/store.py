@@ -21,11 +21,15 @@ Invariants:
 - (experiment, cell) is unique in cells, and figures hold rows only for
   cells whose status is ok.
 
-Metric ids: a record's own figure is its test name without the vCPU suffix
-("zone-lock-per-Mop-v32" -> "zone-lock-per-Mop", vcpus=32 as a dimension;
-"bulk-o0-get-t8" -> threads=8) and the worker suffix of test_vmalloc; its counters are "counters.NAME" and its
-virtual-time fields "vtime.NAME" (the metric registry's names once it is
-loaded: metrics.py).
+Metric ids are the metric registry's (metrics.py, src/machine/metric.c): a
+record's own figure is the id the record names ("metric"); a replay's
+counters are the ids of the registry's replay metrics (zone_lock_acquisitions
+-> "zone-lock-est"); other counters, which the registry does not list, are
+"counters.NAME", and a virtual-time run's fields "vtime.NAME".  A record from
+a pagelab-bench older than the registry falls back to its test name.  The
+test column keeps the record's test; its suffixes are dimensions
+("zone-lock-per-Mop-v32": vcpus=32; "bulk-o0-get-t8": threads=8;
+test_vmalloc's ", worker 3": worker=3).
 """
 from __future__ import annotations
 
@@ -87,12 +91,32 @@ def _num(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+_COUNTER_IDS: dict | None = None
+
+
+def replay_counter_ids() -> dict[str, str]:
+    """Replay counter name -> the registry's metric id (plain counts, not ratios)."""
+    global _COUNTER_IDS
+    if _COUNTER_IDS is None:
+        from . import metrics
+        try:
+            reg = metrics.registry()
+        except metrics.MetricError:
+            return {}
+        _COUNTER_IDS = {m.counter: m.id for m in reg.values()
+                        if m.counter and not m.per and m.family != "fidelity"
+                        and m.id != "free-high-order-share"}
+    return _COUNTER_IDS
+
+
 def figure_rows(records: list[dict], dims: dict) -> list[tuple]:
     """(suite, test, design, metric, value, unit, rep, mode, dims JSON) per figure."""
     out = []
+    ids = replay_counter_ids() if any(r.get("suite") == "replay" for r in records) else {}
     for r in records:
         test = str(r.get("test", ""))
-        metric, named = metric_of(test)
+        stem, named = metric_of(test)
+        metric = r.get("metric") or stem
         params = {k: str(v) for k, v in (r.get("params") or {}).items()}
         d = {**dims, **{k: v for k, v in params.items() if k not in ("design",)}, **named}
         dj = json.dumps(d, sort_keys=True)
@@ -101,8 +125,9 @@ def figure_rows(records: list[dict], dims: dict) -> list[tuple]:
         if _num(r.get("value")):
             out.append(base + (metric, float(r["value"]), r.get("unit"), rep, mode, dj))
         for k, v in (r.get("counters") or {}).items():
-            if _num(v):
-                out.append(base + (f"counters.{k}", float(v), "count", rep, mode, dj))
+            cid = ids.get(k) if r.get("suite") == "replay" else None
+            if _num(v) and cid != metric:
+                out.append(base + (cid or f"counters.{k}", float(v), "count", rep, mode, dj))
         vt = r.get("vtime")
         if isinstance(vt, dict):
             for k, v in vt.items():

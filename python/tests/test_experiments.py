@@ -143,3 +143,10 @@ def test_run_list_names_every_experiment(tmp_path, capsys):
     for n in E.names():
         assert n in out
     assert "never run" in out
+
+
+def test_every_schema_field_is_documented():
+    doc = (E.REPO / "docs" / "experiments.md").read_text()
+    for section, fields in E.SCHEMA.items():
+        for name, (_, _, what) in fields.items():
+            assert f"| `{name}` |" in doc and what in doc, f"{section}.{name} not in docs"
