@@ -86,21 +86,30 @@ def _run_dask(todo: list, address, retries: int, deliver) -> None:
         client = Client(address, timeout="15s") if own else address
     except (OSError, TimeoutError) as e:
         raise RunError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    def submit(c):
+        # pure=False: a cell is a measurement, never deduplicated by Dask
+        return client.submit(execute_cell, c.spec, key=f"pagelab-cell-{uuid.uuid4().hex}",
+                             retries=retries, pure=False)
+
     try:
-        futs = {}
-        for c in todo:
-            # pure=False: a cell is a measurement, never deduplicated by Dask
-            f = client.submit(execute_cell, c.spec, key=f"pagelab-cell-{uuid.uuid4().hex}",
-                              retries=retries, pure=False)
-            futs[f] = c
+        futs = {submit(c): (c, 1) for c in todo}
+        pending = as_completed(list(futs))
         try:
-            for f in as_completed(list(futs)):
-                c = futs[f]
+            for f in pending:
+                c, tries = futs[f]
                 try:
                     res = f.result()
-                    deliver(c, dict(res, attempts=1))
+                    deliver(c, dict(res, attempts=tries))
                 except Exception as e:  # noqa: BLE001 - a failed cell is recorded, not raised
-                    deliver(c, _failed(c, e, retries + 1))
+                    if f.status != "error" and tries <= retries:
+                        # not the cell's own error: its result was lost with its worker
+                        # between finishing and reaching us; Dask runs it again
+                        g = submit(c)
+                        futs[g] = (c, tries + 1)
+                        pending.add(g)
+                    else:
+                        deliver(c, _failed(c, e, retries + 1))
+                f.release()
         except BaseException:
             client.cancel(list(futs))
             raise
