@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
-#include "pagelab/trace.h"
+#include "pagelab/snapshot.h"
 
 #define PL_MAX_VT_REPORT 1024
 

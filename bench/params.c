@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bench.h"
-#include "pagelab/trace.h"
+#include "pagelab/snapshot.h"
 
 enum param_kind {
 	PK_NUM,		/* a number in [min, max] */

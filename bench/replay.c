@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "bench.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 
 static const char *const replay_keys[] = { "trace", "state", "snapshot", "after", "design", "emit_trace",

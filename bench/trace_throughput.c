@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 #include "bench.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 
 static const char *const throughput_keys[] = { "trace", "mem", "dma32", "design", "max_events",

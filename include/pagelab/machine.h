@@ -62,7 +62,7 @@ long pl_show_lock_stat_file(struct pl_machine *m, FILE *f);
  *        free_contig_batch and vfree_batch), "maple" (vmap_index=maple and
  *        vmap_pcpu_bump), "maple+wide-align" (that plus pagelab's own
  *        vmap_bump_wide_align), "maple-index" (vmap_index=maple alone),
- *        issue 16's pagelab-own designs "pcp-premerge", "targeted-drain",
+ *        the pagelab-own designs "pcp-premerge", "targeted-drain",
  *        "block-economy" and "pcp-owner+targeted-drain", or
  *        "all" (every seed's switch; pagelab's own extensions are not in it);
  *        pl_design_preset_table[] lists them.

@@ -14,6 +14,8 @@
 
 #include "base.h"
 #include "list.h"
+#include "config.h"
+#include "mm_types.h"
 #include "mm.h"
 #include "fault_inject.h"
 #include "vmalloc.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vtime.h - virtual time: a deterministic model of how long the allocator's
- * work takes on N CPUs (issue 15), and the cost mode of `vtime=1` runs.
+ * work takes on N CPUs, and the cost mode of `vtime=1` runs.
  *
  * Each vCPU has a clock in picoseconds. pl_run_vcpus() with a vtime runs
  * the vCPU with the earliest clock next (ties: the lowest id), one step at

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pagelab/replay.h"
 #include "pagelab/trace.h"
 
 static int grow_pending(struct pl_pcp_busy *b, unsigned long end)

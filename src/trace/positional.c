@@ -33,6 +33,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 
 static int grow_seen(struct pl_positional *pos, unsigned long end_pfn)

@@ -46,6 +46,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 #include "pagelab/vmalloc.h"
 

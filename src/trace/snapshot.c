@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 
 static struct pl_snap_zone *zone_by_name(struct pl_snapshot *s, const char *name, bool add)

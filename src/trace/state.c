@@ -35,7 +35,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pagelab/trace.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "state_internal.h"
 
 const char *const pl_state_level_names[] = { "fresh", "counts", "positional" };

@@ -10,7 +10,8 @@
 #ifndef PAGELAB_TRACE_STATE_INTERNAL_H
 #define PAGELAB_TRACE_STATE_INTERNAL_H
 
-#include "pagelab/trace.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 
 struct pl_loaded_state {
 	struct pl_machine *m;

@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 
 static int grow(struct pl_tick_phase *tp, unsigned int cpu)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh BUILD_DIR - the install check of issue 17 §1, from a built tree:
+# run.sh BUILD_DIR - the install check, from a built tree:
 #  1. `cmake --install BUILD_DIR --prefix TMP`;
 #  2. tests/install/example.c built with pkg-config (shared, and --static),
 #     and with find_package(pagelab) (pagelab::pagelab, pagelab::pagelab_shared),
@@ -23,8 +23,14 @@ run() {	# run NAME BINARY: the example must say ok
 }
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in include/pagelab/pagelab.h include/pagelab/mm.h; do
+# Every public header of the source tree is installed and compiles on its own
+# from the prefix (so none relies on a header that was left out).
+for h in "$src"/include/pagelab/*.h; do
+	f=include/pagelab/$(basename "$h")
 	[ -f "$prefix/$f" ] || { echo "test-install: $f not installed"; exit 1; }
+	echo "#include <pagelab/$(basename "$h")>" |
+		cc -fsyntax-only -Wall -Werror -I"$prefix/include" -x c - ||
+		{ echo "test-install: $f does not compile alone"; exit 1; }
 done
 pcdir=$(dirname "$(find "$prefix" -name pagelab.pc | head -1)")
 libdir=$(dirname "$pcdir")

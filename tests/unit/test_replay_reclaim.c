@@ -9,6 +9,8 @@
  */
 #include "helpers.h"
 #include "mm/internal.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 #include "trace_fixtures.h"
 

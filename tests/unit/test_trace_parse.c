@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "helpers.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 #include "trace_fixtures.h"
 

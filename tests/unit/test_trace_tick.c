@@ -7,6 +7,8 @@
  */
 #include <stdio.h>
 #include "helpers.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 
 /*

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "helpers.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 
 /* The path of fixture @name (a static buffer: use it before the next call). */
