@@ -2,7 +2,7 @@
 /*
  * xfer.c - pagelab-xfer: what a cache line transfer and a lock handoff cost
  * between two CPUs of this host, for the virtual-time model's host cost set
- * (issue 15; scripts/vtime-calibrate.py --host reads its JSON).
+ * (scripts/vtime-calibrate.py --host reads its JSON).
  *
  * Two threads, pinned to the first two CPUs the process may use, measure:
  *  - pingpong: a counter on its own line, each thread waiting for the other

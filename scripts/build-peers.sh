@@ -43,7 +43,7 @@ make -s -C "$RT" generated/map-shift.h generated/bit-length.h generated/autoconf
 # The shim's kmem_cache has no free list for aligned caches (every node a
 # posix_memalign + free); bench/peers/kmaple_slab.c gives the nodes a slab-like
 # free list, as the kernel (and pagelab) have.
-( cd "$RT" && $CC $BFLAGS -I"$REPO/bench" -w -c "$REPO/bench/peers/range_kmaple.c" -o range_kmaple.o &&
+( cd "$RT" && $CC $BFLAGS -I"$REPO/bench/suites" -w -c "$REPO/bench/peers/range_kmaple.c" -o range_kmaple.o &&
   $CC -O2 -g -Wall -c "$REPO/bench/peers/kmaple_slab.c" -o kmaple_slab.o &&
   $CC range_kmaple.o kmaple_slab.o $LIBS -lpthread -lurcu \
 	-Wl,--wrap=posix_memalign,--wrap=free -o "$OUT/range_kmaple" )
@@ -56,6 +56,6 @@ CF="-O2 -g -I$REPO/bench/peers/drm_shim -I$K/tools/include -I$K/include/uapi -in
 $CC $CF -I"$K/include" -c "$K/drivers/gpu/drm/drm_mm.c" -o "$D/drm_mm.o"
 $CC $CF -c "$K/tools/lib/rbtree.c" -o "$D/rbtree.o"
 $CC $CF -c "$REPO/bench/peers/drm_shim/shim.c" -o "$D/shim.o"
-$CC $CF -I"$K/include" -I"$REPO/bench" -c "$REPO/bench/peers/range_drmmm.c" -o "$D/range_drmmm.o"
+$CC $CF -I"$K/include" -I"$REPO/bench/suites" -c "$REPO/bench/peers/range_drmmm.c" -o "$D/range_drmmm.o"
 $CC "$D/range_drmmm.o" "$D/drm_mm.o" "$D/rbtree.o" "$D/shim.o" -o "$OUT/range_drmmm"
 echo "build-peers: $OUT/range_drmmm"

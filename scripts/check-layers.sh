@@ -63,6 +63,21 @@ for f in "$src"/*/*.[ch]; do
 	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
 done
 
+# ---- bench: the runner below its suites ------------------------------------
+# pagelab-bench (bench/ next to SRC_DIR, when there) sits on top of every
+# layer; inside it, bench/runner/ (harness, parameters, records, main) may not
+# include a header of bench/suites/: suites call the runner, not the reverse.
+bench=$(dirname "$src")/bench
+if [ -d "$bench/runner" ] && [ -d "$bench/suites" ]; then
+	for f in "$bench"/runner/*.[ch]; do
+		while IFS= read -r inc; do
+			if [ -e "$bench/suites/$(basename "$inc")" ] || [[ "$inc" == */suites/* ]]; then
+				complain "$f (bench runner) includes \"$inc\" from bench/suites"
+			fi
+		done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+	done
+fi
+
 # ---- symbols -----------------------------------------------------------------
 # Where each global symbol is defined: "symbol rank".
 defs=$(mktemp)

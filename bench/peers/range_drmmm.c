@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * range_drmmm.c - the range workload (bench/range_workload.h) over drm_mm
+ * range_drmmm.c - the range workload (bench/suites/range_workload.h) over drm_mm
  * (drivers/gpu/drm/drm_mm.c from Debian's linux-source-6.12, built by
  * scripts/build-peers.sh with the shims in bench/peers/drm_shim). Each area
  * carries its drm_mm_node, as a vmap_area would; allocation is

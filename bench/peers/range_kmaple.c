@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * range_kmaple.c - the range workload (bench/range_workload.h) over the
+ * range_kmaple.c - the range workload (bench/suites/range_workload.h) over the
  * kernel's own maple tree: lib/maple_tree.c from Debian's linux-source-6.12,
  * built in tools/testing/radix-tree with its userspace shims, -O2, without
  * CONFIG_DEBUG_MAPLE_TREE. scripts/build-peers.sh compiles this file there;

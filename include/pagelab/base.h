@@ -172,7 +172,7 @@ void pl_lock_stat_wait(struct pl_spinlock *lock, uint64_t ns);
 /**
  * struct pl_lock_saved - a lock's lock_stat numbers and last CPU, as an
  * observer saves them before using the lock and puts them back after
- * (bench/snapshot.c), so that its reports leave no trace in the figures.
+ * (bench/runner/snapshot.c), so that its reports leave no trace in the figures.
  */
 struct pl_lock_saved {
 	struct pl_lock_stat stat;

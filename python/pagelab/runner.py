@@ -8,7 +8,7 @@ process per rep (``together=True``); the order is then reversed on odd reps.
 Measurement modes (--mode): "wall" takes the suite's own figure (time of
 its measured region); "instr" runs pagelab-bench under callgrind with
 instrumentation on only inside the harness's measured regions
-(bench/harness.c) and replaces every timed figure by the instructions its
+(bench/runner/harness.c) and replaces every timed figure by the instructions its
 region executed (deterministic: one thread, fixed seeds); "vtime" asks
 pagelab-bench for its virtual-time cost model (vtime=1) and takes the
 record's "vtime" figure.  In the two deterministic modes the wall figure is
@@ -74,7 +74,7 @@ class Measurement:
     unit: str
     params: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
-    harness: dict = field(default_factory=dict)   # bench/harness.c: region, faults, pinning
+    harness: dict = field(default_factory=dict)   # bench/runner/harness.c: region, faults, pinning
     mode: str = "wall"                            # what value measures: wall, instr, vtime
     wall: float | None = None                     # the wall figure, in instr/vtime modes
     metric: str | None = None                     # the registry's id (metrics.py); None: unjudged

@@ -1,6 +1,6 @@
 """`pagelab show REPORT`: a machine's /proc report after a chosen workload.
 
-Runs the C `show` suite (bench/show.c), which prints the kernel's report
+Runs the C `show` suite (bench/suites/show.c), which prints the kernel's report
 text byte for byte, and parses /proc/buddyinfo for the plots.  lock_stat
 runs the machine with lock_stat=1 (unless the parameters say otherwise);
 "lockstat" is taken as another spelling of it.

@@ -1,5 +1,5 @@
 """Snapshots written during a pagelab-bench run (snapshot_ms=/snapshot_ops= with
-snapshot_dir=DIR, bench/snapshot.c), read back for plots and notebooks.
+snapshot_dir=DIR, bench/runner/snapshot.c), read back for plots and notebooks.
 
 DIR/index has one line per snapshot, `NNNN SUITE DESIGN MACHINE T_MS PAGE_OPS WHY`,
 and DIR/NNNN/ holds that moment's /proc/buddyinfo, pagetypeinfo, vmstat and zoneinfo.

@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from pagelab import compare, reproduce, seed004
+from pagelab import compare, reproduce
+from pagelab.seeds import seed000, seed001, seed002, seed004
 from pagelab.cli import main
 from pagelab.runner import Measurement, Progress, load_results, save_results
 from pagelab.show import parse_buddyinfo
@@ -33,17 +34,17 @@ def test_reproduce_002_quick_tiny(tmp_path, capsys):
     doc = json.loads((tmp_path / "seed-002.json").read_text())
     assert doc["seed"] == "002" and doc["mode"] == "quick" and doc["machine"]["commit"]
     reps = {m["rep"] for m in doc["measurements"] if m["test"] == "read-fresh"}
-    assert reps == set(range(reproduce.SEED_002_MODES["quick"]["reps"]))
+    assert reps == set(range(seed002.SEED_002_MODES["quick"]["reps"]))
     booted = [m for m in doc["measurements"] if m["test"] == "booted-read-fresh"]
     assert booted and {m["params"].get("state") for m in booted} == {"counts"}
-    assert len(doc["timeline"]["snapshots"]) == reproduce.SEED_002_MODES["quick"]["snapshots"] + 2
+    assert len(doc["timeline"]["snapshots"]) == seed002.SEED_002_MODES["quick"]["snapshots"] + 2
     html = (tmp_path / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3     # bars, fragmentation, buddyinfo
     assert "against vCPUs" in html and "needs seed 003 at more than one vCPU count" in html
 
 
 def test_reproduce_001_quick_small(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(reproduce.SEED_001_MODES, "quick", {"test_loop_count": "300", "reps": 2})
+    monkeypatch.setitem(seed001.SEED_001_MODES, "quick", {"test_loop_count": "300", "reps": 2})
     assert main(["reproduce", "001", "--quick", "mem=256M", "dma32=64M", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     # The seed's figures beside ours, scaled to its 100,000 iterations.
@@ -73,7 +74,7 @@ def test_reproduce_003_quick_small(tmp_path, capsys):
 
 def test_reproduce_000_quick_tiny(tmp_path, capsys, monkeypatch):
     # Seed 000's 19 rows x 3 designs at toy loop counts on a small machine.
-    monkeypatch.setitem(reproduce.SEED_000_MODES, "quick",
+    monkeypatch.setitem(seed000.SEED_000_MODES, "quick",
                         {"div": 100000, "min_loops": 20, "reps": 2, "pcpu_objects": 100,
                          "vcpus": "4"})
     assert main(["reproduce", "000", "--quick", "mem=256M", "dma32=64M", "--out", str(tmp_path)]) == 0
@@ -123,7 +124,7 @@ def test_reproduce_unavailable_seeds_are_skipped(tmp_path, capsys, monkeypatch):
     assert main(["reproduce", "004", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out[0].startswith("SMOKE RUN (--quick)")
-    assert out[1:] == ["seed 004: not yet available: needs issue 6 (maple tree, vmalloc on it)"]
+    assert out[1:] == ["seed 004: not yet available: needs the maple tree and vmalloc on it"]
     assert not (tmp_path / "report.html").exists()
 
 

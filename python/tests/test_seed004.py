@@ -3,8 +3,8 @@ import re
 
 import pytest
 
-from pagelab import seed004
-from pagelab.reproduce import seed_text
+from pagelab.seeds import seed004
+from pagelab.seeds.common import seed_text
 from pagelab.runner import Measurement
 
 

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from pagelab import stats, tables
-from pagelab.reproduce import seed_text
+from pagelab.seeds.common import seed_text
 
 
 def _seed(n):

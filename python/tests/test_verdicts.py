@@ -8,6 +8,7 @@ import math
 import pytest
 
 from pagelab import reproduce, runner, stats
+from pagelab.seeds import common, seed001
 from pagelab.cli import main
 from pagelab.runner import Measurement
 
@@ -191,11 +192,11 @@ def test_quick_tables_are_labelled_and_unmarked():
     doc = {"measurements": ms, "settings": {"test_loop_count": "10"}, "mode": "quick",
            "measure": "wall"}
     row = lambda text: next(x for x in text.splitlines() if x.startswith("| order 9"))
-    out = reproduce.render_001(doc)
+    out = seed001.render_001(doc)
     assert "SMOKE RUN" in out and "(I)" not in row(out)
     doc = dict(doc, mode="default")
     doc.pop("_cells", None)
-    out = reproduce.render_001(doc)
+    out = seed001.render_001(doc)
     assert "SMOKE RUN" not in out and "(I) 9" in row(out)
 
 
@@ -257,12 +258,12 @@ def test_agree_second_puts_the_second_opinion_beside(tmp_path, capsys):
 
 
 def test_seed_marks_printed_or_implied():
-    assert reproduce._seed_mark("(R) -40.69%", True) == "(R)"
-    assert reproduce._seed_mark("0.10%", True) == ""
-    assert reproduce._seed_mark("64.9%", False) == "(I)"
-    assert reproduce._seed_mark("-12%", False) == "(R)"
-    assert reproduce._seed_mark("4.0%", False) is None       # a bare small figure claims nothing
-    assert reproduce._seed_mark("fewer zone->lock trips", False) is None
+    assert common._seed_mark("(R) -40.69%", True) == "(R)"
+    assert common._seed_mark("0.10%", True) == ""
+    assert common._seed_mark("64.9%", False) == "(I)"
+    assert common._seed_mark("-12%", False) == "(R)"
+    assert common._seed_mark("4.0%", False) is None       # a bare small figure claims nothing
+    assert common._seed_mark("fewer zone->lock trips", False) is None
 
 
 def test_agree_refuses_a_directory_without_results(tmp_path, capsys):

@@ -8,7 +8,7 @@
  * pl_design_format() writes a design back as its switches.
  *
  * Adding a switch is one row in pl_design_switches[] plus its field in
- * struct pl_design (include/pagelab/mm.h); every front end (pagelab-bench
+ * struct pl_design (include/pagelab/config.h); every front end (pagelab-bench
  * design=, pagelab list, the Python API, the fuzzer) reads the table.
  *
  * Invariants: a parse either fills *out completely or leaves it untouched;

@@ -24,7 +24,7 @@
  * The memmap and the page frames are MAP_NORESERVE mappings: a page of
  * either is committed by the host only when first touched. Booting writes
  * only the struct pages below ZONE_NORMAL, those of holes and reserves, and
- * the heads of the blocks it frees (ZONES_FLAGS() in mm.h makes an all-zero
+ * the heads of the blocks it frees (ZONES_FLAGS() in mm_types.h makes an all-zero
  * struct page a ZONE_NORMAL one), so a 256 GiB machine boots in a few
  * hundred MiB of host memory; a memmap up to 1 GiB is committed up front
  * (populate_memmap()).

@@ -37,7 +37,7 @@
  * with -EINVAL and a rate-limited warning otherwise; the only change after
  * that point is the kernel's (drop refcounts, free those reaching zero).
  * Both designs leave the same pages free, and after drain_all_pages() the
- * same buddy state (the differential test in tests/unit/test_contig.c).
+ * same buddy state (the differential test in tests/unit/mm/test_contig_range.c).
  *
  * alloc_contig_range() isolates the pageblocks (page_isolation.c), drains
  * the PCPs, and takes the range only if every page of it is free in the
@@ -69,7 +69,7 @@ static int contig_bad_input(const char *fn, unsigned long pfn, const char *why)
  * head of an unsplit high-order block. Three loads and one combined test,
  * as the kernel's page_expected_state(): a range is checked with no branch
  * per page. PageBuddy and PageTail need no loads of their own here: free
- * pages and compound tails have refcount 0 (the invariant in mm.h, which
+ * pages and compound tails have refcount 0 (the invariant in mm_types.h, which
  * pl_check_machine() verifies); contig_page_bad() tells them apart.
  */
 static inline unsigned long contig_page_bad_bits(const struct page *page)

@@ -24,7 +24,7 @@
 #include "pagelab/base.h"
 #include "pagelab/mm.h"
 
-/* Every gfp bit pagelab defines (include/pagelab/mm.h). */
+/* Every gfp bit pagelab defines (include/pagelab/mm_types.h). */
 #define PL_GFP_KNOWN                                                                          \
 	(__GFP_DMA32 | __GFP_MOVABLE | __GFP_RECLAIMABLE | __GFP_HIGH | __GFP_IO | __GFP_FS |  \
 	 __GFP_ZERO | __GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM | __GFP_NOWARN | __GFP_COMP | \

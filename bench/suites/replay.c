@@ -1,0 +1,857 @@
+// SPDX-License-Identifier: MIT
+/*
+ * replay.c - `pagelab-bench replay`: a kernel's page-allocator trace scored
+ * as the kernel ran it, and replayed under one or more designs from a
+ * fresh or loaded machine state.
+ *
+ * trace= is an artifact directory (manifest.json, before/, after/, the
+ * trace file) or a bare trace file. With --json: one record "kernel" and
+ * one record "replay" per design, both with the same counter keys.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "bench.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
+#include "pagelab/trace.h"
+
+static const char *const replay_keys[] = { "trace", "state", "snapshot", "after", "design", "emit_trace",
+					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", "tick",
+					   "tick_ms", "pcp_busy", NULL };
+
+struct artifact {
+	char trace[4096];
+	char before[4096], after[4096];
+	bool has_before, has_after;
+	unsigned int nr_cpus;
+	unsigned long mem_bytes, lost_events;
+	bool has_manifest;
+};
+
+/* Timeline: one sample per second of trace time. */
+struct sample {
+	unsigned long refills[PL_SCORE_MAX_CPUS > 64 ? 64 : PL_SCORE_MAX_CPUS];
+	unsigned long free_by_order[NR_PAGE_ORDERS];
+};
+
+struct side {
+	const char *test, *design, *state;
+	struct pl_trace_score score;
+	unsigned long free_by_order[NR_PAGE_ORDERS];
+	unsigned long nr_free;
+	unsigned long pcp_pages;	/* pages on every CPU's PCP at the end */
+	bool has_free;
+	unsigned long warn[NR_PL_TRACE_WARN];
+	struct sample *tl;
+	size_t nr_tl, cap_tl;
+	unsigned int nr_cpus;
+	unsigned long mm_ev[NR_PL_VM_EVENTS];
+	unsigned long long zone_lock_actual;
+	bool has_mm;
+	double seconds;
+	double state_tvd;	/* loaded state's buddyinfo against the snapshot's */
+	struct pl_snapshot_gap gap;	/* the kernel's side: do the snapshots bracket the trace? */
+	bool has_gap;
+	long tick_ms;		/* vCPU 0's phase in the run reported (tick_probe()), else -1 */
+	long probe_ms[PL_TICK_PROBES];			/* vCPU 0's phase in each probe */
+	unsigned long probe_drain_calls[PL_TICK_PROBES];	/* and its drain calls */
+	unsigned long state_free_by_order[NR_PAGE_ORDERS];
+};
+
+static double tvd(const unsigned long *a, const unsigned long *b);
+
+static bool is_dir(const char *p)
+{
+	struct stat sb;
+
+	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
+}
+
+/* The value of "key" in a flat JSON object: a string or a number, as text. */
+static bool json_get(const char *json, const char *key, char *out, size_t len)
+{
+	char pat[128];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	p = strstr(json, pat);
+	if (!p)
+		return false;
+	p += strlen(pat);
+	while (*p == ' ' || *p == ':' || *p == '\t' || *p == '\n')
+		p++;
+	if (*p == '"') {
+		for (p++; *p && *p != '"' && n + 1 < len; p++)
+			out[n++] = *p;
+	} else {
+		for (; *p && (*p == '-' || *p == '.' || (*p >= '0' && *p <= '9')) && n + 1 < len; p++)
+			out[n++] = *p;
+	}
+	out[n] = '\0';
+	return n > 0;
+}
+
+static int read_artifact(const char *path, struct artifact *a)
+{
+	char mpath[4096], *json, val[512];
+	FILE *f;
+	long len;
+
+	memset(a, 0, sizeof(*a));
+	if (!is_dir(path)) {
+		snprintf(a->trace, sizeof(a->trace), "%s", path);
+		return 0;
+	}
+	snprintf(mpath, sizeof(mpath), "%s/manifest.json", path);
+	f = fopen(mpath, "r");
+	if (!f)
+		return -ENOENT;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	json = calloc(1, (size_t)len + 1);
+	if (!json || fread(json, 1, (size_t)len, f) != (size_t)len) {
+		fclose(f);
+		free(json);
+		return -EIO;
+	}
+	fclose(f);
+	a->has_manifest = true;
+	snprintf(a->trace, sizeof(a->trace), "%s/%s", path,
+		 json_get(json, "trace", val, sizeof(val)) ? val : "trace.txt");
+	snprintf(a->before, sizeof(a->before), "%s/%s", path,
+		 json_get(json, "before", val, sizeof(val)) ? val : "before");
+	snprintf(a->after, sizeof(a->after), "%s/%s", path,
+		 json_get(json, "after", val, sizeof(val)) ? val : "after");
+	a->has_before = is_dir(a->before);
+	a->has_after = is_dir(a->after);
+	if (json_get(json, "nr_cpus", val, sizeof(val)))
+		a->nr_cpus = (unsigned int)strtoul(val, NULL, 10);
+	if (json_get(json, "mem_bytes", val, sizeof(val)))
+		a->mem_bytes = strtoul(val, NULL, 10);
+	if (json_get(json, "lost_events", val, sizeof(val)))
+		a->lost_events = strtoul(val, NULL, 10);
+	free(json);
+	return 0;
+}
+
+static struct pl_trace_reader *open_trace(const char *path)
+{
+	struct pl_trace_reader *r = pl_trace_open(path);
+
+	if (!r) {
+		fprintf(stderr, "pagelab-bench: replay: cannot read %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	return r;
+}
+
+static void tl_push(struct side *s, const unsigned long *refills, unsigned int nr_cpus,
+		    const unsigned long *free_by_order)
+{
+	struct sample *x;
+
+	if (s->nr_tl == s->cap_tl) {
+		size_t cap = s->cap_tl ? s->cap_tl * 2 : 256;
+		struct sample *n = realloc(s->tl, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		s->tl = n;
+		s->cap_tl = cap;
+	}
+	x = &s->tl[s->nr_tl++];
+	memset(x, 0, sizeof(*x));
+	for (unsigned int c = 0; c < nr_cpus && c < ARRAY_SIZE(x->refills); c++)
+		x->refills[c] = refills[c];
+	if (free_by_order)
+		memcpy(x->free_by_order, free_by_order, sizeof(x->free_by_order));
+}
+
+/* ---- the kernel side ------------------------------------------------------------ */
+
+/* The kernel's figures; with @pos, the first sightings in the same pass. */
+static void kernel_side(const struct artifact *a, const struct pl_snapshot *before, struct side *k,
+			struct pl_trace_stats *stats, struct pl_positional *pos,
+			struct pl_tick_phase *tick, struct pl_pcp_busy *busy)
+{
+	struct pl_trace_reader *r = open_trace(a->trace);
+	struct pl_trace_event ev;
+	uint64_t next = 0;
+	int ret;
+
+	pl_trace_score_init(&k->score);
+	while ((ret = pl_trace_next(r, &ev)) > 0) {
+		if (!next)
+			next = ev.ts_ns + 1000000000ull;
+		while (ev.ts_ns >= next) {
+			tl_push(k, k->score.refills_per_cpu, k->score.nr_cpus, NULL);
+			next += 1000000000ull;
+		}
+		pl_trace_score_event(&k->score, &ev);
+		if ((pos && pl_positional_event(pos, &ev)) || pl_tick_phase_event(tick, &ev) ||
+		    (busy && pl_pcp_busy_event(busy, &ev))) {
+			fprintf(stderr, "pagelab-bench: replay: out of memory inferring the state\n");
+			exit(1);
+		}
+	}
+	*stats = *pl_trace_get_stats(r);
+	pl_trace_close(r);
+	if (ret < 0) {
+		fprintf(stderr, "pagelab-bench: replay: %s: read or decompression error after line %lu "
+			"(a cut or corrupt file?)\n", a->trace,
+			stats->lines);
+		exit(2);
+	}
+	if (a->lost_events > stats->lost_events)
+		stats->lost_events = a->lost_events;
+	memcpy(k->warn, stats->warn, sizeof(k->warn));
+	if (stats->lost_events && !k->warn[PL_TW_lost_events])
+		k->warn[PL_TW_lost_events] = 1;
+	k->nr_cpus = k->score.nr_cpus;
+	k->seconds = stats->events ? (double)(stats->last_ns - stats->first_ns) / 1e9 : 0;
+	if (a->has_after) {
+		struct pl_snapshot after;
+
+		if (!pl_snapshot_read(a->after, &after)) {
+			pl_snapshot_free_by_order(&after, k->free_by_order);
+			k->nr_free = after.nr_free_pages;
+			k->has_free = true;
+			for (int z = 0; z < after.nr_zones; z++)
+				for (unsigned int c = 0; c < after.zone[z].nr_pcp_cpus; c++)
+					k->pcp_pages += (unsigned long)after.zone[z].pcp_count[c];
+			k->has_gap = before && !pl_snapshot_gap(before, &after, &k->score, &k->gap);
+		}
+	}
+}
+
+/* ---- the pagelab side ----------------------------------------------------------- */
+
+struct tl_ctx {
+	struct side *s;
+	struct pl_replay *r;
+	struct pl_machine *m;
+};
+
+static void on_second(void *ctx, unsigned long t)
+{
+	struct tl_ctx *c = ctx;
+	const struct pl_trace_score *sc = pl_replay_score(c->r);
+	unsigned long fbo[NR_PAGE_ORDERS];
+
+	(void)t;
+	pl_free_pages_by_order(c->m, fbo);
+	tl_push(c->s, sc->refills_per_cpu, c->m->nr_cpus, fbo);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * show_state=FILE: the machine's /proc/pagetypeinfo, buddyinfo and zoneinfo, once as
+ * loaded and once at the end of the replay, appended to FILE (%s: design),
+ * to set against the trace's before/ and after/ snapshots.
+ */
+static void show_state(const struct bench *b, struct pl_machine *m, const char *design,
+		       const char *when)
+{
+	const char *path = param_str(b, "show_state", NULL);
+	char name[4096];
+	FILE *f;
+
+	if (!path)
+		return;
+	snprintf(name, sizeof(name), "%s", path);
+	if (strstr(path, "%s"))
+		snprintf(name, sizeof(name), path, design);
+	f = fopen(name, "a");
+	if (!f) {
+		fprintf(stderr, "pagelab-bench: replay: cannot write %s: %s\n", name, strerror(errno));
+		exit(2);
+	}
+	fprintf(f, "# %s, %s\n", design, when);
+	pl_enter(m, 0);
+	pl_show_pagetypeinfo_file(m, f);
+	pl_show_buddyinfo_file(m, f);
+	pl_show_zoneinfo_file(m, f);
+	fclose(f);
+}
+
+/* How pagelab_side() reports: a probe of tick_probe() writes less. */
+enum side_out {
+	SIDE_ALL,		/* warnings, emit_trace and show_state */
+	SIDE_WARNINGS,		/* the warnings only */
+	SIDE_QUIET,		/* nothing */
+};
+
+/*
+ * One replay of @design, reporting as @out says. With @ticks, each vCPU
+ * also ticks where the kernel's kworker drains show its tick.
+ */
+static void pagelab_side(const struct bench *b, const struct artifact *a, const char *design,
+			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
+			 const struct pl_pcp_busy *busy, const long *tick_ns,
+			 const struct pl_tick_phase *ticks, unsigned int nr_cpus,
+			 enum side_out out, struct side *s, double *replay_secs)
+{
+	bool quiet = out == SIDE_QUIET, probe = out != SIDE_ALL;
+	struct pl_config cfg;
+	struct pl_machine *m;
+	struct pl_loaded_state *st = NULL;
+	struct pl_trace_reader *rd;
+	struct pl_replay *r;
+	struct pl_trace_event ev;
+	struct pl_lock_stat ls;
+	struct zone *zone;
+	const char *emit = probe ? NULL : param_str(b, "emit_trace", NULL);
+	FILE *ef = NULL;
+	struct tl_ctx tc;
+	double t0;
+
+	pl_config_default(&cfg);
+	cfg.nr_cpus = nr_cpus;
+	cfg.lock_stat = true;
+	cfg.debug = (int)param_ulong(b, "debug", 0);
+	if (a->mem_bytes)
+		cfg.mem_bytes = a->mem_bytes & ~((4UL << 20) - 1);
+	if (snap && state == PL_STATE_COUNTS)
+		pl_snapshot_config(snap, &cfg);
+	if (snap && state == PL_STATE_POSITIONAL)
+		pl_snapshot_config_positional(snap, pos, &cfg);
+	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
+	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
+	if (pl_design_preset(design, &cfg.design)) {
+		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
+		exit(2);
+	}
+	/* the library's warning becomes the one line */
+	pl_warn_set_quiet(true);
+	m = pl_machine_create(&cfg);
+	pl_warn_set_quiet(quiet);
+	if (!m) {
+		char why[256];
+
+		pl_warn_last(why, sizeof(why));
+		fprintf(stderr, "pagelab-bench: replay: cannot create the machine: %s\n", why);
+		exit(2);
+	}
+	bench_snap_machine(m, design);
+	if (snap && state != PL_STATE_FRESH) {
+		/* a failure is one line; a load's own note (blocks left unplaced) still shows */
+		unsigned long warns = pl_warn_count();
+		char why[256];
+
+		pl_warn_set_quiet(true);
+		st = state == PL_STATE_POSITIONAL ? pl_machine_load_positional(m, snap, pos)
+						  : pl_machine_load_state(m, snap);
+		pl_warn_set_quiet(quiet);
+		if (pl_warn_count() != warns)
+			pl_warn_last(why, sizeof(why));
+		if (!st) {
+			fprintf(stderr, "pagelab-bench: replay: cannot load the snapshot's state: %s\n",
+				pl_warn_count() != warns ? why : "out of memory");
+			exit(2);
+		}
+		if (pl_warn_count() != warns && !quiet)
+			fprintf(stderr, "pagelab: %s\n", why);
+	}
+	s->state_tvd = -1;
+	if (st) {
+		unsigned long want[NR_PAGE_ORDERS];
+
+		pl_free_pages_by_order(m, s->state_free_by_order);
+		pl_snapshot_free_by_order(snap, want);
+		s->state_tvd = tvd(want, s->state_free_by_order);
+	}
+	r = pl_replay_create(m, st);
+	if (!r) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
+	if (snap && state != PL_STATE_FRESH) {
+		unsigned long end = 0;
+
+		for (int i = 0; i < snap->nr_zones; i++)
+			if (snap->zone[i].start_pfn + snap->zone[i].spanned > end)
+				end = snap->zone[i].start_pfn + snap->zone[i].spanned;
+		pl_replay_set_pfn_limit(r, end);
+	}
+	for (unsigned int c = 0; c < nr_cpus; c++) {
+		const uint64_t *starts;
+		size_t n = ticks ? pl_tick_phase_runs(ticks, c, &starts) : 0;
+
+		if (tick_ns[c] >= 0)
+			pl_replay_set_tick_phase(r, c, tick_ns[c]);
+		if (n && pl_replay_set_tick_times(r, c, starts, n)) {
+			fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+			exit(1);
+		}
+	}
+	pl_replay_set_pcp_busy(r, busy);
+	if (emit) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s", emit);
+		if (strstr(emit, "%s"))
+			snprintf(path, sizeof(path), emit, design);
+		ef = fopen(path, "w");
+		if (!ef) {
+			fprintf(stderr, "pagelab-bench: replay: cannot write %s: %s\n", path,
+				strerror(errno));
+			exit(2);
+		}
+		fprintf(ef, "# tracer: nop\n#\n# pagelab %s replay of %s\n#\n", design, a->trace);
+		pl_replay_set_emit(r, ef);
+	}
+	if (!probe)
+		show_state(b, m, design, "loaded");
+	tc = (struct tl_ctx){ .s = s, .r = r, .m = m };
+	pl_replay_set_timeline(r, on_second, &tc);
+	rd = open_trace(a->trace);
+	t0 = now_s();
+	while (pl_trace_next(rd, &ev) > 0) {
+		if (ev.type == PL_TRACE_ALLOC_VMAP_AREA || ev.type == PL_TRACE_FREE_VMAP_AREA)
+			if (!param_ulong(b, "vmalloc", 1))
+				continue;
+		pl_replay_event(r, &ev);
+	}
+	*replay_secs = now_s() - t0;
+	pl_trace_close(rd);
+	s->score = *pl_replay_score(r);
+	memcpy(s->warn, pl_replay_warnings(r), sizeof(s->warn));
+	if (!probe)
+		show_state(b, m, design, "end of the replay");
+	pl_free_pages_by_order(m, s->free_by_order);
+	s->nr_free = pl_nr_free_pages(m);
+	s->has_free = true;
+	for_each_populated_zone(zone, m)
+		for (unsigned int c = 0; zone->per_cpu_pageset && c < m->nr_cpus; c++)
+			s->pcp_pages += (unsigned long)zone->per_cpu_pageset[c].count;
+	s->nr_cpus = m->nr_cpus;
+	pl_events_sum(m, s->mm_ev);
+	s->score.vmalloc_purges = s->mm_ev[PL_EV_VMAP_PURGE];
+	bench_zone_lock_stat(m, &ls);
+	s->zone_lock_actual = ls.acquisitions;
+	s->has_mm = true;
+	pl_replay_destroy(r, true);
+	pl_state_release(st);
+	if (ef)
+		fclose(ef);
+	bench_machine_destroy(m);
+	pl_warn_set_quiet(false);
+}
+
+/* ---- the tick phase: four runs, the typical one reported ------------------------- */
+
+static const long tick_probe_ms[PL_TICK_PROBES] = PL_TICK_PROBE_MS;
+static const long tick_jitter[PL_TICK_PROBES] = PL_TICK_JITTER_MS;
+
+/* Probe @i's phase per vCPU into @at_ns: around each vCPU's @phase_ns, or across the second. */
+static void probe_phases(long *at_ns, const long *phase_ns, unsigned int nr_cpus, size_t i)
+{
+	const long sec = 1000000000L;
+
+	for (unsigned int c = 0; c < nr_cpus; c++)
+		at_ns[c] = phase_ns[c] < 0 ? tick_probe_ms[i] * 1000000L
+			   : ((phase_ns[c] + tick_jitter[i] * 1000000L) % sec + sec) % sec;
+}
+
+static bool want_outputs(const struct bench *b)
+{
+	return param_str(b, "emit_trace", NULL) || param_str(b, "show_state", NULL);
+}
+
+/*
+ * tick=kernel: replay @design at PL_TICK_PROBES tick phases, and report
+ * the run pl_tick_medoid() picks as @s. With the trace's phase in
+ * @phase_ns (per vCPU), at it plus each tick_jitter[], each also
+ * ticking where the kernel's kworker drains show its tick (@ticks); with
+ * none (all -1), at each tick_probe_ms[]. The first probe prints the
+ * warnings; with emit_trace or show_state the picked phase runs once more
+ * to write them, and its warnings instead.
+ */
+static void tick_probe(const struct bench *b, const struct artifact *a, const char *design,
+		       int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
+		       const struct pl_pcp_busy *busy, const long *phase_ns,
+		       const struct pl_tick_phase *ticks, unsigned int nr_cpus, struct side *s,
+		       double *replay_secs)
+{
+	struct side runs[PL_TICK_PROBES];
+	struct pl_trace_score scores[PL_TICK_PROBES];
+	long *at_ns = malloc(nr_cpus * sizeof(*at_ns));
+	double secs[PL_TICK_PROBES];
+	int at;
+
+	if (!at_ns) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < PL_TICK_PROBES; i++) {
+		probe_phases(at_ns, phase_ns, nr_cpus, i);
+		runs[i] = *s;
+		pagelab_side(b, a, design, state, snap, pos, busy, at_ns, ticks, nr_cpus,
+			     i || want_outputs(b) ? SIDE_QUIET : SIDE_WARNINGS, &runs[i], &secs[i]);
+		scores[i] = runs[i].score;
+		s->probe_ms[i] = at_ns[0] / 1000000L;
+		s->probe_drain_calls[i] = runs[i].score.pcp_drain_calls;
+	}
+	at = pl_tick_medoid(scores, PL_TICK_PROBES);
+	for (size_t i = 0; i < PL_TICK_PROBES; i++)
+		if ((int)i != at || want_outputs(b))
+			free(runs[i].tl);
+	if (want_outputs(b)) {
+		probe_phases(at_ns, phase_ns, nr_cpus, (size_t)at);
+		runs[at] = *s;
+		pagelab_side(b, a, design, state, snap, pos, busy, at_ns, ticks, nr_cpus, SIDE_ALL,
+			     &runs[at], &secs[at]);
+	}
+	memcpy(runs[at].probe_ms, s->probe_ms, sizeof(s->probe_ms));
+	memcpy(runs[at].probe_drain_calls, s->probe_drain_calls, sizeof(s->probe_drain_calls));
+	*s = runs[at];
+	s->tick_ms = s->probe_ms[at];
+	*replay_secs = secs[at];
+	free(at_ns);
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+/* Each vCPU's tick phase in ms ("-": none), the first 64. */
+static void print_phases(FILE *f, const long *tick_ns, unsigned int nr_cpus)
+{
+	for (unsigned int c = 0; c < nr_cpus && c < 64; c++)
+		if (tick_ns[c] < 0)
+			fprintf(f, " -");
+		else
+			fprintf(f, " %ld", tick_ns[c] / 1000000);
+	if (nr_cpus > 64)
+		fprintf(f, " ...");
+}
+
+/* The snapshots' page traffic against the trace's (pl_snapshot_gap()). */
+static void print_gap(FILE *f, const struct pl_snapshot_gap *g)
+{
+	bool by_alloc = labs(g->alloc_gap) >= labs(g->free_gap);
+
+	fprintf(f, "         snapshots: vmstat counted %ld pages allocated and %ld freed between "
+		"them, the trace %ld and %ld (%.1f%% apart)\n", g->pgalloc, g->pgfree,
+		g->traced_alloc, g->traced_free, 100 * g->share);
+	if (g->stale)
+		fprintf(f, "WARNING: STALE SNAPSHOT: the kernel %s %ld pages outside the trace: its "
+			"before/after snapshots were not taken right at its ends (by hand, around "
+			"perf record's ring buffer setup?), so the loaded state is not the trace's "
+			"starting state and every figure is suspect\n",
+			by_alloc ? "allocated" : "freed", by_alloc ? g->alloc_gap : g->free_gap);
+}
+
+static void print_arr(const unsigned long *v, int n)
+{
+	putchar('[');
+	for (int i = 0; i < n; i++)
+		printf("%s%lu", i ? ", " : "", v[i]);
+	putchar(']');
+}
+
+static void emit_json(const struct bench *b, const struct side *s, const struct pl_trace_stats *st)
+{
+	const struct pl_trace_score *c = &s->score;
+	const struct pl_metric *mt = pl_metric_find("zone-lock-est");
+
+	printf("{\"suite\": \"replay\", \"test\": \"%s\", \"design\": \"%s\", \"rep\": 0, "
+	       "\"value\": %lu, \"unit\": \"%s\", \"metric\": \"%s\", \"params\": {", s->test,
+	       s->design, pl_trace_score_zone_lock(c), mt->unit, mt->id);
+	for (int i = 0; i < b->nr_params; i++)
+		printf("%s\"%s\": \"%s\"", i ? ", " : "", b->keys[i], b->vals[i]);
+	printf("}, \"events\": %lu, \"lost_events\": %lu, \"state\": \"%s\", \"seconds\": %.3f, "
+	       "\"counters\": {", st->events, st->lost_events, s->state, s->seconds);
+	printf("\"pcp_refills\": %lu, \"pcp_refill_pages\": %lu, \"pcp_refill_pages_by_order\": ",
+	       c->pcp_refills, c->pcp_refill_pages);
+	print_arr(c->pcp_refill_pages_by_order, NR_PAGE_ORDERS);
+	printf(", \"pcp_refills_by_order\": ");
+	print_arr(c->refills_by_order, NR_PAGE_ORDERS);
+	printf(", \"pcp_drain_calls\": %lu, \"pcp_drained_pages\": %lu, \"fallback_events\": %lu, "
+	       "\"fallback_fragmenting\": %lu, \"fallback_change_ownership\": %lu, "
+	       "\"fallback_pageblocks_claimed\": %lu, \"zone_lock_acquisitions\": %lu, "
+	       "\"buddy_direct_allocs\": %lu, \"buddy_direct_frees\": %lu, \"allocs\": %lu, "
+	       "\"frees\": %lu, \"vmalloc_allocs\": %lu, \"vmalloc_purges\": %lu",
+	       c->pcp_drain_calls, c->pcp_drained_pages, c->fallback_events, c->fallback_fragmenting,
+	       c->fallback_change_ownership, c->fallback_pageblocks_claimed,
+	       pl_trace_score_zone_lock(c), c->buddy_direct_allocs, c->buddy_direct_frees, c->allocs,
+	       c->frees, c->vmalloc_allocs, c->vmalloc_purges);
+	printf(", \"drained_pages_by_order_mt\": [");
+	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+		printf(o ? ", " : "");
+		print_arr(c->drained_pages_by_order_mt[o], MIGRATE_TYPES);
+	}
+	putchar(']');
+	if (s->has_free) {
+		printf(", \"nr_free_pages_end\": %lu, \"pcp_pages_end\": %lu, "
+		       "\"free_pages_by_order_end\": ", s->nr_free, s->pcp_pages);
+		print_arr(s->free_by_order, NR_PAGE_ORDERS);
+	}
+	printf("}, \"warnings\": {");
+	for (int w = 0, first = 1; w < NR_PL_TRACE_WARN; w++)
+		if (s->warn[w]) {
+			printf("%s\"%s\": %lu", first ? "" : ", ", pl_trace_warn_names[w], s->warn[w]);
+			first = 0;
+		}
+	printf("}");
+	if (s->has_gap)
+		printf(", \"snapshot_gap\": {\"pgalloc\": %ld, \"pgfree\": %ld, \"traced_alloc\": %ld, "
+		       "\"traced_free\": %ld, \"alloc_gap\": %ld, \"free_gap\": %ld, \"share\": %.4f, "
+		       "\"stale\": %s}", s->gap.pgalloc, s->gap.pgfree, s->gap.traced_alloc,
+		       s->gap.traced_free, s->gap.alloc_gap, s->gap.free_gap, s->gap.share,
+		       s->gap.stale ? "true" : "false");
+	if (s->state_tvd >= 0) {
+		printf(", \"state_buddyinfo_tvd\": %.4f, \"state_free_pages_by_order\": ", s->state_tvd);
+		print_arr(s->state_free_by_order, NR_PAGE_ORDERS);
+	}
+	if (s->has_mm) {
+		printf(", \"mm_counters\": {\"zone_lock_acquisitions_actual\": %llu",
+		       s->zone_lock_actual);
+		for (int i = 0; i < NR_PL_VM_EVENTS; i++)
+			printf(", \"%s\": %lu", pl_vm_event_names[i], s->mm_ev[i]);
+		putchar('}');
+	}
+	if (s->tick_ms >= 0) {
+		printf(", \"tick_phase_ms\": %ld, \"tick_probe_ms\": [", s->tick_ms);
+		for (int i = 0; i < PL_TICK_PROBES; i++)
+			printf("%s%ld", i ? ", " : "", s->probe_ms[i]);
+		printf("], \"tick_probe_drain_calls\": ");
+		print_arr(s->probe_drain_calls, PL_TICK_PROBES);
+	}
+	printf(", \"timeline\": [");
+	for (size_t i = 0; i < s->nr_tl; i++) {
+		unsigned int n = min(s->nr_cpus, (unsigned int)ARRAY_SIZE(s->tl[i].refills));
+
+		printf("%s{\"t\": %zu, \"pcp_refills\": ", i ? ", " : "", i + 1);
+		print_arr(s->tl[i].refills, (int)n);
+		if (s->has_mm) {
+			printf(", \"free_pages_by_order\": ");
+			print_arr(s->tl[i].free_by_order, NR_PAGE_ORDERS);
+		}
+		putchar('}');
+	}
+	printf("]}\n");
+	fflush(stdout);
+}
+
+static void emit_text(FILE *f, const struct side *s)
+{
+	const struct pl_trace_score *c = &s->score;
+
+	fprintf(f, "%-8s %-18s refills %9lu  pages/refill %6.2f  drain calls %8lu  drained %10lu  "
+		"fallbacks %6lu  zone->lock %9lu\n", s->test, s->design, c->pcp_refills,
+		c->pcp_refills ? (double)c->pcp_refill_pages / (double)c->pcp_refills : 0.0,
+		c->pcp_drain_calls, c->pcp_drained_pages, c->fallback_events,
+		pl_trace_score_zone_lock(c));
+}
+
+/* Total variation distance of two free-pages-by-order distributions. */
+static double tvd(const unsigned long *a, const unsigned long *b)
+{
+	double sa = 0, sb = 0, d = 0;
+
+	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+		sa += (double)a[o];
+		sb += (double)b[o];
+	}
+	if (sa == 0 || sb == 0)
+		return 1;
+	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+		double x = (double)a[o] / sa - (double)b[o] / sb;
+
+		d += x < 0 ? -x : x;
+	}
+	return d / 2;
+}
+
+static int run_replay(struct bench *b)
+{
+	const char *path = param_str(b, "trace", NULL);
+	const char *designs[16];
+	struct pl_snapshot snap;
+	bool has_snap = false;
+	struct artifact a;
+	struct pl_trace_stats stats;
+	struct side k = { .test = "kernel", .design = "kernel", .state_tvd = -1 };
+	struct pl_positional pos = { 0 };
+	struct pl_tick_phase tick = { 0 };
+	struct pl_pcp_busy busy = { 0 };
+	bool follow_busy, probing, has_phase = false;
+	const char *snapdir, *state_s, *tick_s;
+	long *tick_ns, tick_ms;
+	int nr_designs, state;
+	unsigned int nr_cpus;
+
+	if (!path) {
+		fprintf(stderr, "pagelab-bench: replay: trace=PATH is required\n");
+		return 2;
+	}
+	if (read_artifact(path, &a)) {
+		fprintf(stderr, "pagelab-bench: replay: %s: no readable manifest.json\n", path);
+		return 2;
+	}
+	if (a.nr_cpus > PL_MAX_VCPUS) {
+		fprintf(stderr, "pagelab-bench: replay: %s: manifest nr_cpus %u is not in 1..%u\n",
+			path, a.nr_cpus, PL_MAX_VCPUS);
+		return 2;
+	}
+	if (param_str(b, "after", NULL)) {	/* the kernel's end state, for a bare trace */
+		struct pl_snapshot *after = malloc(sizeof(*after));
+		const char *dir = param_str(b, "after", NULL);
+
+		if (!after || bench_snapshot_read("after", dir, after)) {
+			free(after);
+			return 2;
+		}
+		free(after);
+		snprintf(a.after, sizeof(a.after), "%s", dir);
+		a.has_after = true;
+	}
+	snapdir = param_str(b, "snapshot", a.has_before ? a.before : NULL);
+	if (snapdir) {
+		if (bench_snapshot_read("snapshot", snapdir, &snap))
+			return 2;
+		has_snap = true;
+	}
+	state_s = param_str(b, "state", has_snap ? "positional" : "fresh");
+	state = pl_state_level_parse(state_s);
+	if (state < 0) {
+		fprintf(stderr, "pagelab-bench: replay: state=%s: want fresh, counts or positional\n",
+			state_s);
+		return 2;
+	}
+	if (state != PL_STATE_FRESH && !has_snap) {
+		fprintf(stderr, "pagelab-bench: replay: state=%s needs a snapshot: %s has no before/ "
+			"(record with `pagelab trace record`, or pass snapshot=DIR)\n", state_s, path);
+		return 2;
+	}
+	nr_designs = bench_designs(b, "v6.18", designs, 16);
+
+	tick_s = param_str(b, "tick", "kernel");
+	tick_ms = param_str(b, "tick_ms", NULL) ? (long)param_ulong(b, "tick_ms", 0) : -1;
+	/* pcp_busy=1: the frees the trace shows found their PCP busy go to the buddy */
+	follow_busy = param_ulong(b, "pcp_busy", 1) != 0;
+	kernel_side(&a, has_snap ? &snap : NULL, &k, &stats,
+		    state == PL_STATE_POSITIONAL ? &pos : NULL, &tick, follow_busy ? &busy : NULL);
+	pl_pcp_busy_finish(&busy);
+	if (!stats.events) {
+		/* an empty file, or text that is no trace: nothing to score */
+		fprintf(stderr, "pagelab-bench: replay: %s: no page-allocator events in %lu lines "
+			"(want tracefs, trace-cmd report or perf script text of kmem/vmalloc "
+			"events)\n", path, stats.lines);
+		free(k.tl);
+		pl_positional_release(&pos);
+		pl_tick_phase_release(&tick);
+		pl_pcp_busy_release(&busy);
+		return 2;
+	}
+	k.state = pl_state_level_names[state];
+	/*
+	 * The machine's CPUs: the manifest's, else the snapshot's pagesets
+	 * (zoneinfo lists one per possible CPU), else the trace's highest
+	 * CPU. An event of a CPU beyond them is counted cpu_out_of_range.
+	 */
+	nr_cpus = a.nr_cpus ? a.nr_cpus : min((unsigned int)(stats.max_cpu + 1), PL_MAX_VCPUS);
+	if (!a.nr_cpus && has_snap && pl_snapshot_nr_cpus(&snap))
+		nr_cpus = min(pl_snapshot_nr_cpus(&snap), PL_MAX_VCPUS);
+	nr_cpus = (unsigned int)param_ulong(b, "cpus", nr_cpus);
+	if (!nr_cpus)
+		nr_cpus = 1;
+	tick_ns = malloc(nr_cpus * sizeof(*tick_ns));
+	if (!tick_ns) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
+	/*
+	 * Each vCPU's vmstat tick: given (tick_ms=), one second after the
+	 * first event (tick=first), or, with tick=kernel, tick_probe()'s: four
+	 * phases around the kernel's, or across the second without one.
+	 */
+	probing = tick_ms < 0 && !strcmp(tick_s, "kernel");
+	for (unsigned int c = 0; c < nr_cpus; c++) {
+		tick_ns[c] = tick_ms >= 0 ? tick_ms * 1000000L : probing ? pl_tick_phase_ns(&tick, c) : -1;
+		has_phase |= tick_ns[c] >= 0;
+	}
+	if (probing && has_phase) {
+		fprintf(b->out, "         vmstat tick per vCPU (ms into each second, from the trace's "
+			"kworker drains):");
+		print_phases(b->out, tick_ns, nr_cpus);
+		fprintf(b->out, "; each design replayed at it %+ld/%+ld/%+ld/%+ld ms, ticking at "
+			"the kernel's kworker drains within %ld ms, and the run nearest their median "
+			"reported\n", tick_jitter[0], tick_jitter[1], tick_jitter[2], tick_jitter[3],
+			PL_TICK_WINDOW_NS / 1000000);
+	} else if (probing) {
+		fprintf(b->out, "         vmstat tick: the trace shows no kworker drain to read its "
+			"phase from; each design replayed at 0, 250, 500 and 750 ms into the "
+			"second, and the run nearest their median reported\n");
+	} else {
+		fprintf(b->out, "         vmstat tick per vCPU (ms into each second; - one second "
+			"after the first event):");
+		print_phases(b->out, tick_ns, nr_cpus);
+		fputc('\n', b->out);
+	}
+	if (b->json)
+		emit_json(b, &k, &stats);
+	emit_text(b->out, &k);
+	fprintf(b->out, "         %lu events (%lu lines), %lu lost, %.1f s of trace, format %s\n",
+		stats.events, stats.lines, stats.lost_events, k.seconds,
+		pl_trace_format_names[stats.format]);
+	if (k.has_gap)
+		print_gap(b->out, &k.gap);
+	if (follow_busy)
+		fprintf(b->out, "         %zu frees found their PCP busy and went to the buddy "
+			"(pcp_busy=0: replay them as PCP frees)\n", busy.nr);
+	for (int d = 0; d < nr_designs; d++) {
+		struct side s = { .test = "replay", .design = designs[d],
+				  .state = pl_state_level_names[state], .tick_ms = -1 };
+		double secs;
+
+		if (probing)
+			tick_probe(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
+				   follow_busy ? &busy : NULL, tick_ns, &tick, nr_cpus, &s, &secs);
+		else
+			pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
+				     follow_busy ? &busy : NULL, tick_ns, NULL, nr_cpus, SIDE_ALL,
+				     &s, &secs);
+		s.seconds = k.seconds;
+		if (b->json)
+			emit_json(b, &s, &stats);
+		emit_text(b->out, &s);
+		fprintf(b->out, "         replayed in %.2f s (%.2f M events/s)", secs,
+			secs > 0 ? (double)stats.events / secs / 1e6 : 0.0);
+		if (k.has_free)
+			fprintf(b->out, ", end buddyinfo TVD %.3f", tvd(k.free_by_order, s.free_by_order));
+		if (s.state_tvd >= 0)
+			fprintf(b->out, ", loaded state's buddyinfo TVD %.4f", s.state_tvd);
+		fputc('\n', b->out);
+		if (s.tick_ms >= 0)
+			fprintf(b->out, "         tick at %ld ms; drain calls at %ld/%ld/%ld/%ld ms: "
+				"%lu/%lu/%lu/%lu\n", s.tick_ms, s.probe_ms[0], s.probe_ms[1],
+				s.probe_ms[2], s.probe_ms[3], s.probe_drain_calls[0],
+				s.probe_drain_calls[1], s.probe_drain_calls[2], s.probe_drain_calls[3]);
+		free(s.tl);
+	}
+	free(k.tl);
+	free(tick_ns);
+	pl_tick_phase_release(&tick);
+	pl_positional_release(&pos);
+	pl_pcp_busy_release(&busy);
+	return 0;
+}
+
+const struct bench_suite suite_replay = {
+	.name = "replay",
+	.summary = "replay a kernel page-allocator trace and score it against the kernel's events",
+	.keys = replay_keys,
+	.run = run_replay,
+};
