@@ -68,13 +68,21 @@ def _compact(v: float, _pos=None) -> str:
 
 
 def bars_figure(measurements: list[Measurement], title: str):
-    """One panel per test: a bar per design, whiskers = 95% CI half-width."""
+    """One panel per test: a bar per design, whiskers = 95% CI half-width.
+
+    A test whose values are all zero under every design is left out (an empty
+    panel says nothing); the figure's ``pagelab_notes`` names them.  The
+    title sits above the panels' own titles (constrained layout).
+    """
     groups = compare.group(measurements)
+    zero = [g for g in groups if all(v == 0 for s in g.samples.values() for v in s)]
+    groups = [g for g in groups if g not in zero]
     if not groups:
         return None
     ncol = min(3, len(groups))
     nrow = math.ceil(len(groups) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.2 * nrow), squeeze=False)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.2 * nrow + 0.4), squeeze=False,
+                             layout="constrained")
     several_suites = len({g.suite for g in groups}) > 1
     for ax, g in zip(axes.flat, groups):
         designs = list(g.samples)
@@ -111,7 +119,8 @@ def bars_figure(measurements: list[Measurement], title: str):
     for ax in list(axes.flat)[len(groups):]:
         ax.axis("off")
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (3.2 * nrow)))   # room for the suptitle
+    fig.pagelab_notes = [f"{g.suite}: {g.test}: every value is 0 under every design "
+                         "(panel left out)" for g in zero]
     return fig
 
 
@@ -243,7 +252,9 @@ def build_html(docs: list[dict]) -> str:
         parts.append(f"<pre>{html.escape(text)}</pre>")
         fig = bars_figure(figure_measurements(doc), f"{name}: mean per design, 95% CI whiskers")
         if fig is not None:
+            notes = getattr(fig, "pagelab_notes", [])
             parts.append(_img(_png(fig), f"{name} bars"))
+            parts += [f"<p class='note'>{html.escape(n)}</p>" for n in notes]
         all_ms += doc["measurements"]
         sweep += [Measurement.from_dict(m) for m in doc.get("sweep", [])]
         if doc.get("sweep"):

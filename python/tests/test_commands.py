@@ -69,7 +69,9 @@ def test_reproduce_003_quick_small(tmp_path, capsys):
     suites = {m["suite"] for m in doc["measurements"]}
     assert suites == {"alloc_many_free_few", "exit_avalanche", "kbuild"}
     assert {m["design"] for m in doc["measurements"]} == {"v6.18", "pcp-owner"}
-    assert all(m["params"]["vcpus"] == "32" for m in doc["measurements"])
+    # two vCPU counts even quick: the report's zone->lock-against-vCPUs plot
+    assert all(m["params"]["vcpus"] == "8,32" for m in doc["measurements"])
+    assert "kbuild: unusable index, order 9, 8 vCPUs" in out
 
 
 def test_reproduce_000_quick_tiny(tmp_path, capsys, monkeypatch):

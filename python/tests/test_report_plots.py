@@ -83,3 +83,26 @@ def test_axes_start_at_zero_without_offset_text():
     big = next(ax for ax in fig.axes if ax.get_title() == "big")
     assert big.yaxis.get_offset_text().get_text() == ""
     assert any(t.get_text().endswith("M") for t in big.get_yticklabels())
+
+
+def test_all_zero_panels_are_left_out_and_named():
+    ms = [Measurement("kbuild", t, d, r, (0.0 if t == "merges-pcp-v32" else 3.0 + r), "count")
+          for t in ("zone-lock-v32", "merges-pcp-v32") for d in ("v6.18", "pcp-owner")
+          for r in range(2)]
+    fig = report.bars_figure(ms, "seed 003")
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles == ["zone-lock-v32"]
+    assert fig.pagelab_notes == ["kbuild: merges-pcp-v32: every value is 0 under every design "
+                                 "(panel left out)"]
+
+
+def test_figure_title_is_above_every_panel_title():
+    ms = [Measurement("kbuild", f"t{i}", d, r, 1.0 + i + r, "count")
+          for i in range(30) for d in ("v6.18", "pcp-owner") for r in range(2)]   # 10 rows
+    fig = report.bars_figure(ms, "seed 003: mean per design, 95% CI whiskers")
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    sup = fig._suptitle.get_window_extent(r)
+    for ax in fig.axes:
+        box = ax.title.get_window_extent(r)
+        assert box.y1 <= sup.y0 or box.x1 <= sup.x0 or box.x0 >= sup.x1, ax.get_title()
