@@ -153,6 +153,11 @@ extern const struct bench_suite suite_replay;
 extern const struct bench_suite suite_trace_throughput;
 extern const struct bench_suite suite_llfree_anchors;
 
+/* parallel.c: independent tasks of a run in up to @jobs forked processes */
+typedef void (*bench_task_fn)(void *ctx, unsigned int i, void **blob, size_t *len);
+int bench_parallel(unsigned int nr, unsigned int jobs, bench_task_fn fn, void *ctx, void **out,
+		   size_t *out_len);
+
 /* machine.c: sum of every populated zone's zone->lock numbers (acquisitions, ...). */
 void bench_zone_lock_stat(struct pl_machine *m, struct pl_lock_stat *out);
 

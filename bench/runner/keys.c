@@ -145,9 +145,11 @@ static const struct key_doc docs[] = {
 	{ "replay", "vmalloc", "1", "replay the vmap_area events too (0: page allocator only)" },
 	{ "replay", "tick", "kernel", "when each vCPU's vmstat tick runs: kernel (four runs around the phase of the trace's kworker drains, ticking at those drains, or at 0/250/500/750 ms without any; the run nearest their median reported) or first (1 s after the first event)" },
 	{ "replay", "pcp_busy", "1", "replay the frees the trace shows found their CPU's PCP lock held (a softirq's during a refill or drain) as the kernel ran them, straight to the buddy (0: to the PCP)" },
+	{ "replay", "jobs", "the online CPUs", "replays (designs x tick probes) run at once, each in a process of its own, all from the one decoded event stream (1: one after another in this process)" },
 	{ "replay", "tick_ms", "(none)", "every vCPU's vmstat tick this many ms (0..999) into each second of the trace clock, instead of tick=" },
 	{ "trace_throughput", "trace", "(required)", "a trace file to parse and replay" },
 	{ "trace_throughput", "max_events", "all", "stop after this many events" },
+	{ "trace_throughput", "pass", "all", "parse (text), decode (the binary event stream a replay reads), replay (from that stream) or all" },
 	{ "trace_throughput", "reps", "1", "repetitions" },
 	/* page_alloc_high_order */
 	{ "page_alloc_high_order", "design", "v6.18,contig-batch", NULL },

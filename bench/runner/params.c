@@ -72,6 +72,8 @@ static const struct param_spec specs[] = {
 	{ "replay", "tick", PK_NAME, 0, 0, "kernel,first" },	/* each vCPU's vmstat tick phase */
 	{ "replay", "tick_ms", PK_NUM, 0, 999, NULL },		/* ... or a fixed one */
 	{ "replay", "pcp_busy", PK_NUM, 0, 1, NULL },		/* frees past a busy PCP */
+	{ "replay", "jobs", PK_NUM, 1, 256, NULL },		/* replays in processes at once */
+	{ "trace_throughput", "pass", PK_NAME, 0, 0, "all,parse,decode,replay" },
 	{ "llfree_anchors", "threads", PK_NUM, 1, 1024, NULL },	/* running vCPUs, not host threads */
 	{ "llfree_anchors", "workload", PK_NAMES, 0, 0, "bulk,repeat,rand" },
 	{ "llfree_anchors", "allocs", PK_NUM, 1, 100000000UL, NULL },

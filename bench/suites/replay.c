@@ -13,14 +13,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "bench.h"
 #include "pagelab/replay.h"
 #include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
+#include "pagelab/evstream.h"
 
 static const char *const replay_keys[] = { "trace", "state", "snapshot", "after", "design", "emit_trace",
 					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", "tick",
-					   "tick_ms", "pcp_busy", NULL };
+					   "tick_ms", "pcp_busy", "jobs", NULL };
 
 struct artifact {
 	char trace[4096];
@@ -177,7 +179,7 @@ static void tl_push(struct side *s, const unsigned long *refills, unsigned int n
 /* The kernel's figures; with @pos, the first sightings in the same pass. */
 static void kernel_side(const struct artifact *a, const struct pl_snapshot *before, struct side *k,
 			struct pl_trace_stats *stats, struct pl_positional *pos,
-			struct pl_tick_phase *tick, struct pl_pcp_busy *busy)
+			struct pl_tick_phase *tick, struct pl_pcp_busy *busy, struct pl_evstream *es)
 {
 	struct pl_trace_reader *r = open_trace(a->trace);
 	struct pl_trace_event ev;
@@ -193,6 +195,11 @@ static void kernel_side(const struct artifact *a, const struct pl_snapshot *befo
 			next += 1000000000ull;
 		}
 		pl_trace_score_event(&k->score, &ev);
+		if (pl_evstream_append(es, &ev)) {
+			fprintf(stderr, "pagelab-bench: replay: cannot write the decoded events: %s\n",
+				strerror(errno));
+			exit(1);
+		}
 		if ((pos && pl_positional_event(pos, &ev)) || pl_tick_phase_event(tick, &ev) ||
 		    (busy && pl_pcp_busy_event(busy, &ev))) {
 			fprintf(stderr, "pagelab-bench: replay: out of memory inferring the state\n");
@@ -201,6 +208,11 @@ static void kernel_side(const struct artifact *a, const struct pl_snapshot *befo
 	}
 	*stats = *pl_trace_get_stats(r);
 	pl_trace_close(r);
+	if (pl_evstream_finish(es)) {
+		fprintf(stderr, "pagelab-bench: replay: cannot write the decoded events: %s\n",
+			strerror(errno));
+		exit(1);
+	}
 	if (ret < 0) {
 		fprintf(stderr, "pagelab-bench: replay: %s: read or decompression error after line %lu "
 			"(a cut or corrupt file?)\n", a->trace,
@@ -301,13 +313,15 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 			 int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
 			 const struct pl_pcp_busy *busy, const long *tick_ns,
 			 const struct pl_tick_phase *ticks, unsigned int nr_cpus,
-			 enum side_out out, struct side *s, double *replay_secs)
+			 const struct pl_evstream *es, enum side_out out, struct side *s,
+			 double *replay_secs)
 {
 	bool quiet = out == SIDE_QUIET, probe = out != SIDE_ALL;
 	struct pl_config cfg;
 	struct pl_machine *m;
 	struct pl_loaded_state *st = NULL;
-	struct pl_trace_reader *rd;
+	struct pl_evstream_reader *rd;
+	bool with_vmalloc = param_ulong(b, "vmalloc", 1) != 0;
 	struct pl_replay *r;
 	struct pl_trace_event ev;
 	struct pl_lock_stat ls;
@@ -316,6 +330,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	FILE *ef = NULL;
 	struct tl_ctx tc;
 	double t0;
+	int ret;
 
 	pl_config_default(&cfg);
 	cfg.nr_cpus = nr_cpus;
@@ -416,16 +431,25 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		show_state(b, m, design, "loaded");
 	tc = (struct tl_ctx){ .s = s, .r = r, .m = m };
 	pl_replay_set_timeline(r, on_second, &tc);
-	rd = open_trace(a->trace);
+	/* the events the kernel side decoded, read back from the stream: no second parse */
+	rd = pl_evstream_open(es);
+	if (!rd) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
 	t0 = now_s();
-	while (pl_trace_next(rd, &ev) > 0) {
+	while ((ret = pl_evstream_next(rd, &ev)) > 0) {
 		if (ev.type == PL_TRACE_ALLOC_VMAP_AREA || ev.type == PL_TRACE_FREE_VMAP_AREA)
-			if (!param_ulong(b, "vmalloc", 1))
+			if (!with_vmalloc)
 				continue;
 		pl_replay_event(r, &ev);
 	}
 	*replay_secs = now_s() - t0;
-	pl_trace_close(rd);
+	pl_evstream_close(rd);
+	if (ret < 0) {
+		fprintf(stderr, "pagelab-bench: replay: the decoded events cannot be read back\n");
+		exit(1);
+	}
 	s->score = *pl_replay_score(r);
 	memcpy(s->warn, pl_replay_warnings(r), sizeof(s->warn));
 	if (!probe)
@@ -471,55 +495,141 @@ static bool want_outputs(const struct bench *b)
 }
 
 /*
- * tick=kernel: replay @design at PL_TICK_PROBES tick phases, and report
- * the run pl_tick_medoid() picks as @s. With the trace's phase in
- * @phase_ns (per vCPU), at it plus each tick_jitter[], each also
- * ticking where the kernel's kworker drains show its tick (@ticks); with
- * none (all -1), at each tick_probe_ms[]. The first probe prints the
- * warnings; with emit_trace or show_state the picked phase runs once more
- * to write them, and its warnings instead.
+ * The replays of a run: every design, at PL_TICK_PROBES tick phases each
+ * with tick=kernel (else once), as independent tasks that bench_parallel()
+ * runs in up to jobs= processes, all from the one decoded event stream.
  */
-static void tick_probe(const struct bench *b, const struct artifact *a, const char *design,
-		       int state, const struct pl_snapshot *snap, const struct pl_positional *pos,
-		       const struct pl_pcp_busy *busy, const long *phase_ns,
-		       const struct pl_tick_phase *ticks, unsigned int nr_cpus, struct side *s,
-		       double *replay_secs)
-{
-	struct side runs[PL_TICK_PROBES];
-	struct pl_trace_score scores[PL_TICK_PROBES];
-	long *at_ns = malloc(nr_cpus * sizeof(*at_ns));
-	double secs[PL_TICK_PROBES];
-	int at;
+struct replay_run {
+	const struct bench *b;
+	const struct artifact *a;
+	const char *const *designs;
+	int state;
+	const struct pl_snapshot *snap;
+	const struct pl_positional *pos;
+	const struct pl_pcp_busy *busy;
+	const long *tick_ns;		/* per vCPU: the phase, or -1 */
+	const struct pl_tick_phase *ticks;
+	unsigned int nr_cpus, nr_probes;	/* nr_probes: 1 without probing */
+	bool probing;
+	const struct pl_evstream *es;
+};
 
-	if (!at_ns) {
+/* One task's result as it crosses the pipe: the side, its replay time, its timeline. */
+struct task_out {
+	struct side s;
+	double secs;
+	struct sample tl[];
+};
+
+/*
+ * Task @i: design @i / nr_probes at probe @i % nr_probes. With tick=kernel
+ * the phase per vCPU is around the trace's (@tick_ns), or across the second
+ * without one, each also ticking where the kernel's kworker drains show its
+ * tick; the first probe prints the warnings (unless the picked one reruns
+ * for emit_trace or show_state).
+ */
+static void replay_task(void *ctx, unsigned int i, void **blob, size_t *len)
+{
+	const struct replay_run *c = ctx;
+	unsigned int d = i / c->nr_probes, p = i % c->nr_probes;
+	struct side s = { .test = "replay", .design = c->designs[d],
+			  .state = pl_state_level_names[c->state], .tick_ms = -1 };
+	struct task_out *o;
+	double secs;
+
+	if (c->probing) {
+		long *at_ns = malloc(c->nr_cpus * sizeof(*at_ns));
+
+		if (!at_ns) {
+			fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+			exit(1);
+		}
+		probe_phases(at_ns, c->tick_ns, c->nr_cpus, p);
+		pagelab_side(c->b, c->a, s.design, c->state, c->snap, c->pos, c->busy, at_ns,
+			     c->ticks, c->nr_cpus, c->es,
+			     p || want_outputs(c->b) ? SIDE_QUIET : SIDE_WARNINGS, &s, &secs);
+		s.tick_ms = at_ns[0] / 1000000L;
+		free(at_ns);
+	} else {
+		pagelab_side(c->b, c->a, s.design, c->state, c->snap, c->pos, c->busy, c->tick_ns,
+			     NULL, c->nr_cpus, c->es, SIDE_ALL, &s, &secs);
+	}
+	*len = sizeof(*o) + s.nr_tl * sizeof(o->tl[0]);
+	o = malloc(*len);
+	if (!o) {
 		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
 		exit(1);
 	}
+	o->s = s;
+	o->s.tl = NULL;
+	o->secs = secs;
+	if (s.nr_tl)
+		memcpy(o->tl, s.tl, s.nr_tl * sizeof(o->tl[0]));
+	free(s.tl);
+	*blob = o;
+}
+
+/* The side of task output @o, its timeline in memory of its own. */
+static struct side task_side(const struct task_out *o, double *secs)
+{
+	struct side s = o->s;
+
+	s.tl = NULL;
+	s.cap_tl = 0;
+	if (s.nr_tl) {
+		s.tl = malloc(s.nr_tl * sizeof(*s.tl));
+		if (!s.tl) {
+			fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+			exit(1);
+		}
+		memcpy(s.tl, o->tl, s.nr_tl * sizeof(*s.tl));
+		s.cap_tl = s.nr_tl;
+	}
+	*secs = o->secs;
+	return s;
+}
+
+/*
+ * Design @d's reported side from its probes' outputs @outs: the run
+ * pl_tick_medoid() picks, with every probe's phase and drain calls; with
+ * emit_trace or show_state the picked phase runs once more here to write
+ * them.
+ */
+static void pick_probe(const struct replay_run *c, unsigned int d, void *const *outs,
+		       struct side *s, double *replay_secs)
+{
+	struct pl_trace_score scores[PL_TICK_PROBES];
+	long probe_ms[PL_TICK_PROBES];
+	unsigned long drains[PL_TICK_PROBES];
+	int at;
+
 	for (size_t i = 0; i < PL_TICK_PROBES; i++) {
-		probe_phases(at_ns, phase_ns, nr_cpus, i);
-		runs[i] = *s;
-		pagelab_side(b, a, design, state, snap, pos, busy, at_ns, ticks, nr_cpus,
-			     i || want_outputs(b) ? SIDE_QUIET : SIDE_WARNINGS, &runs[i], &secs[i]);
-		scores[i] = runs[i].score;
-		s->probe_ms[i] = at_ns[0] / 1000000L;
-		s->probe_drain_calls[i] = runs[i].score.pcp_drain_calls;
+		const struct task_out *o = outs[i];
+
+		scores[i] = o->s.score;
+		probe_ms[i] = o->s.tick_ms;
+		drains[i] = o->s.score.pcp_drain_calls;
 	}
 	at = pl_tick_medoid(scores, PL_TICK_PROBES);
-	for (size_t i = 0; i < PL_TICK_PROBES; i++)
-		if ((int)i != at || want_outputs(b))
-			free(runs[i].tl);
-	if (want_outputs(b)) {
-		probe_phases(at_ns, phase_ns, nr_cpus, (size_t)at);
-		runs[at] = *s;
-		pagelab_side(b, a, design, state, snap, pos, busy, at_ns, ticks, nr_cpus, SIDE_ALL,
-			     &runs[at], &secs[at]);
+	if (want_outputs(c->b)) {
+		long *at_ns = malloc(c->nr_cpus * sizeof(*at_ns));
+
+		if (!at_ns) {
+			fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+			exit(1);
+		}
+		probe_phases(at_ns, c->tick_ns, c->nr_cpus, (size_t)at);
+		*s = (struct side){ .test = "replay", .design = c->designs[d],
+				    .state = pl_state_level_names[c->state], .tick_ms = -1 };
+		pagelab_side(c->b, c->a, c->designs[d], c->state, c->snap, c->pos, c->busy, at_ns,
+			     c->ticks, c->nr_cpus, c->es, SIDE_ALL, s, replay_secs);
+		free(at_ns);
+	} else {
+		*s = task_side(outs[at], replay_secs);
 	}
-	memcpy(runs[at].probe_ms, s->probe_ms, sizeof(s->probe_ms));
-	memcpy(runs[at].probe_drain_calls, s->probe_drain_calls, sizeof(s->probe_drain_calls));
-	*s = runs[at];
-	s->tick_ms = s->probe_ms[at];
-	*replay_secs = secs[at];
-	free(at_ns);
+	memcpy(s->probe_ms, probe_ms, sizeof(s->probe_ms));
+	memcpy(s->probe_drain_calls, drains, sizeof(s->probe_drain_calls));
+	s->tick_ms = probe_ms[at];
 }
 
 /* ---- output ---------------------------------------------------------------- */
@@ -689,8 +799,12 @@ static int run_replay(struct bench *b)
 	bool follow_busy, probing, has_phase = false;
 	const char *snapdir, *state_s, *tick_s;
 	long *tick_ns, tick_ms;
-	int nr_designs, state;
-	unsigned int nr_cpus;
+	int nr_designs, state, rc;
+	unsigned int nr_cpus, nr_tasks, jobs;
+	struct replay_run run;
+	struct pl_evstream *es;
+	void **outs;
+	size_t *out_len;
 
 	if (!path) {
 		fprintf(stderr, "pagelab-bench: replay: trace=PATH is required\n");
@@ -736,13 +850,26 @@ static int run_replay(struct bench *b)
 		return 2;
 	}
 	nr_designs = bench_designs(b, "v6.18", designs, 16);
+	/* jobs=: replays at once, in processes of their own (default: the online CPUs) */
+	jobs = (unsigned int)param_ulong(b, "jobs", (unsigned long)sysconf(_SC_NPROCESSORS_ONLN));
+	if (!jobs || jobs > 256) {
+		fprintf(stderr, "pagelab-bench: replay: jobs=%u: want 1..256\n", jobs);
+		return 2;
+	}
 
 	tick_s = param_str(b, "tick", "kernel");
 	tick_ms = param_str(b, "tick_ms", NULL) ? (long)param_ulong(b, "tick_ms", 0) : -1;
 	/* pcp_busy=1: the frees the trace shows found their PCP busy go to the buddy */
 	follow_busy = param_ulong(b, "pcp_busy", 1) != 0;
+	/* the one text parse: the kernel's side, and the events decoded for every replay */
+	es = pl_evstream_create(NULL);
+	if (!es) {
+		fprintf(stderr, "pagelab-bench: replay: cannot create the decoded event stream: %s\n",
+			strerror(errno));
+		return 1;
+	}
 	kernel_side(&a, has_snap ? &snap : NULL, &k, &stats,
-		    state == PL_STATE_POSITIONAL ? &pos : NULL, &tick, follow_busy ? &busy : NULL);
+		    state == PL_STATE_POSITIONAL ? &pos : NULL, &tick, follow_busy ? &busy : NULL, es);
 	pl_pcp_busy_finish(&busy);
 	if (!stats.events) {
 		/* an empty file, or text that is no trace: nothing to score */
@@ -750,6 +877,7 @@ static int run_replay(struct bench *b)
 			"(want tracefs, trace-cmd report or perf script text of kmem/vmalloc "
 			"events)\n", path, stats.lines);
 		free(k.tl);
+		pl_evstream_destroy(es);
 		pl_positional_release(&pos);
 		pl_tick_phase_release(&tick);
 		pl_pcp_busy_release(&busy);
@@ -811,18 +939,30 @@ static int run_replay(struct bench *b)
 	if (follow_busy)
 		fprintf(b->out, "         %zu frees found their PCP busy and went to the buddy "
 			"(pcp_busy=0: replay them as PCP frees)\n", busy.nr);
+	run = (struct replay_run){ .b = b, .a = &a, .designs = designs, .state = state,
+				   .snap = has_snap ? &snap : NULL, .pos = &pos,
+				   .busy = follow_busy ? &busy : NULL, .tick_ns = tick_ns,
+				   .ticks = &tick, .nr_cpus = nr_cpus,
+				   .nr_probes = probing ? PL_TICK_PROBES : 1, .probing = probing,
+				   .es = es };
+	nr_tasks = (unsigned int)nr_designs * run.nr_probes;
+	outs = calloc(nr_tasks, sizeof(*outs));
+	out_len = calloc(nr_tasks, sizeof(*out_len));
+	if (!outs || !out_len) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
+	rc = bench_parallel(nr_tasks, jobs, replay_task, &run, outs, out_len);
+	if (rc)
+		exit(rc);
 	for (int d = 0; d < nr_designs; d++) {
-		struct side s = { .test = "replay", .design = designs[d],
-				  .state = pl_state_level_names[state], .tick_ms = -1 };
+		struct side s;
 		double secs;
 
 		if (probing)
-			tick_probe(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
-				   follow_busy ? &busy : NULL, tick_ns, &tick, nr_cpus, &s, &secs);
+			pick_probe(&run, (unsigned int)d, outs + (size_t)d * run.nr_probes, &s, &secs);
 		else
-			pagelab_side(b, &a, designs[d], state, has_snap ? &snap : NULL, &pos,
-				     follow_busy ? &busy : NULL, tick_ns, NULL, nr_cpus, SIDE_ALL,
-				     &s, &secs);
+			s = task_side(outs[d], &secs);
 		s.seconds = k.seconds;
 		if (b->json)
 			emit_json(b, &s, &stats);
@@ -841,6 +981,11 @@ static int run_replay(struct bench *b)
 				s.probe_drain_calls[1], s.probe_drain_calls[2], s.probe_drain_calls[3]);
 		free(s.tl);
 	}
+	for (unsigned int i = 0; i < nr_tasks; i++)
+		free(outs[i]);
+	free(outs);
+	free(out_len);
+	pl_evstream_destroy(es);
 	free(k.tl);
 	free(tick_ns);
 	pl_tick_phase_release(&tick);

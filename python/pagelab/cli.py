@@ -390,10 +390,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "found their PCP lock held go straight to the buddy, as the kernel ran them)")
     rp.add_argument("--label", help="name of this trace in tables and file names")
     rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
-    rp.add_argument("--together", action="store_true",
-                    help="one pagelab-bench process per rep for all designs (design=A,B,...)")
-    rp.add_argument("--jobs", type=int, default=1,
-                    help="pagelab-bench processes at once within a rep (default 1)")
+    rp.add_argument("--together", action="store_true", default=None,
+                    help="one pagelab-bench process per rep for all designs (design=A,B,...; "
+                         "the default with one rep: the trace is parsed once)")
+    rp.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="replays at once: designs x tick probes in processes of their own "
+                         "(default: the cores)")
     rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
     rp.set_defaults(func=cmd_replay, argv=None)
 

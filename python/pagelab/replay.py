@@ -303,7 +303,7 @@ def _safe(name: str) -> str:
 
 def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
-        together: bool = False, jobs: int = 1, tick: str | None = None,
+        together: bool | None = None, jobs: int = 1, tick: str | None = None,
         snapshot: str | Path | None = None, after: str | Path | None = None,
         pcp_busy: bool = True) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
@@ -316,8 +316,10 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     With @jobs > 1, up to @jobs pagelab-bench processes of one rep run at once
     (the counters are deterministic; only wall time changes).
 
-    With @together, one pagelab-bench process per rep replays every design
-    (design=A,B,...), so the kernel's side is computed once per rep.
+    With @together (the default when @reps is 1), one pagelab-bench process
+    per rep replays every design (design=A,B,...): the trace's text is parsed
+    once, into the binary event stream every design x tick probe replays from,
+    up to @jobs of them at once in processes of their own (jobs=).
 
     @tick: when each vCPU's vmstat tick runs: "kernel" (the engine's default:
     four runs around the trace's own phase, ticking at its kworker drains, or
@@ -342,6 +344,8 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):
         raise BenchError("a design is given twice")
+    if together is None:
+        together = reps == 1
     tick_param = _tick_param(tick)
     if not pcp_busy:
         tick_param["pcp_busy"] = "0"
@@ -365,6 +369,8 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
             calls = []
             for batch in batches:
                 params = {"trace": str(path), "design": ",".join(batch)}
+                if together:
+                    params["jobs"] = str(jobs)
                 if state:
                     params["state"] = state
                 params.update(tick_param)

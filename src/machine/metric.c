@@ -47,7 +47,7 @@ const struct pl_metric pl_metrics[] = {
 	ROW("contig-1g-us", "time per 1 GiB try", "us", L, SPEED,
 	    "one alloc_contig_range() try on a 1 GiB-aligned range"),
 	ROW("events-per-s", "trace events per second", "events/s", H, SPEED,
-	    "events parsed or replayed per second"),
+	    "events parsed, decoded or replayed per second"),
 	ROW("instructions", "instructions of the measured region", "instructions", L, SPEED,
 	    "callgrind's count of the region a timed figure measures (pagelab bench --mode instr)"),
 

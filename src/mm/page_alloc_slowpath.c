@@ -282,6 +282,11 @@ void pl_kswapd_run(struct pl_machine *m)
 
 	if (m->kswapd_traced)
 		return;	/* a replay follows the kernel's kswapd (pl_kswapd_begin()) */
+	for_each_populated_zone(zone, m)	/* the usual answer, before any set-up */
+		if (zone_test_flag(zone, ZONE_KSWAPD_PENDING))
+			goto pending;
+	return;
+pending:
 	/*
 	 * One of concurrent ticks takes each zone's wakeup. A plain read first:
 	 * a replay calls this at every event, and most find no wakeup.

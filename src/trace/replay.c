@@ -157,7 +157,8 @@ static int table_insert(struct pfn_table *t, unsigned long pfn, void *ptr, unsig
 	unsigned long key = pfn + 1;
 	size_t i;
 
-	if ((t->nr + 1) * 4 > t->cap * 3 && table_grow(t))
+	/* at most half full: a miss (find_containing() makes up to ten) probes ~2.5 slots */
+	if ((t->nr + 1) * 2 > t->cap && table_grow(t))
 		return -ENOMEM;
 	for (i = hash_pfn(key, t->cap); t->slot[i].key; i = (i + 1) & (t->cap - 1))
 		;
@@ -830,7 +831,8 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 	if (ev->cpu >= r->m->nr_cpus)
 		return warn(r, PL_TW_cpu_out_of_range, ev);
 	advance_time(r, ev->ts_ns);
-	pl_enter(r->m, ev->cpu);
+	if (pl_this.cpu != &r->m->cpus[ev->cpu] || pl_this.machine != r->m)
+		pl_enter(r->m, ev->cpu);
 	r->busy_free = ev->type == PL_TRACE_PAGE_FREE && pl_pcp_busy_has(r->busy, ev->line);
 	follow_kswapd(r, ev);
 	follow_pcp(r, ev);
