@@ -393,9 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--together", action="store_true", default=None,
                     help="one pagelab-bench process per rep for all designs (design=A,B,...; "
                          "the default with one rep: the trace is parsed once)")
-    rp.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+    rp.add_argument("--jobs", type=int, default=None,
                     help="replays at once: designs x tick probes in processes of their own "
-                         "(default: the cores)")
+                         "(default: the cores; with --reps > 1, one process at a time)")
     rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
     rp.set_defaults(func=cmd_replay, argv=None)
 

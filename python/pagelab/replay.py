@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -303,7 +304,7 @@ def _safe(name: str) -> str:
 
 def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
-        together: bool | None = None, jobs: int = 1, tick: str | None = None,
+        together: bool | None = None, jobs: int | None = None, tick: str | None = None,
         snapshot: str | Path | None = None, after: str | Path | None = None,
         pcp_busy: bool = True) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
@@ -338,14 +339,16 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         raise BenchError(f"unknown state '{state}' ({', '.join(STATES)})")
     if reps < 1:
         raise BenchError("--reps must be at least 1")
+    if together is None:
+        together = reps == 1
+    if jobs is None:        # together: the cores, in pagelab-bench; apart: one at a time
+        jobs = (os.cpu_count() or 1) if together else 1
     if jobs < 1:
         raise BenchError("--jobs must be at least 1")
     if not designs:
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):
         raise BenchError("a design is given twice")
-    if together is None:
-        together = reps == 1
     tick_param = _tick_param(tick)
     if not pcp_busy:
         tick_param["pcp_busy"] = "0"

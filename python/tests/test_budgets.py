@@ -14,7 +14,8 @@ def test_committed_table_loads():
     rows = budgets.load()
     names = [r.path for r in rows]
     for want in ("pcp_pair", "buddy_pair", "contig_batch", "vmalloc_p1", "vmalloc_p16",
-                 "maple_insert_erase", "pagetypeinfo_mt", "pagetypeinfo_mt_blocks", "replay_event"):
+                 "maple_insert_erase", "pagetypeinfo_mt", "pagetypeinfo_mt_blocks",
+                 "trace_parse_event", "trace_decode_event", "replay_event"):
         assert want in names
     assert all(r.budget > 0 and r.reason for r in rows)
 
