@@ -164,6 +164,8 @@ def cmd_ab(args: argparse.Namespace) -> int:
     params = _params(args.params)
     if "design" in params:
         raise BenchError("give the design with --design, not design=")
+    if args.jobs is not None and not 1 <= args.jobs <= 1024:
+        raise BenchError(f"--jobs {args.jobs}: must be 1..1024")
     if args.budgets or args.mode == "instr":
         if args.budgets and args.suite:
             raise BenchError("ab --budgets runs the budget table's paths: give no SUITE")
@@ -189,8 +191,8 @@ def cmd_ab(args: argparse.Namespace) -> int:
 
 
 def cmd_budgets(args: argparse.Namespace) -> int:
-    if args.jobs is not None and args.jobs < 1:
-        raise BenchError(f"--jobs {args.jobs}: at least 1")
+    if args.jobs is not None and not 1 <= args.jobs <= 1024:
+        raise BenchError(f"--jobs {args.jobs}: must be 1..1024")
     return budgets.check(Path(args.table), args.bench, args.paths or None, args.jobs)
 
 
