@@ -125,6 +125,7 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
  * passes that record's value computed from bench_vt_ns() to bench_vt_set().
  * Records of counts need nothing: their vtime value is their value.
  */
+/* params.c: vtime=1 was given. */
 bool bench_vt_on(const struct bench *b);
 void bench_vt_begin(struct pl_machine *m);
 /* @ops: operations in the region (for ns/op, ops/s, transfers/op). */

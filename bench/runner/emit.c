@@ -34,11 +34,6 @@ static struct {
 	bool has_value;
 } vtr;
 
-bool bench_vt_on(const struct bench *b)
-{
-	return param_ulong(b, "vtime", 0) != 0;
-}
-
 void bench_vt_begin(struct pl_machine *m)
 {
 	if (!m || !m->vt)

@@ -426,3 +426,8 @@ int bench_designs(const struct bench *b, const char *def, const char **names, in
 	}
 	return n;
 }
+
+bool bench_vt_on(const struct bench *b)
+{
+	return param_ulong(b, "vtime", 0) != 0;
+}

@@ -29,8 +29,9 @@ import hashlib
 import itertools
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from .expmodel import Cell, Experiment, _aslist  # noqa: F401 (Cell, Experiment: this module's API)
 
 try:
     import tomllib
@@ -186,10 +187,6 @@ def _check_table(where: str, section: str, t, errs: list[str]) -> None:
             errs.append(f"{where + '.' if where else ''}{k}: missing (required)")
 
 
-def _aslist(v) -> list[str]:
-    return [v] if isinstance(v, str) else list(v or [])
-
-
 def validate_doc(doc: dict, src: str = "experiment") -> list[str]:
     """Every problem of one parsed experiment file, one line each ([] when good)."""
     errs: list[str] = []
@@ -274,48 +271,6 @@ def validate_doc(doc: dict, src: str = "experiment") -> list[str]:
 
 # ---------------------------------------------------------------- loading
 
-@dataclass
-class Experiment:
-    name: str
-    path: Path
-    doc: dict
-
-    @property
-    def kind(self) -> str:
-        return self.doc["kind"]
-
-    @property
-    def title(self) -> str:
-        return self.doc["title"]
-
-    @property
-    def designs(self) -> list[str]:
-        return _aslist(self.doc.get("designs"))
-
-    @property
-    def mode(self) -> str:
-        if self.kind == "seed":
-            return self.seed_measure()
-        return self.doc.get("mode", "wall") if self.kind != "replay" else "counts"
-
-    @property
-    def reps(self) -> int:
-        return int(self.doc.get("reps", 1))
-
-    @property
-    def retries(self) -> int:
-        return int(self.doc.get("retries", 2))
-
-    def seed_measure(self) -> str:
-        from .reproduce import DEFAULT_MEASURE, QUICK_MEASURE
-        s = self.doc.get("seed", {})
-        return QUICK_MEASURE if s.get("mode", "quick") == "quick" else DEFAULT_MEASURE
-
-    def tables(self) -> list[dict]:
-        return list(self.doc.get("table", []))
-
-    def plots(self) -> list[dict]:
-        return list(self.doc.get("plot", []))
 
 
 def _read_toml(path: Path) -> dict:
@@ -370,20 +325,6 @@ def load(name: str, root: Path | None = None) -> Experiment:
 
 # ------------------------------------------------------------------ cells
 
-@dataclass
-class Cell:
-    """One unit of work: what execute_cell() on a worker runs.
-
-    @spec: a JSON-able dict (kind "bench", "replay" or "seedgroup"); @dims:
-    the dimensions its figures carry into the store (suite, trace, keys).
-    """
-    id: str
-    spec: dict
-    dims: dict = field(default_factory=dict)
-    fanout: bool = True          # False: an interleaved timing group
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "spec": self.spec, "dims": self.dims, "fanout": self.fanout}
 
 
 def _hash(obj) -> str:

@@ -19,6 +19,8 @@ import json
 import subprocess
 from dataclasses import asdict, dataclass
 
+from .benchbin import BenchError, bench_binary
+
 LOWER, HIGHER, NEUTRAL = "lower", "higher", "neutral"
 DIRECTIONS = (LOWER, HIGHER, NEUTRAL)
 FAMILIES = ("speed", "lock traffic", "fragmentation", "fidelity", "state")
@@ -74,7 +76,6 @@ _LOADED = False
 
 def _load_from_bench() -> None:
     global _LOADED
-    from .runner import BenchError, bench_binary
     try:
         proc = subprocess.run([bench_binary(), "--list", "--json"], capture_output=True,
                               text=True, timeout=60)

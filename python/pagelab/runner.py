@@ -38,30 +38,10 @@ from pathlib import Path
 from typing import Iterable
 
 from . import metrics, validate
+from .benchbin import BenchError, bench_binary  # noqa: F401 (callers import them from here)
 
 FORMAT = "pagelab-results/1"
 REPO = Path(__file__).resolve().parents[2]
-
-
-class BenchError(RuntimeError):
-    """pagelab-bench refused the request (unknown suite, design or parameter)."""
-
-
-def bench_binary() -> str:
-    """Locate pagelab-bench: $PAGELAB_BENCH, ./build, inside the package (pip install .), or $PATH."""
-    env = os.environ.get("PAGELAB_BENCH")
-    if env:
-        return env
-    here = REPO / "build" / "pagelab-bench"
-    if here.exists():
-        return str(here)
-    packaged = Path(__file__).resolve().parent / "_lib" / "pagelab-bench"
-    if packaged.exists():
-        return str(packaged)
-    found = shutil.which("pagelab-bench")
-    if found:
-        return found
-    raise BenchError("pagelab-bench not found: build it with `make build` or set PAGELAB_BENCH")
 
 
 @dataclass

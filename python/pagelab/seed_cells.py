@@ -28,7 +28,7 @@ import json
 import threading
 
 from . import stats
-from .experiments import Cell, Experiment
+from .expmodel import Cell, Experiment
 from .runner import Measurement, default_cells
 
 _SWAP_LOCK = threading.Lock()
