@@ -377,6 +377,43 @@ void pl_warn_last(char *buf, size_t len);
 /** pl_warn_set_quiet() - stop printing (tests of bad input); still counted. */
 void pl_warn_set_quiet(bool quiet);
 
+/* ---- assertions at the kernel's check sites -------------------------------- */
+
+/*
+ * PL_WARN_ON(on, cond) - where the kernel has VM_WARN_ON()/VM_BUG_ON(): when
+ * @on (a machine's debug level >= 1, a flag its caller has at hand) and
+ * @cond holds, one rate-limited warning naming the rule (@cond's text) and
+ * the place; evaluates to whether it fired. With @on false @cond is not
+ * evaluated: the cost is one test of an already loaded flag.
+ * PL_WARN_ON_PAGE(on, cond, page, rule) - the same for VM_BUG_ON_PAGE() /
+ * VM_WARN_ON_ONCE_PAGE(): the warning also reports @page (pfn, order,
+ * flags, page type, pageblock migratetype; mm/debug.c) and @rule, a
+ * sentence saying what the kernel's check expects.
+ * pagelab never stops on one (the kernel's VM_BUG_ON would): the caller
+ * goes on as the kernel without CONFIG_DEBUG_VM would, and the machine's
+ * checker reports what follows.
+ */
+struct page;
+void pl_warn_on_fail(const char *file, int line, const char *func, const char *what);
+void pl_warn_on_page_fail(const struct page *page, const char *rule, const char *file, int line,
+			  const char *func, const char *cond);
+/** pl_warn_on_count() - PL_WARN_ON*() that fired so far (the fuzzers stop on one). */
+unsigned long pl_warn_on_count(void);
+
+#define PL_WARN_ON(on, cond) ({						\
+	bool __pl_fired = unlikely(on) && unlikely(!!(cond));		\
+	if (__pl_fired)							\
+		pl_warn_on_fail(__FILE__, __LINE__, __func__, "VM_WARN_ON(" #cond ")"); \
+	__pl_fired;							\
+})
+
+#define PL_WARN_ON_PAGE(on, cond, page, rule) ({			\
+	bool __pl_fired = unlikely(on) && unlikely(!!(cond));		\
+	if (__pl_fired)							\
+		pl_warn_on_page_fail((page), (rule), __FILE__, __LINE__, __func__, #cond); \
+	__pl_fired;							\
+})
+
 /* ---- many vCPUs on few threads (vcpu.c) ------------------------------------ */
 
 #define PL_MAX_VCPU_THREADS 64

@@ -343,6 +343,7 @@ struct zone {
 	unsigned long managed_pages;
 	const char *name;
 	enum zone_type zone_idx;
+	bool vm_debug;		/* machine debug >= 1: PL_WARN_ON*() checks on */
 	unsigned char *pageblock_flags;
 	struct per_cpu_pages *per_cpu_pageset;	/* [nr_cpus] */
 	struct per_cpu_zonestat *per_cpu_zonestats;	/* [nr_cpus] */

@@ -84,3 +84,17 @@ void pl_warn_set_quiet(bool quiet)
 	ws.quiet = quiet;
 	pthread_mutex_unlock(&warn_lock);
 }
+
+static unsigned long warn_on_total;
+
+/* PL_WARN_ON*() fired (base.h): @what names the check and, for a page, the page. */
+void pl_warn_on_fail(const char *file, int line, const char *func, const char *what)
+{
+	__atomic_add_fetch(&warn_on_total, 1, __ATOMIC_RELAXED);
+	pl_warn_ratelimited("WARNING: %s:%d %s(): %s", file, line, func, what);
+}
+
+unsigned long pl_warn_on_count(void)
+{
+	return __atomic_load_n(&warn_on_total, __ATOMIC_RELAXED);
+}

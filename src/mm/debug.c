@@ -430,3 +430,21 @@ void __pl_debug_check(struct pl_machine *m, const char *where)
 		abort();
 	}
 }
+
+/*
+ * PL_WARN_ON_PAGE() fired (base.h): the kernel's dump_page() in one line
+ * (pfn, the order a free head records, flags, page type, refcount, the
+ * pageblock's migratetype) with the rule the check site expects.
+ */
+void pl_warn_on_page_fail(const struct page *page, const char *rule, const char *file, int line,
+			  const char *func, const char *cond)
+{
+	unsigned long pfn = page_to_pfn(page);
+	char what[256];
+
+	snprintf(what, sizeof(what), "VM_BUG_ON_PAGE(%s): %s; page pfn %#lx order %u flags %#lx "
+		 "type %#x refcount %d pageblock migratetype %d", cond, rule, pfn, buddy_order(page),
+		 page_flags(page), (unsigned int)READ_ONCE(page->page_type), page_ref_count(page),
+		 pfn_valid(pfn) ? get_pfnblock_migratetype(page, pfn) : -1);
+	pl_warn_on_fail(file, line, func, what);
+}

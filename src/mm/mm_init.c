@@ -398,6 +398,7 @@ static void init_zone(struct pl_machine *m, enum zone_type idx, unsigned long st
 	struct zone *zone = &m->node_zones[idx];
 
 	zone->machine = m;
+	zone->vm_debug = m->debug >= 1;
 	zone->name = zone_names[idx];
 	zone->zone_idx = idx;
 	pl_spin_init(&zone->lock, m->config.lock_stat);

@@ -80,8 +80,14 @@ void set_pageblock_migratetype(struct page *page, int migratetype)
 {
 	struct zone *zone = page_zone(page);
 	unsigned long pfn = page_to_pfn(page);
-	unsigned int flags = zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)];
+	unsigned int flags;
 
+	/* set_pfnblock_flags_mask()'s VM_BUG_ON_PAGE(!zone_spans_pfn()) */
+	if (PL_WARN_ON_PAGE(zone->vm_debug, !zone_spans_pfn(zone, pfn) ||
+			    (unsigned int)migratetype >= MIGRATE_TYPES, page,
+			    "a pageblock's type is set in its own zone, to a migratetype"))
+		return;
+	flags = zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)];
 	if (migratetype == MIGRATE_ISOLATE)
 		flags |= PB_migrate_isolate;
 	else
@@ -164,11 +170,23 @@ static inline void vt_touch_free_list_del(struct page *page, struct list_head *h
 	}
 }
 
-static inline void __add_to_free_list(struct page *page, struct zone *zone, unsigned int order,
-				      int migratetype, bool tail)
+/*
+ * The free-list operations and the merge and split loops take @dbg, the
+ * zone's vm_debug, as a constant: __free_one_page() and
+ * page_del_and_expand() test the flag once per call and run a body with the
+ * PL_WARN_ON*() checks or one without them (compiled out), so that the loops
+ * cost the same as without the checks when the machine's debug level is 0.
+ */
+static __always_inline void add_to_free_list_dbg(struct page *page, struct zone *zone,
+						 unsigned int order, int migratetype, bool tail,
+						 const bool dbg)
 {
 	struct free_area *area = &zone->free_area[order];
 
+	/* the kernel's VM_WARN_ONCE() on the type; expand()'s bad_range() check */
+	PL_WARN_ON_PAGE(dbg, get_pfnblock_migratetype(page, page_to_pfn(page)) != migratetype ||
+			!zone_spans_pfn(zone, page_to_pfn(page)), page,
+			"a block goes on its pageblock's migratetype's list, in its zone");
 	vt_touch_free_list_add(page, &area->free_list[migratetype], tail);
 	if (tail)
 		list_add_tail(&page->buddy_list, &area->free_list[migratetype]);
@@ -180,6 +198,12 @@ static inline void __add_to_free_list(struct page *page, struct zone *zone, unsi
 		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, 1L << order);
 }
 
+static inline void __add_to_free_list(struct page *page, struct zone *zone, unsigned int order,
+				      int migratetype, bool tail)
+{
+	add_to_free_list_dbg(page, zone, order, migratetype, tail, zone->vm_debug);
+}
+
 /* Move a free block between lists when its pageblock changes type. */
 inline void move_to_free_list(struct page *page, struct zone *zone, unsigned int order,
 				     int old_mt, int new_mt)
@@ -187,6 +211,9 @@ inline void move_to_free_list(struct page *page, struct zone *zone, unsigned int
 	struct free_area *area = &zone->free_area[order];
 	long nr_pages = 1L << order;
 
+	/* the caller has changed the pageblock's type to @new_mt already */
+	PL_WARN_ON_PAGE(zone->vm_debug, !PageBuddy(page) || buddy_order(page) != order, page,
+			"a block moved between free lists is a free head of its order");
 	list_move_tail(&page->buddy_list, &area->free_list[new_mt]);
 	mt_nr_free_add(zone, area, old_mt, -1);
 	mt_nr_free_add(zone, area, new_mt, 1);
@@ -197,11 +224,17 @@ inline void move_to_free_list(struct page *page, struct zone *zone, unsigned int
 				      is_migrate_isolate(new_mt) ? -nr_pages : nr_pages);
 }
 
-static inline void __del_page_from_free_list(struct page *page, struct zone *zone,
-					     unsigned int order, int migratetype)
+static __always_inline void del_page_from_free_list_dbg(struct page *page, struct zone *zone,
+							unsigned int order, int migratetype,
+							const bool dbg)
 {
 	struct free_area *area = &zone->free_area[order];
 
+	/* the kernel's VM_WARN_ONCE() on the type, and __ClearPageBuddy()'s check */
+	PL_WARN_ON_PAGE(dbg, get_pfnblock_migratetype(page, page_to_pfn(page)) != migratetype,
+			page, "a block leaves its pageblock's migratetype's list");
+	PL_WARN_ON_PAGE(dbg, !PageBuddy(page) || buddy_order(page) != order, page,
+			"a block taken off a free list is a free head of that list's order");
 	vt_touch_free_list_del(page, &area->free_list[migratetype]);
 	list_del(&page->buddy_list);
 	WRITE_ONCE(page->page_type, 0);
@@ -210,6 +243,12 @@ static inline void __del_page_from_free_list(struct page *page, struct zone *zon
 	mt_nr_free_add(zone, area, migratetype, -1);
 	if (order >= pageblock_order && !is_migrate_isolate(migratetype))
 		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, -(1L << order));
+}
+
+static inline void __del_page_from_free_list(struct page *page, struct zone *zone,
+					     unsigned int order, int migratetype)
+{
+	del_page_from_free_list_dbg(page, zone, order, migratetype, zone->vm_debug);
 }
 
 void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int order,
@@ -291,14 +330,20 @@ static inline bool buddy_merge_likely(unsigned long pfn, unsigned long buddy_pfn
  * @fpi_flags: FPI_TO_TAIL to queue at the tail.
  * Context: zone->lock.
  */
-void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
-		     unsigned int order, int migratetype, fpi_t fpi_flags)
+static __always_inline void free_one_page_dbg(struct page *page, unsigned long pfn,
+					      struct zone *zone, unsigned int order,
+					      int migratetype, fpi_t fpi_flags, const bool dbg)
 {
 	unsigned long buddy_pfn = 0, combined_pfn, merges = 0;
 	struct page *buddy;
 	bool to_tail;
 
 	pl_vt_path(VT_P_FREE_ONE);
+	PL_WARN_ON(dbg, (unsigned int)migratetype >= MIGRATE_TYPES);
+	PL_WARN_ON_PAGE(dbg, pfn & ((1UL << order) - 1), page,
+			"a freed block starts at a pfn aligned to its order");
+	PL_WARN_ON_PAGE(dbg, !zone_spans_pfn(zone, pfn) || PageBuddy(page), page,
+			"a freed block lies in its zone and is not on a free list already");
 	account_freepages(zone, 1L << order, migratetype);
 
 	while (order < MAX_PAGE_ORDER) {
@@ -319,7 +364,7 @@ void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
 			     !migratetype_is_mergeable(buddy_mt)))
 				break;
 		}
-		__del_page_from_free_list(buddy, zone, order, buddy_mt);
+		del_page_from_free_list_dbg(buddy, zone, order, buddy_mt, dbg);
 		if (unlikely(buddy_mt != migratetype))
 			set_pageblock_migratetype(buddy, migratetype);
 		pl_count_vt(PL_EV_BUDDY_MERGE, 1);
@@ -336,7 +381,16 @@ void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
 		to_tail = true;
 	else
 		to_tail = buddy_merge_likely(pfn, buddy_pfn, page, order);
-	__add_to_free_list(page, zone, order, migratetype, to_tail);
+	add_to_free_list_dbg(page, zone, order, migratetype, to_tail, dbg);
+}
+
+void __free_one_page(struct page *page, unsigned long pfn, struct zone *zone,
+		     unsigned int order, int migratetype, fpi_t fpi_flags)
+{
+	if (unlikely(zone->vm_debug))
+		free_one_page_dbg(page, pfn, zone, order, migratetype, fpi_flags, true);
+	else
+		free_one_page_dbg(page, pfn, zone, order, migratetype, fpi_flags, false);
 }
 
 /*
@@ -450,15 +504,17 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
  * expand() - split a block of order @high down to @low, queueing the upper
  * halves on @migratetype's lists. Return: pages put back on the lists.
  */
-static unsigned int expand(struct zone *zone, struct page *page, unsigned int low,
-			   unsigned int high, int migratetype)
+static __always_inline unsigned int expand_dbg(struct zone *zone, struct page *page,
+					       unsigned int low, unsigned int high, int migratetype,
+					       const bool dbg)
 {
 	unsigned int size = 1U << high, nr_added = 0, splits = high - low;
 
 	while (high > low) {
 		high--;
 		size >>= 1;
-		__add_to_free_list(&page[size], zone, high, migratetype, false);
+		/* VM_BUG_ON_PAGE(bad_range(zone, &page[size]), &page[size]): in the add */
+		add_to_free_list_dbg(&page[size], zone, high, migratetype, false, dbg);
 		set_buddy_order(&page[size], high);
 		nr_added += size;
 		pl_count_vt(PL_EV_BUDDY_SPLIT, 1);
@@ -468,14 +524,30 @@ static unsigned int expand(struct zone *zone, struct page *page, unsigned int lo
 	return nr_added;
 }
 
-static void page_del_and_expand(struct zone *zone, struct page *page, unsigned int low,
-				unsigned int high, int migratetype)
+static unsigned int expand(struct zone *zone, struct page *page, unsigned int low,
+			   unsigned int high, int migratetype)
+{
+	return expand_dbg(zone, page, low, high, migratetype, zone->vm_debug);
+}
+
+static __always_inline void page_del_and_expand_dbg(struct zone *zone, struct page *page,
+						    unsigned int low, unsigned int high,
+						    int migratetype, const bool dbg)
 {
 	long nr_pages = 1L << high;
 
-	__del_page_from_free_list(page, zone, high, migratetype);
-	nr_pages -= expand(zone, page, low, high, migratetype);
+	del_page_from_free_list_dbg(page, zone, high, migratetype, dbg);
+	nr_pages -= expand_dbg(zone, page, low, high, migratetype, dbg);
 	account_freepages(zone, -nr_pages, migratetype);
+}
+
+static void page_del_and_expand(struct zone *zone, struct page *page, unsigned int low,
+				unsigned int high, int migratetype)
+{
+	if (unlikely(zone->vm_debug))
+		page_del_and_expand_dbg(zone, page, low, high, migratetype, true);
+	else
+		page_del_and_expand_dbg(zone, page, low, high, migratetype, false);
 }
 
 struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migratetype)

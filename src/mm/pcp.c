@@ -243,6 +243,8 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 		if (unlikely(!page))
 			break;
 		pl_vt_path(VT_P_PCP_REFILL);
+		PL_WARN_ON_PAGE(zone->vm_debug, PageBuddy(page), page,
+				"a block refilled onto a PCP list has left the buddy's free lists");
 		list_add_tail(&page->pcp_list, list);
 	}
 	spin_unlock(&zone->lock);
@@ -463,6 +465,8 @@ static void free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_page
 			pl_trace(zone->machine, PL_TP_MM_PAGE_PCPU_DRAIN,
 				 (struct pl_tp_event){ .pfn = pfn, .order = (int)order,
 						       .migratetype = mt });
+			PL_WARN_ON_PAGE(zone->vm_debug, PageBuddy(page), page,
+					"a block drained from a PCP list is not on a buddy free list");
 			list_del(&page->pcp_list);
 			pl_vt_path(VT_P_PCP_DRAIN);
 			count -= 1 << order;

@@ -796,6 +796,7 @@ static struct pl_machine *make_machine(uint8_t config)
 	cfg.dma32_bytes = DMA32_BYTES;
 	cfg.nr_cpus = FZ_NR_CPUS;
 	cfg.pcp_disabled = config & 0x08;
+	cfg.debug = 1;	/* the PL_WARN_ON*() checks at the kernel's sites: on */
 	if (pl_design_preset(pl_design_presets[fz_preset_index(config) % nr_presets], &cfg.design))
 		abort();
 	return pl_machine_create(&cfg);
@@ -804,6 +805,8 @@ static struct pl_machine *make_machine(uint8_t config)
 void fz_run(const uint8_t *data, size_t size)
 {
 	struct fz *f = &fz_state;
+	unsigned long warn_ons;
+	char why[256];
 	size_t pos = 1;
 
 	if (!size)
@@ -840,7 +843,12 @@ void fz_run(const uint8_t *data, size_t size)
 		}
 		pl_enter(f->m, cpu % FZ_NR_CPUS);
 		f->sys_op = is_sys_op(op);
+		warn_ons = pl_warn_on_count();
 		run_op(f, op, args);
+		if (pl_warn_on_count() != warn_ons) {
+			pl_warn_last(why, sizeof(why));
+			fz_fail(f, "a PL_WARN_ON check fired: %s", why);
+		}
 		if (pl_check_machine(f->m))
 			fz_fail(f, "the checker found inconsistencies");
 		compare_with_model(f);
