@@ -40,6 +40,7 @@ from . import (ab, agree, budgets, compare, expcli, listing, replay, report, rep
                show, trace_record, validate)
 from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
                      suite_keys)
+from .store import load_any
 from .trace_artifact import TraceError
 from .validate import ValidationError
 
@@ -88,7 +89,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    docs = [load_results(p) for p in args.results]
+    docs = [load_any(p) for p in args.results]
     ms, notes = runs.group_runs(docs)
     for n in notes:
         print(n)
@@ -145,7 +146,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    inputs = [Path(p) for p in args.results] or report.default_inputs(OUT)
+    inputs = [p if p.startswith("store:") else Path(p) for p in args.results] or \
+        report.default_inputs(OUT)
     validate.writable(Path(args.output))
     path = report.write_report(inputs, Path(args.output))
     print(f"report: {path}")
@@ -273,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench, argv=None)
 
     c = sub.add_parser("compare", help="mmtests and Fastpath comparison tables of saved results")
-    c.add_argument("results", nargs="+", help="results files (pagelab bench / reproduce)")
+    c.add_argument("results", nargs="+", help="results files (pagelab bench / reproduce), or "
+                   "store:NAME[@FILE] (an experiment in the results store)")
     c.add_argument("--baseline", help="baseline design (default: the first seen); runs that "
                    "differ in label, commit or machine are never pooled")
     c.set_defaults(func=cmd_compare)
@@ -304,7 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")
-    p.add_argument("results", nargs="*", help="results files (default out/*.json)")
+    p.add_argument("results", nargs="*", help="results files (default out/*.json), or "
+                   "store:NAME[@FILE] (an experiment in the results store)")
     p.add_argument("-o", "--output", default=str(OUT / "report.html"))
     p.set_defaults(func=cmd_report)
 

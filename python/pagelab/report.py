@@ -34,7 +34,8 @@ import numpy as np  # noqa: E402
 from . import compare, stats  # noqa: E402
 from .report_replay import replay_section  # noqa: E402
 from .reproduce import figure_measurements, render_saved  # noqa: E402
-from .runner import BenchError, Measurement, load_results  # noqa: E402
+from .runner import BenchError, Measurement  # noqa: E402
+from .store import load_any  # noqa: E402
 
 
 def _png(fig) -> str:
@@ -287,7 +288,7 @@ def default_inputs(out_dir: Path) -> list[Path]:
 def write_report(inputs: list[Path], out: Path) -> Path:
     docs = []
     for p in inputs:
-        docs.append(load_results(p))
+        docs.append(load_any(p))          # a file, or store:NAME (the results store)
     if not docs:
         raise BenchError("no results to report (run `pagelab reproduce` or `pagelab bench` first)")
     out.parent.mkdir(parents=True, exist_ok=True)

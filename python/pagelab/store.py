@@ -284,6 +284,41 @@ class Store:
         return ([c[0] for c in cur.description] if cur.description else []), rows
 
 
+    def results_doc(self, experiment: str) -> dict:
+        """An experiment's stored records as a results document (runner.load_results()'s
+        form), for compare and report: its ok cells' measurements, the last run's
+        machine, command and date."""
+        from .runner import Measurement
+        last = self.last_run(experiment)
+        if last is None:
+            raise StoreError(f"{self.path}: no experiment '{experiment}' in the store")
+        ms = []
+        for row in self.cell_rows(experiment):
+            if row["status"] != "ok":
+                continue
+            for rec in row["records"]:
+                if rec.get("suite") != "call" and _num(rec.get("value")):
+                    ms.append(Measurement.from_dict(rec))
+        try:
+            machine = json.loads(last["machine"])
+        except (TypeError, ValueError):
+            machine = {}
+        return {"format": "pagelab-store", "created": f"{last['started']:%Y-%m-%dT%H:%M:%S}",
+                "command": last["command"].split(), "machine": machine, "measurements": ms,
+                "path": f"store:{experiment}", "label": experiment}
+
+
+def load_any(ref) -> dict:
+    """A results file, or "store:NAME[@FILE]": experiment NAME from the results store."""
+    text = str(ref)
+    if text.startswith("store:"):
+        name, _, path = text[len("store:"):].partition("@")
+        with Store(path or default_path(), read_only=True) as st:
+            return st.results_doc(name)
+    from .runner import load_results
+    return load_results(ref)
+
+
 def default_path() -> Path:
     """$PAGELAB_STORE, else out/results.duckdb."""
     return Path(os.environ.get("PAGELAB_STORE") or DEFAULT_PATH)

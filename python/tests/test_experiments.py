@@ -150,3 +150,25 @@ def test_every_schema_field_is_documented():
     for section, fields in E.SCHEMA.items():
         for name, (_, _, what) in fields.items():
             assert f"| `{name}` |" in doc and what in doc, f"{section}.{name} not in docs"
+
+
+def test_compare_and_report_read_from_the_store(tmp_path, capsys):
+    from pagelab.cli import main
+    from pagelab.store import Store
+    exp = E.load(str(_write(tmp_path, GOOD, "tiny")))
+    cell = E.cells(exp)[0]
+    recs = [{"suite": "kbuild", "test": "zone-lock-v8", "design": d, "rep": r,
+             "value": v + r, "unit": "acquisitions", "metric": "zone-lock", "params": {}}
+            for d, v in (("v6.18", 100.0), ("pcp-owner", 60.0)) for r in range(3)]
+    store = tmp_path / "s.duckdb"
+    with Store(store) as s:
+        rid = s.begin_run("tiny", ["pagelab", "run", "tiny"], {"commit": "abc"}, 1, "test")
+        s.write_cell("tiny", rid, cell.to_dict(), {"status": "ok", "records": recs,
+                                                   "machine": {"commit": "abc"}})
+        s.end_run(rid, 1, 0, [], "done")
+    assert main(["compare", f"store:tiny@{store}"]) == 0
+    out = capsys.readouterr().out
+    assert "zone-lock-v8" in out and "pcp-owner" in out
+    assert main(["report", f"store:tiny@{store}", "-o", str(tmp_path / "r.html")]) == 0
+    assert "zone-lock-v8" in (tmp_path / "r.html").read_text()
+    assert main(["compare", f"store:nothing@{store}"]) == 2
