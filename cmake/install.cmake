@@ -2,7 +2,8 @@
 # (include/pagelab/), libpagelab.a and libpagelab.so, pagelab.pc for
 # pkg-config, and a CMake package so that `find_package(pagelab)` gives
 # pagelab::pagelab (static) and pagelab::pagelab_shared, both carrying the
-# liburcu, compression (zlib, zstd, xz) and pthread link. pagelab-bench goes to bin/ when it is built.
+# liburcu, compression (zlib, zstd, xz) and pthread link. pagelab-bench goes to bin/ when it is built,
+# the man pages to share/man/man1.
 include(CMakePackageConfigHelpers)
 
 # pip install . (scikit-build-core sets SKBUILD): the shared library and
@@ -26,6 +27,9 @@ install(TARGETS pagelab pagelab_shared EXPORT pagelabTargets
 if(TARGET pagelab-bench)
   install(TARGETS pagelab-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# The man pages of pagelab and pagelab-bench, generated from their parsers
+# (`make man`; python/tests/test_docs.py fails when they are out of date).
+install(FILES man/pagelab.1 man/pagelab-bench.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 set(PAGELAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pagelab)
 install(EXPORT pagelabTargets NAMESPACE pagelab:: DESTINATION ${PAGELAB_CMAKE_DIR})

@@ -1,4 +1,4 @@
-"""Ten lines: a machine, pages allocated and freed, /proc/buddyinfo (issue 17 §2)."""
+"""Ten lines: a machine, pages allocated and freed, /proc/buddyinfo."""
 import pagelab
 
 with pagelab.Machine(mem="256M", dma32="64M", design="v6.18+pcp_owner+mt_counts") as m:

@@ -4,12 +4,13 @@ Each seed document (out/seed-NNN.json) lists its judged cells: row, column,
 our change (>0 better), our mark, whether it was noisy, and the seed's own
 change where the seed publishes one.  Two runs agree on a cell when the marks
 are equal; the sign check covers every cell whose seed change is at least
-10% in magnitude (issue 19's bar: the same mark on >= 95% of all cells and
-the same sign on every such cell).
+10% in magnitude (the bar: the same mark on >= 95% of all cells and the
+same sign on every such cell).
 
 `pagelab agree --seed RUN` compares one run with the seeds themselves: the
 seed's own verdict mark against ours on every cell where the seed publishes
-a figure (issue 14's bar: >= 95% of those cells).
+a figure (the bar: >= 95% of those cells); with --markdown, one row per
+seed (the README's table of verdicts).
 """
 from __future__ import annotations
 
@@ -157,4 +158,51 @@ def seed_match_text(run: Path) -> str:
         ours = (c["mark"] or "-") + f" {c['change']:.2f}%" + (" (noisy)" if c["noisy"] else "")
         lines.append(f"  differs: seed {seed} {row} [{col}]: seed {c['seed_mark'] or '-'} "
                      f"{c['seed']:.2f}%, ours {ours}")
+    return "\n".join(lines)
+
+
+def _marks(cells, key: str) -> str:
+    """'3 (I), 1 (R), 2 none' for the marks under key of cells."""
+    n_i = sum(c.get(key) == "(I)" for c in cells)
+    n_r = sum(c.get(key) == "(R)" for c in cells)
+    return f"{n_i} (I), {n_r} (R), {len(cells) - n_i - n_r} none"
+
+
+def seed_table_markdown(run: Path) -> str:
+    """The seeds' verdicts beside ours, one row per seed (the README's table).
+
+    Per seed: the cells where the seed publishes a figure, its marks and ours
+    on them, and how many agree; seed 003 publishes claims in words, so only
+    our marks are counted. The run's commit, host and date are printed as data.
+    """
+    from .reproduce import SEEDS
+    cells = _cells(run)
+    machine, mode, created = {}, "?", "?"
+    for _, doc in _docs(run):
+        machine = doc.get("machine") or machine
+        mode = doc.get("measure") or doc.get("mode") or mode
+        created = str(doc.get("created", created))[:10]
+    lines = ["| seed | design | cells with a seed figure | the seed's marks | ours | same verdict |",
+             "|---|---|---|---|---|---|"]
+    seeds = sorted({k[0] for k in cells})
+    tot_same = tot = 0
+    for s in seeds:
+        mine = [c for k, c in cells.items() if k[0] == s]
+        judged = [c for c in mine if c.get("seed_mark") is not None]
+        title = SEEDS[s].title if s in SEEDS else s
+        if judged:
+            same = sum(c["mark"] == c["seed_mark"] for c in judged)
+            tot_same += same
+            tot += len(judged)
+            lines.append(f"| {s} | {title} | {len(judged)} | {_marks(judged, 'seed_mark')} | "
+                         f"{_marks(judged, 'mark')} | {same} of {len(judged)} |")
+        else:
+            lines.append(f"| {s} | {title} | 0 (claims in words) | - | "
+                         f"{_marks(mine, 'mark')} over {len(mine)} cells | - |")
+    pct = 100.0 * tot_same / tot if tot else 0.0
+    lines += ["", f"Same verdict on {tot_same} of {tot} cells ({pct:.1f}%). "
+              f"Judged by {mode}; commit {machine.get('commit', '?')}, "
+              f"{machine.get('cpu', '?')} x{machine.get('cores', '?')}, "
+              f"{created}. "
+              "Regenerate: `pagelab reproduce all --out DIR && pagelab agree --seed DIR --markdown`."]
     return "\n".join(lines)

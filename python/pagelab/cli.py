@@ -134,7 +134,10 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if args.seed or args.second:
         if args.run2 is not None or args.cells or (args.seed and args.second):
             raise BenchError("agree --seed or --second takes one run directory (and no --cells)")
-        print(agree.seed_match_text(Path(args.run1)) if args.seed
+        if args.markdown and not args.seed:
+            raise BenchError("agree --markdown goes with --seed")
+        print(agree.seed_table_markdown(Path(args.run1)) if args.seed and args.markdown
+              else agree.seed_match_text(Path(args.run1)) if args.seed
               else agree.second_text(Path(args.run1)))
     elif args.run2 is None:
         raise BenchError("agree needs two run directories (or --seed RUN)")
@@ -301,9 +304,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--cells", action="store_true",
                    help="every cell of both runs side by side (markdown), e.g. instr against wall")
     a.add_argument("--seed", action="store_true",
-                   help="one run against the seeds' own marks (issue 14: >= 95%% of cells)")
+                   help="one run against the seeds' own marks (target: the same mark on >= 95%% of cells)")
     a.add_argument("--second", action="store_true",
                    help="one run's judged cells beside its --second opinion (markdown)")
+    a.add_argument("--markdown", action="store_true",
+                   help="with --seed: one row per seed, the seed's marks beside ours (markdown)")
     a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")

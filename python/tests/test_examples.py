@@ -26,4 +26,4 @@ def test_example_runs(path, tmp_path, monkeypatch, capsys):
 
 
 def test_there_are_examples():
-    assert {p.name for p in EXAMPLES} >= {"quickstart.py", "fragmentation.py"}
+    assert {p.name for p in EXAMPLES} >= {"quickstart.py", "fragmentation.py", "targeted_drain.py", "tour.py"}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh BUILD_DIR - the install check, from a built tree:
-#  1. `cmake --install BUILD_DIR --prefix TMP`;
+#  1. `cmake --install BUILD_DIR --prefix TMP`: headers, libraries, man pages;
 #  2. tests/install/example.c built with pkg-config (shared, and --static),
 #     and with find_package(pagelab) (pagelab::pagelab, pagelab::pagelab_shared),
 #     each run: it must print buddyinfo and "ok";
@@ -31,6 +31,17 @@ for h in "$src"/include/pagelab/*.h; do
 	echo "#include <pagelab/$(basename "$h")>" |
 		cc -fsyntax-only -Wall -Werror -I"$prefix/include" -x c - ||
 		{ echo "test-install: $f does not compile alone"; exit 1; }
+done
+for f in share/man/man1/pagelab.1 share/man/man1/pagelab-bench.1; do
+	[ -f "$prefix/$f" ] || { echo "test-install: $f not installed"; exit 1; }
+done
+# The man pages render (groff's man macros, when man is here) and name their commands.
+for p in pagelab pagelab-bench; do
+	grep -q "^\.TH ${p^^} 1" "$prefix/share/man/man1/$p.1" || { echo "test-install: $p.1 is not its man page"; exit 1; }
+	if command -v man >/dev/null; then
+		MANWIDTH=80 man -l "$prefix/share/man/man1/$p.1" 2>/dev/null | grep -q "^NAME" ||
+			{ echo "test-install: $p.1 does not render"; exit 1; }
+	fi
 done
 pcdir=$(dirname "$(find "$prefix" -name pagelab.pc | head -1)")
 libdir=$(dirname "$pcdir")
