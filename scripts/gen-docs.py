@@ -8,6 +8,7 @@ Writes, under --docs:
   reference/suites.md    every pagelab-bench suite and key (`pagelab-bench --list --json`)
   reference/designs.md   every preset, switch and machine profile (the same list)
   reference/c-api.md     the C API index (the headers' kernel-doc comments)
+  reference/metrics.md   the metric registry (the same list)
   results/index.md       the results pages that exist (only if no tracked index is there)
 and with --man DIR the man pages pagelab.1 and pagelab-bench.1 (the committed
 copies live in man/; python/tests/test_docs.py checks they are current).
@@ -158,6 +159,28 @@ def designs_markdown(lst: dict) -> str:
         lines.append(f"| `{m['name']}` | {md_escape(m['meaning'])} | {md_escape(m['hardware'])} | "
                      f"{md_escape(m['seeds'])} |")
     lines.append("")
+    return "\n".join(lines)
+
+
+def metrics_markdown(lst: dict) -> str:
+    lines = [GENERATED, "# The metric registry", "",
+             "Every figure pagelab prints is declared once, in `src/machine/metric.c`: its id, "
+             "name, unit, which way is better, and its family. A pagelab-bench record names its "
+             "metric; `pagelab compare`, `reproduce` and `report` judge by the metric's "
+             "direction, never by the unit. `pagelab list --metrics` prints the same list; this "
+             "page is generated from `pagelab-bench --list --json`. *kernel*: the figure is "
+             "compared with the kernel's own in a trace replay.", ""]
+    fams: dict[str, list] = {}
+    for m in lst.get("metrics", []):
+        fams.setdefault(m.get("family") or "other", []).append(m)
+    for fam, ms in fams.items():
+        lines += [f"## {fam}", "", "| id | name | unit | better | kernel | meaning |",
+                  "|---|---|---|---|---|---|"]
+        for m in ms:
+            lines.append(f"| `{m['id']}` | {md_escape(m['name'])} | {md_escape(m.get('unit') or '')} | "
+                         f"{md_escape(m.get('direction') or '')} | {'yes' if m.get('kernel') else ''} | "
+                         f"{md_escape(m.get('meaning') or '')} |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -338,6 +361,8 @@ def main() -> int:
     (docs / "reference" / "suites.md").write_text(suites_markdown(lst))
     (docs / "reference" / "designs.md").write_text(designs_markdown(lst))
     (docs / "reference" / "c-api.md").write_text(c_api_markdown())
+    if lst.get("metrics"):
+        (docs / "reference" / "metrics.md").write_text(metrics_markdown(lst))
     results = docs / "results"
     results.mkdir(exist_ok=True)
     idx = results / "index.md"
