@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# check-layers.sh SRC_DIR OBJECT... - the layering rule of DESIGN.md, checked
+# check-layers.sh SRC_DIR OBJECT... - the layering rule (docs/concepts/machine.md,
+# "The layers"; CONTRIBUTING.md), checked
 # on the sources and on the compiled objects of libpagelab:
 #
 #   base (0) < lib (1) < mm (2) < vmalloc (3) < machine (4) < trace (5)

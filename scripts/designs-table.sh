@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# designs-table.sh - issue 16's table: seed 003's designs and the reviewers'
+# designs-table.sh - the designs table: seed 003's designs and the reviewers'
 # (pagelab's own switches) on the three seed-003 workloads and the two new
 # ones, at 32 and 128 vCPUs, on 32 GiB and 256 GiB machines. Runs
 # pagelab-bench SUITE vcpus=... mem=... design=... --json once per workload
 # and memory size, keeps the JSON lines in OUT/WL-MEM.jsonl and writes the
-# Markdown table (README, "Beyond seed 003") to OUT/table.md and stdout.
+# Markdown table (docs/model/reviewers-designs.md) to OUT/table.md and stdout.
 # With VTIME=1 (the default) every run is made a second time with vtime=1
-# (the virtual-time model, issue 15; OUT/WL-MEM-vt.jsonl) for the table's
+# (the virtual-time model; OUT/WL-MEM-vt.jsonl) for the table's
 # predicted columns: throughput, ns per page operation, the share of
 # virtual time spent waiting for locks, and that run's zone->lock count.
 # The model orders the vCPUs by their virtual clocks, so its run's counters

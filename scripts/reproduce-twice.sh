@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run `pagelab reproduce` twice in a row with the same arguments and compare
-# the verdict marks of the two runs (issue 19): out/twice/run1, out/twice/run2,
+# the verdict marks of the two runs: out/twice/run1, out/twice/run2,
 # out/twice/agreement.txt.  Usage: scripts/reproduce-twice.sh [SEEDS...] [--mode M] ...
 # (default: all seeds, default mode, the judged mode only: --second none).
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's test_vmalloc time table, maple against v6.18: four
+# The test_vmalloc time table of docs/model/maple.md, maple against v6.18: four
 # configurations (nr_threads 1; 2 on 2 threads; 8 and 16 vCPUs interleaved on
 # one thread), each `pagelab bench test_vmalloc` with both designs
 # interleaved, REPS runs per design (default 5). Per run a test's figure is

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """vtime-calibrate.py - fit the virtual-time model's per-path costs to
 instruction counts measured here (callgrind), scaled to nanoseconds by the
-LLFree anchors' single-thread figures (issue 15).
+LLFree anchors' single-thread figures.
 
 The virtual time of a single-vCPU run is linear in the per-path parameters
 (no lock waits, no line moves between vCPUs). For each calibration workload
@@ -9,7 +9,7 @@ The virtual time of a single-vCPU run is linear in the per-path parameters
 
   1. counts instructions under callgrind at N and 2N and takes the slope:
      instructions per unit of N (host noise cannot touch it; timed runs on a
-     shared 2-core host could not be trusted, see the README);
+     shared 2-core host could not be trusted, see docs/concepts/virtual-time.md);
   2. runs it once per parameter group with PAGELAB_VT_PARAMS="ZERO,<group>=1000",
      which makes the sum of its records' vtime values (ns per unit of N) the
      group's count x 1 ns: one row of the design matrix;
@@ -89,7 +89,7 @@ GROUPS = {
     "SPLITMERGE": ["BUDDY_SPLIT", "BUDDY_MERGE", "PCP_SPLIT", "PCP_MERGE"],
     # The PCP lock is taken once per fast-path call: the fit cannot tell the
     # lock from the call and puts the fast path's cost here (it is spent
-    # under pcp->lock in the kernel too). See the README.
+    # under pcp->lock in the kernel too). See docs/concepts/virtual-time.md.
     "LOCK": ["LOCK"],
     "VMALLOC": ["VMALLOC", "VFREE"],
     # The vmalloc layer's own locks (free_vmap_area_lock, the vmap nodes',
@@ -183,7 +183,7 @@ def model_ns(recs):
     return tot
 
 
-# The real-thread check's 1-thread run (README "Real threads here against the model").
+# The real-thread check's 1-thread run (docs/concepts/virtual-time.md, "Real threads here against the model").
 HOST_ANCHOR = ["llfree_anchors", "threads=1", "order=0", "allocs=200000", "pcp_autotune=0",
                "workload=bulk,rand", "mem=4G", "warmup=1"]
 HOST_ANCHOR_TESTS = ["bulk-o0-get-t1", "bulk-o0-put-t1", "rand-o0-put-t1"]
@@ -414,7 +414,7 @@ def main():
     ap.add_argument("--vmalloc", action="store_true",
                     help="fit only the vmalloc layer's costs (see the top)")
     ap.add_argument("--scale", type=float, default=0.2626,
-                    help="--vmalloc: ns per instruction of the committed fit (README)")
+                    help="--vmalloc: ns per instruction of the committed fit (docs/concepts/virtual-time.md)")
     a = ap.parse_args()
     if a.host:
         host(a)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """vtime-realcheck.py - real threads here against the model's vCPUs with the
-host cost set (issue 15, README "Real threads here against the model").
+host cost set (docs/concepts/virtual-time.md, "Real threads here against the model").
 
 Runs the LLFree workloads (bulk, rand; order 0, allocs=200000, pcp_autotune=0,
 mem=4G, warmup=1) with 1 and 2 real threads, --runs times each under

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """vtime-seeds.py - the virtual-time model's answers to the seeds' questions
-(issue 15): predicted time per design at 8..256 vCPUs.
+predicted time per design at 8..256 vCPUs.
 
   * seed 003 (pcp-owner against v6.18): alloc_many_free_few, exit_avalanche
     and kbuild, throughput in virtual time at each vCPU count, and at one
@@ -10,7 +10,7 @@
   * the anchors: llfree_anchors growth factors against the LLFree artifact.
 
 Every number is from pagelab-bench ... vtime=1: deterministic, the same on
-any host. Prints markdown tables (the README's).
+any host. Prints markdown tables (docs/concepts/virtual-time.md's).
 
 Usage: scripts/vtime-seeds.py [--bench build/pagelab-bench] [--part 003|004|anchors|all]
        [--vcpus 8,32,64,128,256] [--ops 200000] [--mem 32G,64G,128G] [--mem-vcpus 64]

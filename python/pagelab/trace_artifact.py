@@ -26,7 +26,7 @@ from typing import Iterator
 FORMAT = "pagelab-trace/1"
 SNAPSHOT_FILES = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmstat", "meminfo")
 # /proc/sys/vm settings that shape the watermarks and PCPs, copied next to the
-# reports where the kernel has them; optional (recordings before stop 28 lack them).
+# reports where the kernel has them; optional (older recordings lack them).
 SYSCTL_FILES = ("min_free_kbytes", "watermark_scale_factor", "watermark_boost_factor",
                 "percpu_pagelist_high_fraction")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst")

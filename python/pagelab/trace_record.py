@@ -1,4 +1,4 @@
-"""`pagelab trace record`: capture a real kernel's page-allocator trace (issue 13 §1).
+"""`pagelab trace record`: capture a real kernel's page-allocator trace.
 
   pagelab trace record [-o FILE] [--seconds N] [--buffer-kb KB] [-- CMD ...]
 

@@ -1,4 +1,4 @@
-"""The Python CLI's input-validation layer (issue 18).
+"""The Python CLI's input-validation layer.
 
 Everything `pagelab` reads from outside - results files, the pagelab-bench
 binary it is pointed at, the numbers on its command line, the files it

@@ -25,7 +25,7 @@ def test_reproduce_002_quick_tiny(tmp_path, capsys):
     assert "|         Just after boot        | 700.9 us |" in out
     assert "|      After building kernel     |  28.7 ms |" in out
     assert "268.6 us 160.95%" in out
-    # the booted state (issue 14 §6): loaded from the committed 6.18 snapshot
+    # the booted state: loaded from the committed 6.18 snapshot
     assert "| Just after boot (booted state) | 700.9 us |" in out
     assert "tests/fixtures/booted-6.18" in out
     assert "zone->lock acquisitions per read, after the churn" in out

@@ -1,4 +1,4 @@
-"""The CLI contract (issue 18): bad input is ONE line on stderr and exit status 2,
+"""The CLI contract: bad input is ONE line on stderr and exit status 2,
 within a time limit, for both CLIs.
 
 - pagelab-bench: every suite's every key, enumerated from the program itself

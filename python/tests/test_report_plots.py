@@ -1,4 +1,4 @@
-"""The report's plots read right (issue 17 §6): whiskers never below zero,
+"""The report's plots read right: whiskers never below zero,
 none for a single run (which is labelled n=1), panels name their workload,
 and the vCPU plot shows seed 003's sweep with one legend entry per design."""
 import matplotlib

@@ -1,4 +1,4 @@
-"""snapshot_ms= / snapshot_ops= with snapshot_dir= (every pagelab-bench suite, issue 17 §8):
+"""snapshot_ms= / snapshot_ops= with snapshot_dir= (every pagelab-bench suite):
 /proc/buddyinfo, pagetypeinfo, vmstat and zoneinfo written while a suite runs, at the
 harness's pause points only (never inside a measured region), numbered on in one
 directory, readable by snapshot=DIR/NNNN; bad values are one line and exit 2."""

@@ -1,4 +1,4 @@
-"""The table layouts against the seeds' own tables (/work/shared/seeds or $PAGELAB_SEEDS)."""
+"""The table layouts against the seeds' own tables ($PAGELAB_SEEDS: the seeds' mails as text, NNN_*.txt)."""
 import re
 
 import pytest

@@ -1,4 +1,4 @@
-"""`pagelab trace record` and the trace artifact (issue 13 §1).
+"""`pagelab trace record` and the trace artifact.
 
 The manifest, archive round trip and error paths run anywhere; one real
 recording runs when we are root and tracefs is mounted.

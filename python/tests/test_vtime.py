@@ -1,4 +1,4 @@
-"""vtime=1 (issue 15): every record of a run carries a deterministic "vtime"
+"""vtime=1: every record of a run carries a deterministic "vtime"
 figure, the same on two runs of the same command, and bad vtime parameters
 are one line on stderr with exit status 2."""
 import json
