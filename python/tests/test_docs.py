@@ -31,8 +31,11 @@ def test_readme_links_into_docs_exist():
     text = README.read_text()
     targets = re.findall(r"\]\((docs/[^)#\s]+)", text) + re.findall(r"`(docs/[\w./-]+)`", text)
     assert targets, "README.md links nowhere into docs/"
+    # scripts/gen-docs.py writes these at each docs build (they are not tracked)
+    generated = {f"docs/reference/{n}.md" for n in ("cli", "suites", "designs", "c-api", "metrics")}
+    generated.add("docs/results/index.md")
     for t in targets:
-        assert (ROOT / t).exists(), f"README.md names {t}, which does not exist"
+        assert (ROOT / t).exists() or t in generated, f"README.md names {t}, which does not exist"
 
 
 def test_readme_has_the_generated_verdicts():
