@@ -67,7 +67,9 @@ def _options(parser: argparse.ArgumentParser):
         if default in (None, False, argparse.SUPPRESS) or act.nargs == 0 or default == []:
             default = None
         helptext = (act.help or "").replace("%(default)s", str(act.default)).replace("%%", "%")
-        yield names, helptext, default
+        if isinstance(default, str):
+            default = default.replace(str(ROOT) + "/", "")      # no path of this checkout
+        yield names, helptext.replace(str(ROOT) + "/", ""), default
 
 
 def _commands(parser, prefix="pagelab"):

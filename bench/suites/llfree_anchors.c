@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * llfree_anchors.c - the LLFree artifact's bulk, repeat and rand workloads
- * (its kernel module alloc.c; shared/reference/scaling-anchors.md), to
+ * (its kernel module alloc.c; LLFree, Wrenger et al., USENIX ATC 2023), to
  * compare pagelab's virtual time with the published in-kernel buddy
  * curves.
  *

@@ -2,7 +2,7 @@
 /*
  * kvfree_rcu.h - kvfree_rcu() with one and two arguments, batched per vCPU
  * and freed after an RCU grace period (liburcu), as mm/slab_common.c of
- * Linux 6.18 does for vmalloc'ed objects (kernel-internals §7).
+ * Linux 6.18 does for vmalloc'ed objects.
  *
  * Objects live in the simulated vmalloc space, so the rcu_head of the
  * two-argument form is a simulated address too: kvfree_rcu(p, rcu) passes

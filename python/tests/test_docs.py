@@ -5,8 +5,8 @@
 - its Python tour is docs/examples/tour.py, which the example tests run;
 - the committed man pages (man/*.1) are what scripts/gen-docs.py makes from
   the parsers today, so a new option cannot be left out of `man pagelab`;
-- scripts/check-hygiene.py catches each kind of working history and machine
-  path it is meant to.
+- no tracked file speaks of the project's working history or of one machine's
+  paths (scripts/check-hygiene.py), and the check itself catches each kind.
 """
 import os
 import re
@@ -80,6 +80,12 @@ def test_reference_pages_cover_everything(tmp_path):
     capi = (tmp_path / "docs" / "reference" / "c-api.md").read_text()
     for fn in ("pl_machine_create()", "alloc_pages()", "vmalloc()", "pl_show_buddyinfo()"):
         assert fn in capi
+
+
+def test_tracked_files_speak_of_the_project_only():
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "check-hygiene.py")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-4000:]
 
 
 @pytest.mark.parametrize("line, bad", [

@@ -8,7 +8,7 @@
  * same sequence of allocator calls, the same counters, every time. With
  * more threads the vCPUs of different threads run truly in parallel.
  *
- * With a vtime (issue 15) all vCPUs run on the calling thread, one step
+ * With a vtime all vCPUs run on the calling thread, one step
  * at a time, the vCPU with the earliest virtual clock first: a
  * discrete-event order that is the same on every host. vt->steps counts
  * the steps: between two of them no vCPU is inside the allocator, which is

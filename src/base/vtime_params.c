@@ -16,7 +16,7 @@
  * zone->lock (VT_P_PCP_DRAIN, VT_P_PCP_REFILL; the fit has no column for
  * them), callgrind's instructions of those loops times the same factor.
  * Transfer and handoff costs are set
- * against the anchors' growth factors (shared/reference/scaling-anchors.md).
+ * against the anchors' growth factors (the LLFree paper's artifact, USENIX ATC 2023).
  * README "Time at many CPUs" gives the procedure, the fit and the checks.
  * All values in picoseconds (cache_lines, llc_lines: counts of lines;
  * tlb_entries: of pages).

@@ -74,7 +74,7 @@ static int register_layers(struct pl_machine *m)
 }
 
 /*
- * Virtual time (issue 15) starts after boot, clocks at 0 when the workload
+ * Virtual time starts after boot, clocks at 0 when the workload
  * begins; the machine's topology (a profile's, else the 2 x 26 anchor
  * machine's) prices cache line transfers, at the config's cost set.
  */

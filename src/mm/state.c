@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * state.c - the supported ways to bring a machine from its boot state to a
- * real kernel's state (issue 13; used by src/trace/state.c). pagelab's
+ * real kernel's state (used by src/trace/state.c). pagelab's
  * own: the kernel gets there by running, pagelab by these steps:
  *
  *   pl_zone_take_all_free()      every free page becomes an allocated

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * zone_stat.c - the zone counters' per-CPU differentials, as mm/vmstat.c
- * keeps them (issue 13: the watermark checks read a lagging NR_FREE_PAGES).
+ * keeps them (the watermark checks read a lagging NR_FREE_PAGES).
  *
  * Each CPU gathers its changes to a zone counter in its own small signed
  * diff (struct per_cpu_zonestat) and adds the diff to the zone's counter

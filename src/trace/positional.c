@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * positional.c - where each page was when a trace started, inferred from
- * the first event that touches it (issue 13, state=positional):
+ * the first event that touches it (state=positional):
  *
  *   mm_page_alloc_zone_locked  the block was free in the buddy, on the list
  *                              of its migratetype;

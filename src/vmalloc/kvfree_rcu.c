@@ -2,7 +2,7 @@
 /*
  * kvfree_rcu.c - kvfree_rcu() for vmalloc'ed objects, batched per vCPU and
  * freed after an RCU grace period, as CONFIG_KVFREE_RCU_BATCHED in
- * mm/slab_common.c of Linux 6.18 (kernel-internals §7).
+ * mm/slab_common.c of Linux 6.18.
  *
  *   kvfree_call_rcu(head, ptr) on vCPU c, krc = c's kfree_rcu_cpu:
  *     channel 2 (vmalloc pointers): ptr appended to the first page-sized

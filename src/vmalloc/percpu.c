@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * percpu.c - the dynamic percpu allocator of mm/percpu.c + mm/percpu-vm.c
- * (Linux 6.18, kernel-internals §6) over the simulated vmalloc space, and
+ * (Linux 6.18) over the simulated vmalloc space, and
  * pcpu_get_vm_areas() (§2.10) that gives its chunks their addresses.
  *
  *   chunk = nr_cpus units of PCPU_UNIT_SIZE, congruent: an allocation at

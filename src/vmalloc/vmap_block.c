@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * vmap_block.c - vm_map_ram()/vm_unmap_ram() with per-CPU vmap blocks, as
- * mm/vmalloc.c of Linux 6.18 does (kernel-internals §2.9).
+ * mm/vmalloc.c of Linux 6.18 does.
  *
  * Small mappings (up to VMAP_MAX_ALLOC pages) are cut out of per-CPU
  * blocks of VMAP_BBMAP_BITS pages, so that a map/unmap pair costs no

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_misuse.c - API misuse in the fuzzer's language (issue 18).
+ * fuzz_misuse.c - API misuse in the fuzzer's language.
  *
  * FZ_MISUSE picks one public entry point and calls it with arguments that
  * are invalid by construction - the argument bytes choose which invalid

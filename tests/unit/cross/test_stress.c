@@ -534,7 +534,7 @@ static void test_two_threads_no_pcp(void **state)
 }
 
 /* The pagelab-own designs (pagelab's own switches), one at a time and composed. */
-static void test_two_threads_issue16_designs(void **state)
+static void test_two_threads_reviewers_designs(void **state)
 {
 	(void)state;
 	run("pcp-premerge", false, 2, 2, 0);
@@ -563,7 +563,7 @@ int main(void)
 		cmocka_unit_test(test_two_threads_pcp_owner),
 		cmocka_unit_test(test_two_threads_all_with_failures),
 		cmocka_unit_test(test_two_threads_no_pcp),
-		cmocka_unit_test(test_two_threads_issue16_designs),
+		cmocka_unit_test(test_two_threads_reviewers_designs),
 		cmocka_unit_test(test_interleaved_64_vcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
