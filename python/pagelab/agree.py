@@ -168,6 +168,14 @@ def _marks(cells, key: str) -> str:
     return f"{n_i} (I), {n_r} (R), {len(cells) - n_i - n_r} none"
 
 
+def _short(commit) -> str:
+    """A commit as git abbreviates it, keeping a -dirty mark."""
+    if not commit:
+        return "?"
+    c = str(commit)
+    return c[:12] + ("-dirty" if c.endswith("-dirty") else "")
+
+
 def seed_table_markdown(run: Path) -> str:
     """The seeds' verdicts beside ours, one row per seed (the README's table).
 
@@ -201,7 +209,7 @@ def seed_table_markdown(run: Path) -> str:
                          f"{_marks(mine, 'mark')} over {len(mine)} cells | - |")
     pct = 100.0 * tot_same / tot if tot else 0.0
     lines += ["", f"Same verdict on {tot_same} of {tot} cells ({pct:.1f}%). "
-              f"Judged by {mode}; commit {machine.get('commit', '?')}, "
+              f"Judged by {mode}; commit {_short(machine.get('commit'))}, "
               f"{machine.get('cpu', '?')} x{machine.get('cores', '?')}, "
               f"{created}. "
               "Regenerate: `pagelab reproduce all --out DIR && pagelab agree --seed DIR --markdown`."]
