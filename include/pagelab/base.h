@@ -376,6 +376,12 @@ unsigned long pl_warn_count(void);
 void pl_warn_last(char *buf, size_t len);
 /** pl_warn_set_quiet() - stop printing (tests of bad input); still counted. */
 void pl_warn_set_quiet(bool quiet);
+/**
+ * pl_set_err() - format a refusal's reason into a caller's @err buffer of
+ * @errsize bytes (the string parsers' "why not"); nothing when @err is NULL
+ * or @errsize 0.
+ */
+void pl_set_err(char *err, size_t errsize, const char *fmt, ...) __printf(3, 4);
 
 /* ---- assertions at the kernel's check sites -------------------------------- */
 

@@ -98,3 +98,14 @@ unsigned long pl_warn_on_count(void)
 {
 	return __atomic_load_n(&warn_on_total, __ATOMIC_RELAXED);
 }
+
+void pl_set_err(char *err, size_t errsize, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errsize)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsize, fmt, ap);
+	va_end(ap);
+}

@@ -17,17 +17,6 @@
 #include <string.h>
 #include "pagelab/pagelab.h"
 
-static void set_err(char *err, size_t errsize, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsize)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsize, fmt, ap);
-	va_end(ap);
-}
-
 struct pl_config *pl_config_new(void)
 {
 	struct pl_config *cfg = malloc(sizeof(*cfg));
@@ -88,7 +77,7 @@ int pl_config_set(struct pl_config *cfg, const char *key, const char *value, cha
 	unsigned long v;
 
 	if (!cfg || !key || !value) {
-		set_err(err, errsize, "no config, key or value");
+		pl_set_err(err, errsize, "no config, key or value");
 		return -EINVAL;
 	}
 	if (!strcmp(key, "machine")) {
@@ -96,7 +85,7 @@ int pl_config_set(struct pl_config *cfg, const char *key, const char *value, cha
 		struct pl_config tmp;
 
 		if (!pl_machine_profile_find(value)) {
-			set_err(err, errsize, "unknown machine profile '%s' (pagelab list machines)", value);
+			pl_set_err(err, errsize, "unknown machine profile '%s' (pagelab list machines)", value);
 			return -EINVAL;
 		}
 		pl_machine_profile(value, &tmp);
@@ -114,7 +103,7 @@ int pl_config_set(struct pl_config *cfg, const char *key, const char *value, cha
 		char why[160];
 
 		if (pl_design_parse(value, &d, why, sizeof(why))) {
-			set_err(err, errsize, "design '%s': %s", value, why);
+			pl_set_err(err, errsize, "design '%s': %s", value, why);
 			return -EINVAL;
 		}
 		cfg->design = d;
@@ -124,7 +113,7 @@ int pl_config_set(struct pl_config *cfg, const char *key, const char *value, cha
 		if (strcmp(keys[i].key, key))
 			continue;
 		if (parse_ulong(value, keys[i].max, &v)) {
-			set_err(err, errsize, "%s=%s: not a number from 0 to %lu", key, value,
+			pl_set_err(err, errsize, "%s=%s: not a number from 0 to %lu", key, value,
 				keys[i].max);
 			return -EINVAL;
 		}
@@ -140,7 +129,7 @@ int pl_config_set(struct pl_config *cfg, const char *key, const char *value, cha
 		}
 		return 0;
 	}
-	set_err(err, errsize, "unknown config key '%s' (machine, mem, dma32, vcpus, design, debug, "
+	pl_set_err(err, errsize, "unknown config key '%s' (machine, mem, dma32, vcpus, design, debug, "
 		"lock_stat, pcp, min_free_kbytes, tlb_flush_ns)", key);
 	return -EINVAL;
 }
@@ -166,7 +155,7 @@ int pl_gfp_parse(const char *spec, gfp_t *out, char *err, size_t errsize)
 	gfp_t gfp = 0;
 
 	if (!spec || !*spec || !out) {
-		set_err(err, errsize, "empty gfp");
+		pl_set_err(err, errsize, "empty gfp");
 		return -EINVAL;
 	}
 	while (*spec) {
@@ -184,13 +173,13 @@ int pl_gfp_parse(const char *spec, gfp_t *out, char *err, size_t errsize)
 			if (strlen(gfp_names[i].name) == len && !strncmp(gfp_names[i].name, spec, len))
 				break;
 		if (i == ARRAY_SIZE(gfp_names)) {
-			set_err(err, errsize, "unknown gfp flag '%.*s'", (int)len, spec);
+			pl_set_err(err, errsize, "unknown gfp flag '%.*s'", (int)len, spec);
 			return -EINVAL;
 		}
 		gfp |= gfp_names[i].gfp;
 		spec = bar ? bar + 1 : spec + len;
 		if (bar && !*spec) {
-			set_err(err, errsize, "gfp ends with '|'");
+			pl_set_err(err, errsize, "gfp ends with '|'");
 			return -EINVAL;
 		}
 	}

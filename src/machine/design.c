@@ -110,17 +110,6 @@ const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "co
 					  "pcp-owner+targeted-drain", "block-economy+batch",
 					  "block-economy+ramp", NULL };
 
-static void set_err(char *err, size_t errsize, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsize)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsize, fmt, ap);
-	va_end(ap);
-}
-
 const struct pl_design_switch *pl_design_switch_find(const char *name, size_t len)
 {
 	for (const struct pl_design_switch *s = pl_design_switches; s->name; s++)
@@ -164,7 +153,7 @@ static int apply_switch(struct pl_design *d, const char *tok, size_t len, char *
 	size_t vlen = eq ? len - nlen - 1 : 0;
 
 	if (!s) {
-		set_err(err, errsize, "unknown design preset or switch '%.*s'", (int)nlen, tok);
+		pl_set_err(err, errsize, "unknown design preset or switch '%.*s'", (int)nlen, tok);
 		return -EINVAL;
 	}
 	if (s->kind == PL_SWITCH_BOOL) {
@@ -179,7 +168,7 @@ static int apply_switch(struct pl_design *d, const char *tok, size_t len, char *
 		} else if (vlen == 1 && (*val == '0' || *val == 'n' || *val == 'N')) {
 			switch_set(d, s, 0);
 		} else {
-			set_err(err, errsize, "design switch %s takes no value, or 0/1 (got '%.*s')",
+			pl_set_err(err, errsize, "design switch %s takes no value, or 0/1 (got '%.*s')",
 				s->name, (int)vlen, val);
 			return -EINVAL;
 		}
@@ -191,7 +180,7 @@ static int apply_switch(struct pl_design *d, const char *tok, size_t len, char *
 			return 0;
 		}
 	}
-	set_err(err, errsize, "design switch %s needs a value: %s=%s%s%s", s->name, s->name,
+	pl_set_err(err, errsize, "design switch %s needs a value: %s=%s%s%s", s->name, s->name,
 		s->values[0], s->values[1] ? "|" : "", s->values[1] ? s->values[1] : "");
 	return -EINVAL;
 }
@@ -204,14 +193,14 @@ static int apply_switches(struct pl_design *d, const char *list, char *err, size
 		size_t len = plus ? (size_t)(plus - list) : strlen(list);
 
 		if (!len) {
-			set_err(err, errsize, "empty design switch in '%s'", list);
+			pl_set_err(err, errsize, "empty design switch in '%s'", list);
 			return -EINVAL;
 		}
 		if (apply_switch(d, list, len, err, errsize))
 			return -EINVAL;
 		list += len + (plus ? 1 : 0);
 		if (plus && !*list) {
-			set_err(err, errsize, "design ends with '+'");
+			pl_set_err(err, errsize, "design ends with '+'");
 			return -EINVAL;
 		}
 	}
@@ -254,7 +243,7 @@ int pl_design_parse(const char *spec, struct pl_design *out, char *err, size_t e
 	size_t len;
 
 	if (!spec || !*spec) {
-		set_err(err, errsize, "empty design");
+		pl_set_err(err, errsize, "empty design");
 		return -EINVAL;
 	}
 	/* The longest preset name that is a '+'-prefix of the spec ("v6.19-rc1+contig"). */
@@ -274,14 +263,14 @@ int pl_design_parse(const char *spec, struct pl_design *out, char *err, size_t e
 	if (p && apply_switches(&d, p->switches, err, errsize))
 		return -EINVAL;	/* a bad table row: caught by the tests */
 	if (p && rest != spec && *rest == '\0' && rest[-1] == '+') {
-		set_err(err, errsize, "design ends with '+'");
+		pl_set_err(err, errsize, "design ends with '+'");
 		return -EINVAL;
 	}
 	if (apply_switches(&d, rest, err, errsize))
 		return -EINVAL;
 	d.name = p && !*rest ? p->name : intern_name(spec);
 	if (!d.name) {
-		set_err(err, errsize, "out of memory");
+		pl_set_err(err, errsize, "out of memory");
 		return -ENOMEM;
 	}
 	*out = d;

@@ -189,7 +189,8 @@ def fmt_fig(v: float, doc: dict) -> str:
     return fmt_latency(v)
 
 
-def fmt_change(pct: float, mark: str = "") -> str:
+def fmt_marked_change(pct: float, mark: str = "") -> str:
+    """stats.fmt_change() of @pct behind a (R)/(I) @mark, if any."""
     return f"{mark} {stats.fmt_change(pct)}".strip()
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .. import stats, tables
-from .common import (Ctx, _values, fmt_change, judge_cell, protocol_lines)
+from .common import (Ctx, _values, fmt_marked_change, judge_cell, protocol_lines)
 
 # The seed's one published figure: execution time of its loop, 100,000 x
 # (alloc order 9, split_page, free_contig_range), arm64 server.
@@ -57,7 +57,7 @@ def render_001(doc: dict) -> str:
         bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
         seed_b = f"{PUB_001['before_us']:,.0f} usec" if order == "9" else "-"
         seed_a = (f"{PUB_001['after_us']:,.0f} usec "
-                  f"{fmt_change(stats.fastpath_change(PUB_001['before_us'], PUB_001['after_us']))}"
+                  f"{fmt_marked_change(stats.fastpath_change(PUB_001['before_us'], PUB_001['after_us']))}"
                   if order == "9" else "-")
         u = "usec" if doc.get("measure", "wall") == "wall" else \
             ("instr" if doc.get("measure") == "instr" else "vusec")

@@ -8,7 +8,7 @@ from pathlib import Path
 from .. import stats, tables
 from ..runner import run_interleaved
 from ..show import buddyinfo_timeline
-from .common import (Ctx, _values, fmt_change, fmt_fig, fmt_latency, fmt_size, judge_cell,
+from .common import (Ctx, _values, fmt_marked_change, fmt_fig, fmt_latency, fmt_size, judge_cell,
                     machine_phrase, parse_size, protocol_lines)
 
 PAGETYPEINFO_002 = {
@@ -96,7 +96,7 @@ def render_002(doc: dict) -> str:
         bm, nm = stats.summarize(b).amean, stats.summarize(n).amean
         seed = stats.fastpath_change(p_base, p_new)
         rows.append([label, fmt_latency(p_base), fmt_fig(bm, doc),
-                     f"{fmt_latency(p_new)} {fmt_change(seed)}",
+                     f"{fmt_latency(p_new)} {fmt_marked_change(seed)}",
                      f"{fmt_fig(nm, doc)} {judge_cell(doc, label, new, b, n, 'read-us', seed)}"])
         if has_ext:
             # pagelab's extension: judged against the baseline, no seed figure
