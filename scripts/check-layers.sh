@@ -31,7 +31,7 @@ rank_of_header() {
 	case "$1" in
 	base.h | compiler.h | list.h | rcu.h | fault_inject.h | metric.h) echo 0 ;;
 	maple_tree.h | gfp_types.h) echo 1 ;;
-	mm.h | mm_types.h | config.h) echo 2 ;;
+	mm.h | mm_types.h | config.h | compaction.h) echo 2 ;;
 	vmalloc.h | percpu.h | kvfree_rcu.h) echo 3 ;;
 	machine.h | pagelab.h) echo 4 ;;
 	trace.h | snapshot.h | replay.h | evstream.h) echo 5 ;;

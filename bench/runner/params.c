@@ -111,7 +111,7 @@ static const struct param_spec specs[] = {
 	{ NULL, "monitor", PK_NUM, 0, 1, NULL },
 	{ NULL, "monitor_ms", PK_NUM, 1, 1000, NULL },	/* the run waits out a period */
 	{ NULL, "churn", PK_NUM, 0, 1, NULL },
-	{ NULL, "what", PK_NAMES, 0, 0, "buddyinfo,pagetypeinfo,zoneinfo,vmallocinfo,vmstat,lock_stat,events" },
+	{ NULL, "what", PK_NAMES, 0, 0, "buddyinfo,pagetypeinfo,zoneinfo,vmallocinfo,vmstat,extfrag_index,unusable_index,lock_stat,events" },
 	{ NULL, "workload", PK_NAME, 0, 0, "fresh,churn" },
 	{ NULL, "live", PK_NUMLIST, 1, 100000000UL, NULL },
 	{ NULL, "align", PK_POW2LIST, 1, 1UL << 20, NULL },

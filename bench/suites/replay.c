@@ -57,6 +57,8 @@ struct side {
 	double state_tvd;	/* loaded state's buddyinfo against the snapshot's */
 	struct pl_snapshot_gap gap;	/* the kernel's side: do the snapshots bracket the trace? */
 	bool has_gap;
+	unsigned long vmstat_pressure[NR_PL_VMSTAT_PRESSURE];	/* the kernel's, after - before */
+	bool has_vmstat_pressure;
 	long tick_ms;		/* vCPU 0's phase in the run reported (tick_probe()), else -1 */
 	long probe_ms[PL_TICK_PROBES];			/* vCPU 0's phase in each probe */
 	unsigned long probe_drain_calls[PL_TICK_PROBES];	/* and its drain calls */
@@ -206,6 +208,7 @@ static void kernel_side(const struct artifact *a, const struct pl_snapshot *befo
 			exit(1);
 		}
 	}
+	pl_trace_score_pressure_finish(&k->score);
 	*stats = *pl_trace_get_stats(r);
 	pl_trace_close(r);
 	if (pl_evstream_finish(es)) {
@@ -237,6 +240,8 @@ static void kernel_side(const struct artifact *a, const struct pl_snapshot *befo
 				for (unsigned int c = 0; c < after.zone[z].nr_pcp_cpus; c++)
 					k->pcp_pages += (unsigned long)after.zone[z].pcp_count[c];
 			k->has_gap = before && !pl_snapshot_gap(before, &after, &k->score, &k->gap);
+			k->has_vmstat_pressure = !pl_snapshot_pressure_delta(before, &after,
+									     k->vmstat_pressure);
 		}
 	}
 }
@@ -463,6 +468,21 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	s->nr_cpus = m->nr_cpus;
 	pl_events_sum(m, s->mm_ev);
 	s->score.vmalloc_purges = s->mm_ev[PL_EV_VMAP_PURGE];
+	/* pagelab's compaction and kswapd, by its own counters (no tracepoint) */
+	s->score.pr.compact_stalls = s->mm_ev[PL_EV_COMPACT_STALL];
+	s->score.pr.compact_successes = s->mm_ev[PL_EV_COMPACT_SUCCESS];
+	s->score.pr.compact_failures = s->mm_ev[PL_EV_COMPACT_FAIL];
+	s->score.pr.compact_runs = s->mm_ev[PL_EV_COMPACT_RUN];
+	s->score.pr.compact_isolated_free = s->mm_ev[PL_EV_COMPACT_ISOLATED_FREE];
+	s->score.pr.compact_isolated_migrate = s->mm_ev[PL_EV_COMPACT_ISOLATED] -
+					       s->mm_ev[PL_EV_COMPACT_ISOLATED_FREE];
+	s->score.pr.compact_migrate_scanned = s->mm_ev[PL_EV_COMPACT_MIGRATE_SCANNED];
+	s->score.pr.compact_free_scanned = s->mm_ev[PL_EV_COMPACT_FREE_SCANNED];
+	s->score.pr.compact_migrated = s->mm_ev[PL_EV_PGMIGRATE_SUCCESS];
+	s->score.pr.pgmigrate_success = s->mm_ev[PL_EV_PGMIGRATE_SUCCESS];
+	s->score.pr.pgmigrate_fail = s->mm_ev[PL_EV_PGMIGRATE_FAIL];
+	s->score.pr.compact_deferred = s->mm_ev[PL_EV_COMPACT_DEFERRED];
+	s->score.pr.kswapd_wakes = s->mm_ev[PL_EV_KSWAPD_RUN];
 	bench_zone_lock_stat(m, &ls);
 	s->zone_lock_actual = ls.acquisitions;
 	s->has_mm = true;
@@ -670,6 +690,28 @@ static void print_arr(const unsigned long *v, int n)
 	putchar(']');
 }
 
+/* The pressure counters of a score, as JSON members of "counters". */
+static void print_pressure(const struct pl_trace_pressure *p)
+{
+	printf(", \"compact_stalls\": %lu, \"compact_successes\": %lu, \"compact_failures\": %lu, "
+	       "\"compact_runs\": %lu, \"compact_runs_success\": %lu, "
+	       "\"compact_migrate_scanned\": %lu, \"compact_free_scanned\": %lu, "
+	       "\"compact_isolated_migrate\": %lu, \"compact_isolated_free\": %lu, "
+	       "\"compact_migrated\": %lu, \"compact_migrate_failed\": %lu, "
+	       "\"pgmigrate_success\": %lu, \"pgmigrate_fail\": %lu, \"contig_migrated\": %lu, "
+	       "\"compact_deferred\": %lu, \"kcompactd_wakes\": %lu, \"wakeup_kcompactd\": %lu, "
+	       "\"kswapd_wakes\": %lu, \"wakeup_kswapd\": %lu, \"kswapd_freed_pages\": %lu, "
+	       "\"direct_reclaims\": %lu, \"direct_reclaimed\": %lu, \"alloc_failures\": %lu, "
+	       "\"alloc_failures_high_order\": %lu",
+	       p->compact_stalls, p->compact_successes, p->compact_failures, p->compact_runs,
+	       p->compact_runs_success, p->compact_migrate_scanned, p->compact_free_scanned,
+	       p->compact_isolated_migrate, p->compact_isolated_free, p->compact_migrated,
+	       p->compact_migrate_failed, p->pgmigrate_success, p->pgmigrate_fail,
+	       p->contig_migrated, p->compact_deferred, p->kcompactd_wakes, p->wakeup_kcompactd,
+	       p->kswapd_wakes, p->wakeup_kswapd, p->kswapd_freed_pages, p->direct_reclaims,
+	       p->direct_reclaimed, p->alloc_failures, p->alloc_failures_high_order);
+}
+
 static void emit_json(const struct bench *b, const struct side *s, const struct pl_trace_stats *st)
 {
 	const struct pl_trace_score *c = &s->score;
@@ -696,6 +738,7 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 	       c->fallback_change_ownership, c->fallback_pageblocks_claimed,
 	       pl_trace_score_zone_lock(c), c->buddy_direct_allocs, c->buddy_direct_frees, c->allocs,
 	       c->frees, c->vmalloc_allocs, c->vmalloc_purges);
+	print_pressure(&c->pr);
 	printf(", \"drained_pages_by_order_mt\": [");
 	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
 		printf(o ? ", " : "");
@@ -707,7 +750,15 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 		       "\"free_pages_by_order_end\": ", s->nr_free, s->pcp_pages);
 		print_arr(s->free_by_order, NR_PAGE_ORDERS);
 	}
-	printf("}, \"warnings\": {");
+	printf("}");
+	if (s->has_vmstat_pressure) {
+		printf(", \"vmstat_pressure\": {");
+		for (int i = 0; i < NR_PL_VMSTAT_PRESSURE; i++)
+			printf("%s\"%s\": %lu", i ? ", " : "", pl_vmstat_pressure_names[i],
+			       s->vmstat_pressure[i]);
+		putchar('}');
+	}
+	printf(", \"warnings\": {");
 	for (int w = 0, first = 1; w < NR_PL_TRACE_WARN; w++)
 		if (s->warn[w]) {
 			printf("%s\"%s\": %lu", first ? "" : ", ", pl_trace_warn_names[w], s->warn[w]);
@@ -763,6 +814,28 @@ static void emit_text(FILE *f, const struct side *s)
 		c->pcp_refills ? (double)c->pcp_refill_pages / (double)c->pcp_refills : 0.0,
 		c->pcp_drain_calls, c->pcp_drained_pages, c->fallback_events,
 		pl_trace_score_zone_lock(c));
+	if (c->pr.compact_runs || c->pr.kswapd_wakes || c->pr.direct_reclaims ||
+	    c->pr.alloc_failures || c->pr.kswapd_freed_pages)
+		fprintf(f, "%-8s %-18s compaction stalls %lu (success %lu, fail %lu)  isolated %lu+%lu  "
+			"migrated %lu  kswapd wakes %lu (freed %lu)  direct reclaim %lu (%lu pages)  "
+			"failed allocs %lu (order>0 %lu)\n", "", "", c->pr.compact_stalls,
+			c->pr.compact_successes, c->pr.compact_failures, c->pr.compact_isolated_migrate,
+			c->pr.compact_isolated_free, c->pr.compact_migrated, c->pr.kswapd_wakes,
+			c->pr.kswapd_freed_pages, c->pr.direct_reclaims, c->pr.direct_reclaimed,
+			c->pr.alloc_failures, c->pr.alloc_failures_high_order);
+	if (s->has_vmstat_pressure) {
+		const unsigned long *v = s->vmstat_pressure;
+
+		if (v[PL_VP_compact_stall] || v[PL_VP_pgscan_kswapd] || v[PL_VP_pgscan_direct] ||
+		    v[PL_VP_pgmigrate_success] || v[PL_VP_compact_daemon_wake])
+			fprintf(f, "%-8s %-18s vmstat: compact_stall %lu success %lu fail %lu  "
+				"compact_isolated %lu  pgmigrate_success %lu  compact_daemon_wake %lu  "
+				"pgsteal_kswapd %lu  pgsteal_direct %lu  pageoutrun %lu\n", "", "",
+				v[PL_VP_compact_stall], v[PL_VP_compact_success], v[PL_VP_compact_fail],
+				v[PL_VP_compact_isolated], v[PL_VP_pgmigrate_success],
+				v[PL_VP_compact_daemon_wake], v[PL_VP_pgsteal_kswapd],
+				v[PL_VP_pgsteal_direct], v[PL_VP_pageoutrun]);
+	}
 }
 
 /* Total variation distance of two free-pages-by-order distributions. */

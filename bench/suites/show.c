@@ -2,6 +2,7 @@
 /*
  * show.c - the kernel's /proc reports of a machine after a chosen workload:
  * `pagelab-bench show what=buddyinfo,pagetypeinfo,zoneinfo,vmstat,lock_stat,events
+ * (also extfrag_index, unusable_index: debugfs extfrag/)
  * workload=fresh|churn` (events: all of pagelab's counters, /proc/vmstat-style
  * but with pagelab's names, not a kernel report; vmstat is the kernel's).
  * lock_stat turns lock_stat=1 on unless the run says lock_stat=0 (then the
@@ -62,6 +63,8 @@ static const struct report reports[] = {
 	{ "zoneinfo", pl_show_zoneinfo },
 	{ "vmallocinfo", pl_show_vmallocinfo },
 	{ "vmstat", pl_show_vmstat },
+	{ "extfrag_index", pl_show_extfrag_index },
+	{ "unusable_index", pl_show_unusable_index },
 	{ "lock_stat", pl_show_lock_stat },
 	{ "events", show_events },
 };
@@ -116,7 +119,7 @@ static int run(struct bench *b)
 		if (!r) {
 			fprintf(stderr, "pagelab-bench: show: unknown report '%s' "
 				"(buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, vmstat, "
-				"lock_stat, events)\n", tok);
+				"extfrag_index, unusable_index, lock_stat, events)\n", tok);
 			return 2;
 		}
 		if (nr < (int)ARRAY_SIZE(want))

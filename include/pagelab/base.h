@@ -333,7 +333,20 @@ void pl_lock_stat_print(struct pl_seq *s, struct pl_lock_class_stat *classes, un
 	X(PGALLOC_DMA, "pages allocated from ZONE_DMA (the kernel's pgalloc_dma)") \
 	X(PGALLOC_DMA32, "pages allocated from ZONE_DMA32 (pgalloc_dma32)")   \
 	X(PGALLOC_NORMAL, "pages allocated from ZONE_NORMAL (pgalloc_normal)") \
-	X(PCP_SPLIT, "halvings of owned chunks under pcp->lock (pcp_owner)")
+	X(PCP_SPLIT, "halvings of owned chunks under pcp->lock (pcp_owner)") \
+	X(COMPACT_RUN, "compact_zone() runs (mm_compaction_begin)")            \
+	X(COMPACT_STALL, "direct compactions that compacted (compact_stall)")  \
+	X(COMPACT_SUCCESS, "direct compactions that made the page (compact_success)") \
+	X(COMPACT_FAIL, "direct compactions that did not (compact_fail)")      \
+	X(COMPACT_MIGRATE_SCANNED, "pages the migrate scanner looked at (compact_migrate_scanned)") \
+	X(COMPACT_FREE_SCANNED, "pages the free scanner looked at (compact_free_scanned)") \
+	X(COMPACT_ISOLATED, "pages compaction isolated, both scanners (compact_isolated)") \
+	X(COMPACT_ISOLATED_FREE, "free pages the free scanner isolated")         \
+	X(COMPACT_DEFER, "zones deferred after a failed compaction (defer_compaction)") \
+	X(COMPACT_DEFERRED, "compactions skipped for deferral (compaction_deferred)") \
+	X(COMPACT_CAPTURE, "blocks a direct compactor captured as they merged")  \
+	X(PGMIGRATE_SUCCESS, "pages migrated (pgmigrate_success)")              \
+	X(PGMIGRATE_FAIL, "isolated blocks not migrated (pgmigrate_fail)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

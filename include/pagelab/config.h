@@ -205,6 +205,7 @@ struct pl_config {
 	unsigned long watermark_scale_factor;
 	unsigned long watermark_boost_factor;
 	unsigned long percpu_pagelist_high_fraction;
+	unsigned int extfrag_threshold;	/* vm.extfrag_threshold + 1; 0: the default 500 */
 };
 
 /* pl_config.watermark_boost_factor: the sysctl's 0, boosting off. */

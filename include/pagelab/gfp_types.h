@@ -22,6 +22,8 @@ typedef unsigned int gfp_t;
 #define __GFP_DIRECT_RECLAIM	0x400u
 #define __GFP_KSWAPD_RECLAIM	0x800u
 #define __GFP_NOWARN		0x2000u
+#define __GFP_RETRY_MAYFAIL	0x4000u /* costly orders: reclaim and compact, then may fail */
+#define __GFP_NORETRY		0x10000u /* one round of reclaim and compaction only */
 #define __GFP_COMP		0x40000u
 #define __GFP_HARDWALL		0x100000u
 #define GFP_MOVABLE_MASK	(__GFP_MOVABLE | __GFP_RECLAIMABLE)

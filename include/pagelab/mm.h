@@ -118,7 +118,18 @@ struct pl_machine {
 	 */
 	bool kswapd_traced;
 	unsigned long kswapd_boost[MAX_NR_ZONES];
+	/* the holder of movable allocations (pl_set_migrate_ops()), NULL: none movable */
+	const struct pl_migrate_ops *migrate_ops;
+	void *migrate_ctx;
+	struct pl_zone_compact zone_compact[MAX_NR_ZONES];
+	int compact_capturing;	/* direct compactors running (atomic): see task_capc() */
 };
+
+/* zone_compact() - @zone's compaction state. */
+static inline struct pl_zone_compact *zone_compact(const struct zone *zone)
+{
+	return &zone->machine->zone_compact[zone->zone_idx];
+}
 
 #define for_each_zone(z, m) \
 	for ((z) = (m)->node_zones; (z) < (m)->node_zones + MAX_NR_ZONES; (z)++)

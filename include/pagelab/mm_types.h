@@ -374,8 +374,22 @@ struct zone {
 	unsigned long nr_pageblocks_mt[MIGRATE_TYPES];
 };
 
+/*
+ * A zone's compaction state (src/mm/compaction.c), kept in the machine
+ * rather than in struct zone (whose size the hot paths' index arithmetic
+ * sees): the kernel's zone->compact_* fields.
+ */
+struct pl_zone_compact {
+	unsigned long compact_cached_free_pfn;
+	unsigned long compact_cached_migrate_pfn[2];	/* [0] async, [1] sync */
+	unsigned int compact_considered, compact_defer_shift;
+	int compact_order_failed;
+	bool compact_blockskip_flush;
+};
+
 #define PB_migratetype_mask	0x07u
 #define PB_migrate_isolate	0x08u
+#define PB_migrate_skip		0x10u	/* compaction: nothing to do in this block */
 
 static inline bool populated_zone(const struct zone *zone) { return zone->present_pages != 0; }
 static inline unsigned long zone_end_pfn(const struct zone *zone)

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "mm_types.h"
 #include "mm.h"
+#include "compaction.h"
 #include "fault_inject.h"
 #include "vmalloc.h"
 #include "machine.h"

@@ -44,6 +44,27 @@ struct pl_snap_zone {
 	bool has_pagetypeinfo;
 };
 
+/*
+ * /proc/vmstat's memory-pressure counters a snapshot keeps (allocstall is
+ * the sum of allocstall_<zone>).
+ */
+#define PL_VMSTAT_PRESSURE(X)                                                   \
+	X(compact_stall) X(compact_success) X(compact_fail)                    \
+	X(compact_migrate_scanned) X(compact_free_scanned) X(compact_isolated) \
+	X(compact_daemon_wake) X(compact_daemon_migrate_scanned)               \
+	X(compact_daemon_free_scanned) X(pgmigrate_success) X(pgmigrate_fail)  \
+	X(pgscan_kswapd) X(pgscan_direct) X(pgsteal_kswapd) X(pgsteal_direct)  \
+	X(kswapd_low_wmark_hit_quickly) X(kswapd_high_wmark_hit_quickly)       \
+	X(pageoutrun) X(allocstall) X(thp_fault_alloc) X(thp_fault_fallback)
+
+enum pl_vmstat_pressure {
+#define PL_VP_ENUM(name) PL_VP_##name,
+	PL_VMSTAT_PRESSURE(PL_VP_ENUM)
+#undef PL_VP_ENUM
+	NR_PL_VMSTAT_PRESSURE
+};
+extern const char *const pl_vmstat_pressure_names[NR_PL_VMSTAT_PRESSURE];
+
 /**
  * struct pl_snapshot - a kernel's /proc/{buddyinfo,pagetypeinfo,zoneinfo,
  * vmstat} as read by pl_snapshot_read().
@@ -62,6 +83,9 @@ struct pl_snap_zone {
  * @pgalloc, @pgfree: vmstat's pgalloc_* summed over zones, and pgfree: pages
  *                   allocated and freed since boot; @has_pgalloc if vmstat
  *                   had both.
+ * @pressure:        vmstat's PL_VMSTAT_PRESSURE counters since boot;
+ *                   @has_pressure if vmstat had compact_stall (a kernel
+ *                   without CONFIG_COMPACTION has none of them).
  */
 struct pl_snapshot {
 	struct pl_snap_zone zone[PL_SNAP_MAX_ZONES];
@@ -74,7 +98,18 @@ struct pl_snapshot {
 	bool has_vmstat;
 	unsigned long pgalloc, pgfree;
 	bool has_pgalloc;
+	unsigned long pressure[NR_PL_VMSTAT_PRESSURE];
+	bool has_pressure;
 };
+
+/**
+ * pl_snapshot_pressure_delta() - @after's pressure counters less @before's.
+ * Return: 0, or -ENODATA (@out untouched) if either lacks them (an old
+ * snapshot) or a counter went backwards (two boots).
+ */
+int pl_snapshot_pressure_delta(const struct pl_snapshot *before, const struct pl_snapshot *after,
+			       unsigned long out[NR_PL_VMSTAT_PRESSURE]);
+
 
 /**
  * pl_snapshot_read() - read the snapshot files of directory @dir (any of
@@ -188,6 +223,14 @@ struct pl_loaded_state *pl_machine_load_state(struct pl_machine *m, const struct
  * needed) or NULL when the loaded state has none left.
  */
 struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int mt);
+
+/**
+ * pl_state_holds() - is @pfn a page the state holds (allocated before the
+ * trace, not yet given back)? pl_state_moved() - compaction moved the held
+ * page at @src to @dst: the state holds @dst instead.
+ */
+bool pl_state_holds(const struct pl_loaded_state *st, unsigned long pfn);
+void pl_state_moved(struct pl_loaded_state *st, unsigned long src, unsigned long dst);
 
 /**
  * pl_state_onlining() - is the kernel's free of the MAX_PAGE_ORDER block at

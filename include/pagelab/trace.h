@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "mm.h"
+#include "compaction.h"
 
 /* ---- events ----------------------------------------------------------------- */
 
@@ -35,8 +36,46 @@ enum pl_trace_type {
 	PL_TRACE_FREE_VMAP_AREA,	/* vmalloc/free_vmap_area_noflush */
 	PL_TRACE_PURGE_VMAP_AREA,	/* vmalloc/purge_vmap_area_lazy */
 	PL_TRACE_PERCPU,		/* percpu/<any>: parsed and counted */
+	/* memory pressure: compaction/, migrate/ and vmscan/ (PL_TRACE_PRESSURE_FIRST on) */
+	PL_TRACE_COMPACT_TRY,		/* mm_compaction_try_to_compact_pages: direct compaction */
+	PL_TRACE_COMPACT_BEGIN,		/* mm_compaction_begin: compact_zone() starts */
+	PL_TRACE_COMPACT_END,		/* mm_compaction_end: ... and ends (status) */
+	PL_TRACE_COMPACT_ISOLATE_MIGRATE, /* mm_compaction_isolate_migratepages */
+	PL_TRACE_COMPACT_ISOLATE_FREE,	/* mm_compaction_isolate_freepages */
+	PL_TRACE_COMPACT_FAST_ISOLATE_FREE, /* mm_compaction_fast_isolate_freepages */
+	PL_TRACE_COMPACT_MIGRATEPAGES,	/* mm_compaction_migratepages: one migrate_pages() */
+	PL_TRACE_COMPACT_SUITABLE,	/* mm_compaction_suitable */
+	PL_TRACE_COMPACT_FINISHED,	/* mm_compaction_finished */
+	PL_TRACE_COMPACT_DEFERRED,	/* mm_compaction_deferred */
+	PL_TRACE_COMPACT_DEFER,		/* mm_compaction_defer_compaction */
+	PL_TRACE_COMPACT_DEFER_RESET,	/* mm_compaction_defer_reset */
+	PL_TRACE_WAKEUP_KCOMPACTD,	/* mm_compaction_wakeup_kcompactd */
+	PL_TRACE_KCOMPACTD_WAKE,	/* mm_compaction_kcompactd_wake */
+	PL_TRACE_KCOMPACTD_SLEEP,	/* mm_compaction_kcompactd_sleep */
+	PL_TRACE_MIGRATE_PAGES,		/* migrate/mm_migrate_pages */
+	PL_TRACE_MIGRATE_PAGES_START,	/* migrate/mm_migrate_pages_start */
+	PL_TRACE_WAKEUP_KSWAPD,		/* vmscan/mm_vmscan_wakeup_kswapd */
+	PL_TRACE_KSWAPD_WAKE,		/* vmscan/mm_vmscan_kswapd_wake */
+	PL_TRACE_KSWAPD_SLEEP,		/* vmscan/mm_vmscan_kswapd_sleep */
+	PL_TRACE_DIRECT_RECLAIM_BEGIN,	/* vmscan/mm_vmscan_direct_reclaim_begin */
+	PL_TRACE_DIRECT_RECLAIM_END,	/* vmscan/mm_vmscan_direct_reclaim_end */
 	NR_PL_TRACE_TYPES
 };
+
+#define PL_TRACE_PRESSURE_FIRST PL_TRACE_COMPACT_TRY
+
+/* enum pl_compact_result (compaction.h): mm_compaction_end's status=, _suitable's ret= */
+extern const char *const pl_compact_result_names[NR_PL_COMPACT_RESULTS];
+
+/* The kernel's enum migrate_reason, as mm_migrate_pages prints it (reason=). */
+enum pl_migrate_reason {
+	PL_MR_COMPACTION, PL_MR_MEMORY_FAILURE, PL_MR_MEMORY_HOTPLUG, PL_MR_SYSCALL,
+	PL_MR_MEMPOLICY_MBIND, PL_MR_NUMA_MISPLACED, PL_MR_CONTIG_RANGE, PL_MR_LONGTERM_PIN,
+	PL_MR_DEMOTION, PL_MR_DAMON, NR_PL_MR_REASONS
+};
+extern const char *const pl_migrate_reason_names[NR_PL_MR_REASONS];
+
+extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
 
 extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
 
@@ -62,6 +101,27 @@ extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
  *          such as vmstat_update, ran the event.
  * @kswapd: the task column names kswapd (kswapd0, kswapd1...): its reclaim
  *          freed the page.
+ * The memory-pressure events (types from PL_TRACE_PRESSURE_FIRST) also fill
+ * these, from @pid on; the parser writes them for those events only (a page
+ * event leaves them as they were):
+ * @pid:    the task column's pid (-1 if the line has none): direct
+ *          compaction and reclaim are a task's, which may change CPU.
+ * @start_pfn, @end_pfn, @nr_scanned, @nr_taken: an isolate event's range
+ *          and counts (for a freepages event, pages taken off the buddy).
+ * @migrate_pfn, @free_pfn, @zone_start, @zone_end: compact_zone()'s
+ *          scanners at mm_compaction_begin/_end.
+ * @sync:   compaction's mode=sync (1) or async (0); migrate events' mode
+ *          (MIGRATE_ASYNC 0, _SYNC_LIGHT 1, _SYNC 2).
+ * @status: mm_compaction_end's status, _suitable's and _finished's ret
+ *          (enum pl_compact_result).
+ * @priority: mm_compaction_try_to_compact_pages's priority.
+ * @nr_succeeded, @nr_failed: mm_migrate_pages's nr_succeeded/nr_failed
+ *          and mm_compaction_migratepages's nr_migrated/nr_failed.
+ * @reason: mm_migrate_pages(_start)'s reason (enum pl_migrate_reason).
+ * @order_failed, @considered, @defer_limit: the deferral events' fields.
+ * @nr_reclaimed: mm_vmscan_direct_reclaim_end's nr_reclaimed.
+ * @order also holds the order of the pressure events that print one
+ * (-1: proactive compaction's mm_compaction_finished).
  */
 struct pl_trace_event {
 	enum pl_trace_type type;
@@ -84,6 +144,13 @@ struct pl_trace_event {
 	long nr_lazy;	/* free_vmap_area_noflush: the kernel's vmap_lazy_nr after it; -1 absent */
 	bool kworker;
 	bool kswapd;
+	int pid;
+	unsigned long start_pfn, end_pfn, nr_scanned, nr_taken;
+	unsigned long migrate_pfn, free_pfn, zone_start, zone_end;
+	int sync, status, priority, reason, order_failed;
+	unsigned int considered;
+	unsigned long defer_limit;
+	unsigned long nr_succeeded, nr_failed, nr_reclaimed;
 };
 
 /* ---- warnings ------------------------------------------------------------ */
@@ -213,8 +280,66 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
  *                 ioremap or vm_map_ram area takes none: an upper bound).
  * @vmalloc_allocs, @vmalloc_purges: alloc_vmap_area (not failed) and
  *                 purge_vmap_area_lazy with num_purged > 0.
+ * @pr:            memory pressure (struct pl_trace_pressure).
  */
 #define PL_SCORE_MAX_CPUS 1024
+
+/*
+ * Direct compaction and reclaim are a task's; a small table keyed by pid
+ * follows each task's open try_to_compact_pages() (pid % size; a collision
+ * of two tasks compacting at once costs one stall's attribution).
+ */
+#define PL_SCORE_TASKS 256
+
+/**
+ * struct pl_trace_pressure - what a trace shows of compaction, migration
+ * and reclaim, by the kernel's vmstat definitions where it can:
+ * @compact_stalls: __alloc_pages_direct_compact() calls that compacted
+ *                 (COMPACTSTALL): a try_to_compact_pages event whose task
+ *                 then begins a compact_zone() (all zones skipped or
+ *                 deferred is COMPACT_SKIPPED, not a stall).
+ * @compact_successes: stalls in which a compact_zone() of that task ended
+ *                 status=success (COMPACTSUCCESS, less the rare page
+ *                 another task takes first); @compact_failures the rest.
+ * @compact_runs:  compact_zone() runs (mm_compaction_begin), direct, by
+ *                 kcompactd and proactive; @compact_runs_success their
+ *                 mm_compaction_end status=success.
+ * @compact_migrate_scanned, @compact_free_scanned: nr_scanned of the
+ *                 isolate_migratepages and (fast_)isolate_freepages events.
+ * @compact_isolated_migrate, @compact_isolated_free: their nr_taken; the
+ *                 sum is vmstat's compact_isolated.
+ * @compact_migrated, @compact_migrate_failed: mm_compaction_migratepages.
+ * @pgmigrate_success, @pgmigrate_fail: mm_migrate_pages, every reason
+ *                 (vmstat's pgmigrate_*); @contig_migrated: reason
+ *                 contig_range's successes.
+ * @compact_deferred: mm_compaction_deferred (a zone skipped for deferral).
+ * @kcompactd_wakes: mm_compaction_kcompactd_wake; @wakeup_kcompactd its
+ *                 wakeups.
+ * @kswapd_wakes:  mm_vmscan_kswapd_wake (a balance_pgdat() run);
+ *                 @wakeup_kswapd: mm_vmscan_wakeup_kswapd.
+ * @kswapd_freed_pages: pages of the mm_page_free events of kswapd's task:
+ *                 what its reclaim freed (vmstat's pgsteal_kswapd, less
+ *                 pages freed later, e.g. by a pagevec).
+ * @direct_reclaims, @direct_reclaimed: mm_vmscan_direct_reclaim_begin and
+ *                 the nr_reclaimed of _end (vmstat's pgsteal_direct).
+ * @alloc_failures, @alloc_failures_high_order: failed mm_page_alloc, and
+ *                 those of order > 0.
+ */
+struct pl_trace_pressure {
+	unsigned long compact_stalls, compact_successes, compact_failures;
+	unsigned long compact_runs, compact_runs_success;
+	unsigned long compact_migrate_scanned, compact_free_scanned;
+	unsigned long compact_isolated_migrate, compact_isolated_free;
+	unsigned long compact_migrated, compact_migrate_failed;
+	unsigned long pgmigrate_success, pgmigrate_fail, contig_migrated;
+	unsigned long compact_deferred, kcompactd_wakes, wakeup_kcompactd;
+	unsigned long kswapd_wakes, wakeup_kswapd, kswapd_freed_pages;
+	unsigned long direct_reclaims, direct_reclaimed;
+	unsigned long alloc_failures, alloc_failures_high_order;
+	/* per task: 0 none, 1 try_to_compact_pages seen, 2 a stall, 3 a stall that succeeded */
+	int task_pid[PL_SCORE_TASKS];
+	signed char task_state[PL_SCORE_TASKS];
+};
 
 struct pl_trace_score {
 	unsigned long pcp_refills, pcp_refill_pages;
@@ -228,6 +353,7 @@ struct pl_trace_score {
 	unsigned long allocs, frees;
 	unsigned long alloc_pages, free_pages, vmalloc_area_pages;
 	unsigned long vmalloc_allocs, vmalloc_purges;
+	struct pl_trace_pressure pr;
 	/* per-CPU run state and refills, for the timeline */
 	unsigned int nr_cpus;
 	unsigned long refills_per_cpu[PL_SCORE_MAX_CPUS];
@@ -239,6 +365,11 @@ struct pl_trace_score {
 void pl_trace_score_init(struct pl_trace_score *s);
 /** pl_trace_score_event() - account one event (CPUs >= PL_SCORE_MAX_CPUS are ignored). */
 void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event *ev);
+/**
+ * pl_trace_score_pressure_finish() - at the end of the stream: the direct
+ * compactions still open count as failed or succeeded by what they showed.
+ */
+void pl_trace_score_pressure_finish(struct pl_trace_score *s);
 /** pl_trace_score_zone_lock() - the zone->lock acquisition estimate of @s. */
 unsigned long pl_trace_score_zone_lock(const struct pl_trace_score *s);
 

@@ -45,7 +45,16 @@ EVENTS = [
     "kmem/mm_page_alloc_zone_locked", "kmem/mm_page_pcpu_drain", "kmem/mm_page_alloc_extfrag",
     "vmalloc/alloc_vmap_area", "vmalloc/free_vmap_area_noflush", "vmalloc/purge_vmap_area_lazy",
 ]
-OPTIONAL_SYSTEMS = ("percpu",)   # every event of these systems, where the kernel has them
+# Memory pressure: compaction's and migration's work and kswapd's and direct
+# reclaim's windows, where the kernel has them (a replay and the kernel-side
+# score read them; a trace without them still replays).
+PRESSURE_EVENTS = [
+    "migrate/mm_migrate_pages", "migrate/mm_migrate_pages_start",
+    "vmscan/mm_vmscan_kswapd_wake", "vmscan/mm_vmscan_kswapd_sleep",
+    "vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_direct_reclaim_begin",
+    "vmscan/mm_vmscan_direct_reclaim_end",
+]
+OPTIONAL_SYSTEMS = ("percpu", "compaction")   # every event of these systems, where the kernel has them
 REQUIRED = {"kmem/mm_page_alloc", "kmem/mm_page_free", "kmem/mm_page_alloc_zone_locked",
             "kmem/mm_page_pcpu_drain"}
 TRACE_NAME = "trace.txt.zst"
@@ -96,9 +105,9 @@ def ensure_tracefs(root: Path = TRACEFS) -> Path:
 
 
 def available_events(root: Path = TRACEFS) -> list[str]:
-    """EVENTS that this kernel has, plus every event of OPTIONAL_SYSTEMS."""
+    """EVENTS and PRESSURE_EVENTS that this kernel has, plus every event of OPTIONAL_SYSTEMS."""
     ev = root / "events"
-    have = [e for e in EVENTS if (ev / e / "enable").exists()]
+    have = [e for e in EVENTS + PRESSURE_EVENTS if (ev / e / "enable").exists()]
     missing = REQUIRED - set(have)
     if missing:
         raise TraceError(f"this kernel lacks the tracepoint {sorted(missing)[0]}")

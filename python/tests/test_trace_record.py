@@ -251,6 +251,25 @@ def test_missing_required_tracepoint(tmp_path):
         trace_record.available_events(root)
 
 
+def test_pressure_events_where_the_kernel_has_them(tmp_path):
+    """compaction/*, migrate/ and the vmscan wake/sleep/direct-reclaim events are
+    recorded where the kernel has them; a kernel without them still records."""
+    root = tmp_path / "tracefs"
+    for e in trace_record.EVENTS:
+        (root / "events" / e).mkdir(parents=True)
+        (root / "events" / e / "enable").write_text("0")
+    assert not any(e.startswith(("compaction/", "migrate/", "vmscan/"))
+                   for e in trace_record.available_events(root))
+    extra = trace_record.PRESSURE_EVENTS + ["compaction/mm_compaction_begin",
+                                            "compaction/mm_compaction_end"]
+    for e in extra + ["vmscan/mm_vmscan_lru_isolate"]:
+        (root / "events" / e).mkdir(parents=True)
+        (root / "events" / e / "enable").write_text("0")
+    have = trace_record.available_events(root)
+    assert set(extra) <= set(have)
+    assert "vmscan/mm_vmscan_lru_isolate" not in have   # one event a page: not recorded
+
+
 def test_lost_marker_counting(tmp_path, monkeypatch):
     """PipeDrain counts '[LOST N EVENTS]' markers, also split across reads, apart from events."""
     inst = tmp_path / "inst"

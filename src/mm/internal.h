@@ -7,6 +7,7 @@
 #define PAGELAB_MM_INTERNAL_H
 
 #include <errno.h>
+#include "pagelab/compaction.h"
 #include "pagelab/mm.h"
 
 /* alloc_flags, as mm/internal.h */
@@ -261,6 +262,67 @@ struct page *__alloc_pages_slowpath(struct pl_machine *m, gfp_t gfp, unsigned in
 void reserve_highatomic_pageblock(struct page *page, unsigned int order, struct zone *zone);
 bool boost_watermark(struct zone *zone);
 void wakeup_kswapd(struct zone *zone, unsigned int order, int highest_zoneidx);
+
+/* mm/compaction.c */
+#define COMPACT_CLUSTER_MAX	32	/* SWAP_CLUSTER_MAX: blocks isolated per round */
+enum migrate_mode { MIGRATE_ASYNC, MIGRATE_SYNC_LIGHT, MIGRATE_SYNC };
+
+/*
+ * struct compact_control - one compact_zone() run, as the kernel's: the
+ * scanners' positions, what they isolated (free blocks by order; movable
+ * blocks and their orders), the request and the run's switches.
+ */
+struct compact_control {
+	struct list_head freepages[NR_PAGE_ORDERS];
+	struct page *migratepages[COMPACT_CLUSTER_MAX];
+	unsigned int migrate_order[COMPACT_CLUSTER_MAX];
+	unsigned long nr_freepages;
+	unsigned int nr_migratepages;
+	unsigned long free_pfn, migrate_pfn;
+	struct zone *zone;
+	unsigned long total_migrate_scanned, total_free_scanned;
+	unsigned long nr_migrate_pages_isolated, nr_migrated;
+	gfp_t gfp_mask;
+	int order, migratetype;
+	unsigned int alloc_flags;
+	int highest_zoneidx;
+	enum migrate_mode mode;
+	bool ignore_skip_hint, no_set_skip_hint, ignore_block_suitable;
+	bool direct_compaction, whole_zone;
+};
+
+/* The direct compactor's wish: a block of its order freed while it runs. */
+struct capture_control {
+	struct compact_control *cc;
+	struct page *page;
+};
+
+/* The calling thread's capture control (the kernel's current->capture_control). */
+extern _Thread_local struct capture_control *pl_capture_control;
+
+/* task_capc(): the running direct compactor's capture control for @zone, or NULL. */
+static inline struct capture_control *task_capc(const struct zone *zone)
+{
+	struct capture_control *capc = pl_capture_control;
+
+	return unlikely(capc) && capc->cc->zone == zone ? capc : NULL;
+}
+
+bool compaction_capture(struct capture_control *capc, struct page *page, unsigned int order,
+			int migratetype);
+enum pl_compact_result compact_zone(struct compact_control *cc, struct capture_control *capc);
+enum pl_compact_result try_to_compact_pages(struct pl_machine *m, gfp_t gfp, unsigned int order,
+					    unsigned int alloc_flags, int highest_zoneidx,
+					    enum compact_priority prio, struct page **capture);
+struct page *__alloc_pages_direct_compact(struct pl_machine *m, gfp_t gfp, unsigned int order,
+					  unsigned int alloc_flags, int highest_zoneidx,
+					  int migratetype, enum compact_priority prio,
+					  enum pl_compact_result *result);
+bool should_compact_retry(struct pl_machine *m, unsigned int order, int highest_zoneidx,
+			  enum pl_compact_result result, enum compact_priority *prio, int *retries);
+/* compact_gap(): free pages compaction wants beyond the watermark for its targets */
+static inline unsigned long compact_gap(unsigned int order) { return 2UL << order; }
+static inline bool is_migrate_movable(int mt) { return mt == MIGRATE_MOVABLE; }
 
 #define PAGE_FLAGS_CHECK_AT_FREE ((1UL << PG_reserved) | (1UL << PG_hwpoison))
 /* check_new_page() - a page taken off a free list must be clean; a bad one is reported and skipped. */

@@ -377,7 +377,11 @@ struct page *__alloc_pages_slowpath(struct pl_machine *m, gfp_t gfp, unsigned in
 				    int highest_zoneidx, int migratetype)
 {
 	bool can_direct_reclaim = gfp & __GFP_DIRECT_RECLAIM;
+	bool costly = order > PAGE_ALLOC_COSTLY_ORDER;
 	unsigned int alloc_flags = gfp_to_alloc_flags(gfp, order);
+	enum compact_priority prio = DEF_COMPACT_PRIORITY;
+	enum pl_compact_result compact_result = PL_COMPACT_SKIPPED;
+	int compaction_retries = 0, rounds = 0;
 	struct page *page;
 
 	if (alloc_flags & ALLOC_KSWAPD)
@@ -385,13 +389,43 @@ struct page *__alloc_pages_slowpath(struct pl_machine *m, gfp_t gfp, unsigned in
 	page = get_page_from_freelist(m, gfp, order, alloc_flags, highest_zoneidx, migratetype);
 	if (page || !can_direct_reclaim)
 		return page;
+	/* costly and unmovable high orders compact before reclaiming (async first) */
+	if (costly || (order && migratetype != MIGRATE_MOVABLE)) {
+		page = __alloc_pages_direct_compact(m, gfp, order, alloc_flags, highest_zoneidx,
+						    migratetype, INIT_COMPACT_PRIORITY,
+						    &compact_result);
+		if (page)
+			return page;
+		if (costly && (gfp & __GFP_NORETRY)) {
+			if (compact_result == PL_COMPACT_SKIPPED ||
+			    compact_result == PL_COMPACT_DEFERRED)
+				return NULL;
+			prio = INIT_COMPACT_PRIORITY;
+		}
+	}
 	for (;;) {
 		page = __alloc_pages_direct_reclaim(m, gfp, order, alloc_flags, highest_zoneidx,
 						    migratetype);
 		if (page)
 			return page;
+		page = __alloc_pages_direct_compact(m, gfp, order, alloc_flags, highest_zoneidx,
+						    migratetype, prio, &compact_result);
+		if (page)
+			return page;
+		if (gfp & __GFP_NORETRY)
+			return NULL;
 		/* Costly orders give up here without __GFP_RETRY_MAYFAIL. */
-		if (order > PAGE_ALLOC_COSTLY_ORDER)
+		if (costly && !(gfp & __GFP_RETRY_MAYFAIL))
+			return NULL;
+		/*
+		 * should_compact_retry(), bounded: reclaim frees nothing here, so
+		 * a retry can only differ by compaction's priority or a race.
+		 */
+		if (++rounds <= MAX_COMPACT_RETRIES &&
+		    should_compact_retry(m, order, highest_zoneidx, compact_result, &prio,
+					 &compaction_retries))
+			continue;
+		if (costly)
 			return NULL;
 		/* should_reclaim_retry() out of rounds: before OOM, exhaust the reserves. */
 		if (!unreserve_highatomic_pageblock(m, highest_zoneidx, migratetype, true))

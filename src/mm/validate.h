@@ -28,7 +28,7 @@
 #define PL_GFP_KNOWN                                                                          \
 	(__GFP_DMA32 | __GFP_MOVABLE | __GFP_RECLAIMABLE | __GFP_HIGH | __GFP_IO | __GFP_FS |  \
 	 __GFP_ZERO | __GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM | __GFP_NOWARN | __GFP_COMP | \
-	 __GFP_HARDWALL)
+	 __GFP_HARDWALL | __GFP_RETRY_MAYFAIL | __GFP_NORETRY)
 
 /*
  * A gfp mask pagelab refuses: bits it does not know, or both migratetype

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,26 @@ const char *const pl_trace_type_names[NR_PL_TRACE_TYPES] = {
 	"mm_page_alloc", "mm_page_free", "mm_page_free_batched", "mm_page_alloc_zone_locked",
 	"mm_page_pcpu_drain", "mm_page_alloc_extfrag", "alloc_vmap_area",
 	"free_vmap_area_noflush", "purge_vmap_area_lazy", "percpu",
+	"mm_compaction_try_to_compact_pages", "mm_compaction_begin", "mm_compaction_end",
+	"mm_compaction_isolate_migratepages", "mm_compaction_isolate_freepages",
+	"mm_compaction_fast_isolate_freepages", "mm_compaction_migratepages",
+	"mm_compaction_suitable", "mm_compaction_finished", "mm_compaction_deferred",
+	"mm_compaction_defer_compaction", "mm_compaction_defer_reset",
+	"mm_compaction_wakeup_kcompactd", "mm_compaction_kcompactd_wake",
+	"mm_compaction_kcompactd_sleep", "mm_migrate_pages", "mm_migrate_pages_start",
+	"mm_vmscan_wakeup_kswapd", "mm_vmscan_kswapd_wake", "mm_vmscan_kswapd_sleep",
+	"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end",
+};
+
+/* As include/trace/events/compaction.h and migrate.h print them. */
+const char *const pl_compact_result_names[NR_PL_COMPACT_RESULTS] = {
+	"not_suitable_zone", "skipped", "deferred", "no_suitable_page", "continue", "complete",
+	"partial_skipped", "contended", "success",
+};
+
+const char *const pl_migrate_reason_names[NR_PL_MR_REASONS] = {
+	"compaction", "memory_failure", "memory_hotplug", "syscall_or_cpuset", "mempolicy_mbind",
+	"numa_misplaced", "contig_range", "longterm_pin", "demotion", "damon",
 };
 
 const char *const pl_trace_warn_names[NR_PL_TRACE_WARN] = {
@@ -347,6 +368,10 @@ static gfp_t parse_gfp(const char *s, const char *end)
 			gfp |= __GFP_RECLAIM;
 		else if (tok_eq(t, n, "__GFP_KSWAPD_RECLAIM"))
 			gfp |= __GFP_KSWAPD_RECLAIM;
+		else if (tok_eq(t, n, "__GFP_RETRY_MAYFAIL"))
+			gfp |= __GFP_RETRY_MAYFAIL;
+		else if (tok_eq(t, n, "__GFP_NORETRY"))
+			gfp |= __GFP_NORETRY;
 	}
 	return gfp;
 }
@@ -355,6 +380,9 @@ static gfp_t parse_gfp(const char *s, const char *end)
 enum {
 	F_PFN = 1 << 0, F_ORDER = 1 << 1, F_MT = 1 << 2, F_REFILL = 1 << 3, F_FBORDER = 1 << 4,
 	F_FBMT = 1 << 5, F_OWN = 1 << 6, F_VA = 1 << 7, F_SIZE = 1 << 8, F_PURGED = 1 << 9,
+	F_MIGPFN = 1 << 10, F_FREEPFN = 1 << 11, F_RANGE = 1 << 12, F_SCANNED = 1 << 13,
+	F_TAKEN = 1 << 14, F_NRMIG = 1 << 15, F_STATUS = 1 << 16, F_SUCC = 1 << 17,
+	F_FAILED = 1 << 18, F_RECLAIMED = 1 << 19,
 };
 
 static const unsigned int required[NR_PL_TRACE_TYPES] = {
@@ -368,7 +396,91 @@ static const unsigned int required[NR_PL_TRACE_TYPES] = {
 	[PL_TRACE_FREE_VMAP_AREA] = F_VA,
 	[PL_TRACE_PURGE_VMAP_AREA] = F_PURGED,
 	[PL_TRACE_PERCPU] = 0,
+	[PL_TRACE_COMPACT_TRY] = F_ORDER,
+	[PL_TRACE_COMPACT_BEGIN] = F_MIGPFN | F_FREEPFN,
+	[PL_TRACE_COMPACT_END] = F_MIGPFN | F_FREEPFN | F_STATUS,
+	[PL_TRACE_COMPACT_ISOLATE_MIGRATE] = F_RANGE | F_SCANNED | F_TAKEN,
+	[PL_TRACE_COMPACT_ISOLATE_FREE] = F_RANGE | F_SCANNED | F_TAKEN,
+	[PL_TRACE_COMPACT_FAST_ISOLATE_FREE] = F_RANGE | F_SCANNED | F_TAKEN,
+	[PL_TRACE_COMPACT_MIGRATEPAGES] = F_NRMIG | F_FAILED,
+	[PL_TRACE_COMPACT_SUITABLE] = F_ORDER | F_STATUS,
+	[PL_TRACE_COMPACT_FINISHED] = F_ORDER | F_STATUS,
+	[PL_TRACE_COMPACT_DEFERRED] = F_ORDER,
+	[PL_TRACE_COMPACT_DEFER] = F_ORDER,
+	[PL_TRACE_COMPACT_DEFER_RESET] = F_ORDER,
+	[PL_TRACE_WAKEUP_KCOMPACTD] = F_ORDER,
+	[PL_TRACE_KCOMPACTD_WAKE] = F_ORDER,
+	[PL_TRACE_KCOMPACTD_SLEEP] = 0,
+	[PL_TRACE_MIGRATE_PAGES] = F_SUCC | F_FAILED,
+	[PL_TRACE_MIGRATE_PAGES_START] = 0,
+	[PL_TRACE_WAKEUP_KSWAPD] = F_ORDER,
+	[PL_TRACE_KSWAPD_WAKE] = F_ORDER,
+	[PL_TRACE_KSWAPD_SLEEP] = 0,
+	[PL_TRACE_DIRECT_RECLAIM_BEGIN] = F_ORDER,
+	[PL_TRACE_DIRECT_RECLAIM_END] = F_RECLAIMED,
 };
+
+/* The memory-pressure events after their "mm_compaction_", "mm_migrate_pages", "mm_vmscan_". */
+static int pressure_event_type(const char *s, size_t n)
+{
+	static const struct { const char *name; int type; } compaction[] = {
+		{ "try_to_compact_pages", PL_TRACE_COMPACT_TRY },
+		{ "begin", PL_TRACE_COMPACT_BEGIN }, { "end", PL_TRACE_COMPACT_END },
+		{ "isolate_migratepages", PL_TRACE_COMPACT_ISOLATE_MIGRATE },
+		{ "isolate_freepages", PL_TRACE_COMPACT_ISOLATE_FREE },
+		{ "fast_isolate_freepages", PL_TRACE_COMPACT_FAST_ISOLATE_FREE },
+		{ "migratepages", PL_TRACE_COMPACT_MIGRATEPAGES },
+		{ "suitable", PL_TRACE_COMPACT_SUITABLE }, { "finished", PL_TRACE_COMPACT_FINISHED },
+		{ "deferred", PL_TRACE_COMPACT_DEFERRED },
+		{ "defer_compaction", PL_TRACE_COMPACT_DEFER },
+		{ "defer_reset", PL_TRACE_COMPACT_DEFER_RESET },
+		{ "wakeup_kcompactd", PL_TRACE_WAKEUP_KCOMPACTD },
+		{ "kcompactd_wake", PL_TRACE_KCOMPACTD_WAKE },
+		{ "kcompactd_sleep", PL_TRACE_KCOMPACTD_SLEEP },
+	}, vmscan[] = {
+		{ "wakeup_kswapd", PL_TRACE_WAKEUP_KSWAPD }, { "kswapd_wake", PL_TRACE_KSWAPD_WAKE },
+		{ "kswapd_sleep", PL_TRACE_KSWAPD_SLEEP },
+		{ "direct_reclaim_begin", PL_TRACE_DIRECT_RECLAIM_BEGIN },
+		{ "direct_reclaim_end", PL_TRACE_DIRECT_RECLAIM_END },
+	};
+
+	if (n > 14 && !memcmp(s, "mm_compaction_", 14)) {
+		for (size_t i = 0; i < ARRAY_SIZE(compaction); i++)
+			if (strlen(compaction[i].name) == n - 14 &&
+			    !memcmp(s + 14, compaction[i].name, n - 14))
+				return compaction[i].type;
+	} else if (n > 10 && !memcmp(s, "mm_vmscan_", 10)) {
+		for (size_t i = 0; i < ARRAY_SIZE(vmscan); i++)
+			if (strlen(vmscan[i].name) == n - 10 && !memcmp(s + 10, vmscan[i].name, n - 10))
+				return vmscan[i].type;
+	} else if (tok_eq(s, n, "mm_migrate_pages")) {
+		return PL_TRACE_MIGRATE_PAGES;
+	} else if (tok_eq(s, n, "mm_migrate_pages_start")) {
+		return PL_TRACE_MIGRATE_PAGES_START;
+	}
+	return -1;
+}
+
+/* The index of @val..@vend in @names (@n of them), or -1. */
+static int name_index(const char *const *names, int n, const char *val, const char *vend)
+{
+	for (int i = 0; i < n; i++)
+		if (strlen(names[i]) == (size_t)(vend - val) && !memcmp(names[i], val, (size_t)(vend - val)))
+			return i;
+	return -1;
+}
+
+/* compaction's mode=sync|async and migration's mode=MIGRATE_ASYNC|_SYNC_LIGHT|_SYNC. */
+static int parse_mode(const char *val, const char *vend)
+{
+	static const char *const modes[] = { "MIGRATE_ASYNC", "MIGRATE_SYNC_LIGHT", "MIGRATE_SYNC" };
+
+	if (tok_eq(val, (size_t)(vend - val), "sync"))
+		return 1;
+	if (tok_eq(val, (size_t)(vend - val), "async"))
+		return 0;
+	return name_index(modes, 3, val, vend);
+}
 
 static int event_type(const char *s, size_t n)
 {
@@ -391,6 +503,8 @@ static int event_type(const char *s, size_t n)
 			return PL_TRACE_EXTFRAG;
 		return -1;
 	}
+	if (n > 10 && s[0] == 'm' && s[1] == 'm' && s[2] == '_')
+		return pressure_event_type(s, n);
 	if (tok_eq(s, n, "alloc_vmap_area"))
 		return PL_TRACE_ALLOC_VMAP_AREA;
 	if (tok_eq(s, n, "free_vmap_area_noflush"))
@@ -398,6 +512,121 @@ static int event_type(const char *s, size_t n)
 	if (tok_eq(s, n, "purge_vmap_area_lazy"))
 		return PL_TRACE_PURGE_VMAP_AREA;
 	return -1;
+}
+
+/* The pressure events' nr_* counts. Return: the F_* bit of @key, 0 if none. */
+static unsigned int parse_nr_field(const char *key, size_t klen, unsigned long v,
+				   struct pl_trace_event *ev)
+{
+	if (tok_eq(key, klen, "nr_scanned")) {
+		ev->nr_scanned = v;
+		return F_SCANNED;
+	}
+	if (tok_eq(key, klen, "nr_taken")) {
+		ev->nr_taken = v;
+		return F_TAKEN;
+	}
+	if (tok_eq(key, klen, "nr_migrated")) {
+		ev->nr_succeeded = v;
+		return F_NRMIG;
+	}
+	if (tok_eq(key, klen, "nr_succeeded")) {
+		ev->nr_succeeded = v;
+		return F_SUCC;
+	}
+	if (tok_eq(key, klen, "nr_failed")) {
+		ev->nr_failed = v;
+		return F_FAILED;
+	}
+	if (tok_eq(key, klen, "nr_reclaimed")) {
+		ev->nr_reclaimed = v;
+		return F_RECLAIMED;
+	}
+	return 0;
+}
+
+/*
+ * The pressure events' "key=value" fields into @ev: their own loop, so that
+ * the page events' parse_fields() is not slowed by keys it never meets.
+ * Return: the F_* bits found.
+ */
+static __attribute__((noinline)) unsigned int parse_pressure_fields(const char *p, const char *end,
+								    struct pl_trace_event *ev)
+{
+	unsigned int found = 0;
+
+	while (p < end) {
+		const char *key, *val, *vend;
+		size_t klen;
+		long v;
+
+		while (p < end && *p == ' ')
+			p++;
+		key = p;
+		while (p < end && *p != '=' && *p != ':' && *p != ' ')
+			p++;
+		klen = (size_t)(p - key);
+		if (p >= end || *p != '=')
+			continue;
+		val = ++p;
+		while (p < end && *p != ' ')
+			p++;
+		vend = p;
+		if (tok_eq(key, klen, "order") && parse_num(&val, vend, &v)) {
+			ev->order = (int)v;
+			found |= F_ORDER;
+		} else if (tok_eq(key, klen, "gfp_flags") || tok_eq(key, klen, "gfp_mask")) {
+			ev->gfp = parse_gfp(val, vend);
+		} else if (tok_eq(key, klen, "priority") && parse_num(&val, vend, &v)) {
+			ev->priority = (int)v;
+		} else if (tok_eq(key, klen, "order_failed") && parse_num(&val, vend, &v)) {
+			ev->order_failed = (int)v;
+		} else if (tok_eq(key, klen, "consider") && parse_num(&val, vend, &v)) {
+			ev->considered = (unsigned int)v;
+		} else if (tok_eq(key, klen, "limit") && parse_num(&val, vend, &v)) {
+			ev->defer_limit = (unsigned long)v;
+		} else if (tok_eq(key, klen, "migrate_pfn") && parse_num(&val, vend, &v)) {
+			ev->migrate_pfn = (unsigned long)v;
+			found |= F_MIGPFN;
+		} else if (tok_eq(key, klen, "free_pfn") && parse_num(&val, vend, &v)) {
+			ev->free_pfn = (unsigned long)v;
+			found |= F_FREEPFN;
+		} else if (tok_eq(key, klen, "zone_start") && parse_num(&val, vend, &v)) {
+			ev->zone_start = (unsigned long)v;
+		} else if (tok_eq(key, klen, "zone_end") && parse_num(&val, vend, &v)) {
+			ev->zone_end = (unsigned long)v;
+		} else if (tok_eq(key, klen, "mode")) {
+			ev->sync = parse_mode(val, vend);
+		} else if (tok_eq(key, klen, "status") || tok_eq(key, klen, "ret")) {
+			ev->status = name_index(pl_compact_result_names, NR_PL_COMPACT_RESULTS, val, vend);
+			found |= ev->status >= 0 ? F_STATUS : 0;
+		} else if (tok_eq(key, klen, "reason")) {
+			ev->reason = name_index(pl_migrate_reason_names, NR_PL_MR_REASONS, val, vend);
+		} else if (klen > 3 && key[0] == 'n' && key[1] == 'r' && key[2] == '_' &&
+			   parse_num(&val, vend, &v)) {
+			found |= parse_nr_field(key, klen, (unsigned long)v, ev);
+		} else if (tok_eq(key, klen, "range")) {
+			/* "range=(0xSTART ~ 0xEND)": three tokens */
+			long a, b;
+			const char *q = val + (val < vend && *val == '(');
+
+			if (!parse_num(&q, vend, &a))
+				continue;
+			while (p < end && *p == ' ')
+				p++;
+			if (p < end && *p == '~')
+				p++;
+			while (p < end && *p == ' ')
+				p++;
+			if (!parse_num(&p, end, &b) || p >= end || *p != ')')
+				continue;
+			p++;
+			ev->start_pfn = (unsigned long)a;
+			ev->end_pfn = (unsigned long)b;
+			found |= F_RANGE;
+		}
+	}
+	return found;
 }
 
 /* "key=value" fields from @p to @end into @ev. Return: the F_* bits found. */
@@ -597,10 +826,30 @@ static bool parse_meta(const char *s, const char *end, struct pl_trace_stats *st
 	return false;
 }
 
+/*
+ * The pid of the task column that ends before @lb (the CPU's '['):
+ * "comm-PID" (tracefs, trace-cmd) or "comm PID" (perf). Return: -1 if none.
+ */
+static int task_pid(const char *s, const char *lb)
+{
+	const char *q = lb;
+	long pid = 0, mul = 1;
+
+	while (q > s && q[-1] == ' ')
+		q--;
+	if (q == lb && q > s && q[-1] != ' ')
+		return -1;
+	if (q == s || !is_digit(q[-1]))
+		return -1;
+	for (; q > s && is_digit(q[-1]) && mul <= 100000000; q--, mul *= 10)
+		pid += (q[-1] - '0') * mul;
+	return (int)pid;
+}
+
 int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 			struct pl_trace_stats *st)
 {
-	const char *s = line, *end = line + len, *p, *tok, *name, *nend;
+	const char *s = line, *end = line + len, *p, *tok, *name, *nend, *lb = NULL;
 	long cpu = -1, secs, frac = 0;
 	int type, ndigits;
 	unsigned int need;
@@ -626,6 +875,7 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 		const char *q = p + 1;
 
 		if (q < end && is_digit(*q) && parse_num(&q, end, &cpu) && q < end && *q == ']') {
+			lb = p;
 			p = q + 1;
 			break;
 		}
@@ -679,7 +929,8 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 			st->warn[PL_TW_unknown_event]++;
 		return 0;
 	}
-	memset(&e, 0, sizeof(e));
+	/* the pressure fields only for pressure events: a page event's copy stays small */
+	memset(&e, 0, offsetof(struct pl_trace_event, pid));
 	e.nr_lazy = -1;
 	e.type = (enum pl_trace_type)type;
 	e.cpu = (unsigned int)cpu;
@@ -687,15 +938,25 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 	e.kworker = end - s > 8 && !memcmp(s, "kworker/", 8);	/* the task column leads */
 	e.kswapd = end - s > 6 && !memcmp(s, "kswapd", 6);
 	need = required[type];
-	if ((parse_fields(p, end, &e) & need) != need)
+	if (type >= PL_TRACE_PRESSURE_FIRST) {
+		memset(&e.pid, 0, sizeof(e) - offsetof(struct pl_trace_event, pid));
+		e.pid = task_pid(s, lb);
+		e.status = -1;
+		e.reason = -1;
+		e.sync = -1;
+	}
+	if (((type >= PL_TRACE_PRESSURE_FIRST ? parse_pressure_fields(p, end, &e) :
+					       parse_fields(p, end, &e)) & need) != need)
 		return -1;
 	if (type == PL_TRACE_PAGE_FREE_BATCHED)
 		e.order = 0;
 	if (type == PL_TRACE_EXTFRAG)
 		e.fragmenting = e.fallback_order < pageblock_order;
-	if ((need & F_ORDER) && (e.order < 0 || e.order > MAX_PAGE_ORDER))
-		return -1;
-	*ev = e;
+	if ((need & F_ORDER) && (e.order < (type >= PL_TRACE_PRESSURE_FIRST ? -1 : 0) ||
+				 e.order > MAX_PAGE_ORDER))
+		return -1;	/* -1: proactive compaction's order */
+	memcpy(ev, &e, type >= PL_TRACE_PRESSURE_FIRST ? sizeof(e) :
+					       offsetof(struct pl_trace_event, pid));
 	return 1;
 }
 

@@ -38,8 +38,15 @@
  * page isolation's), seen as a drain run on one CPU of pages another CPU's
  * PCP held (follow_pcp()); the replay does one of its own there.
  *
+ * Compaction: the replay is the holder of its movable blocks
+ * (pl_set_migrate_ops()): each mapped block's head page carries its key
+ * (kernel pfn + 1) in page->private, so compaction can ask whether a page
+ * is one of them and, when it moves one, the table follows it to its new
+ * page; the loaded state's held pages move too (pl_state_moved()). The
+ * next traced free of the kernel pfn then frees the block where it is now.
+ *
  * Invariants: every blocks-table entry is a block pagelab allocated and has
- * not freed; the tables and the claim lists are the only owners of the
+ * not freed, and its head page's private is its key; the tables and the claim lists are the only owners of the
  * replay's live blocks and bulk pages.
  * Single-threaded: all vCPUs run on the caller's thread.
  */
@@ -152,6 +159,17 @@ static struct pfn_ent *table_find(const struct pfn_table *t, unsigned long pfn)
 	return NULL;
 }
 
+static int table_insert(struct pfn_table *t, unsigned long pfn, void *ptr, unsigned int order);
+
+/* A mapped block: its entry, and its head page told its key. */
+static int map_block(struct pl_replay *r, unsigned long pfn, struct page *page, unsigned int order)
+{
+	if (table_insert(&r->blocks, pfn, page, order))
+		return -ENOMEM;
+	page->private = pfn + 1;
+	return 0;
+}
+
 static int table_insert(struct pfn_table *t, unsigned long pfn, void *ptr, unsigned int order)
 {
 	unsigned long key = pfn + 1;
@@ -206,6 +224,54 @@ static void replay_tp(void *ctx, const struct pl_tp_event *tp)
 
 static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu, int order);
 
+/* ---- compaction's holder ------------------------------------------------------ */
+
+static void mark_movable(struct pl_machine *m, unsigned long pfn)
+{
+	struct page *page = m->mem_map + pfn;
+
+	if (get_pageblock_migratetype(page) == MIGRATE_MOVABLE && page_ref_count(page) == 1)
+		SetPageFlag(page, PG_movable);
+}
+
+static int replay_isolate(void *ctx, struct page *page, unsigned int order)
+{
+	struct pl_replay *r = ctx;
+	struct pfn_ent *e;
+
+	if (!page->private)	/* a page the loaded state holds, or none of ours */
+		return !order && pl_state_holds(r->st, page_to_pfn(page)) ? 0 : -1;
+	e = table_find(&r->blocks, page->private - 1);
+	return e && e->page == page && e->order == order ? 0 : -1;
+}
+
+static void replay_migrate(void *ctx, struct page *src, struct page *dst, unsigned int order)
+{
+	struct pl_replay *r = ctx;
+	struct pfn_ent *e;
+
+	(void)order;
+	if (!src->private) {
+		pl_state_moved(r->st, page_to_pfn(src), page_to_pfn(dst));
+		return;
+	}
+	e = table_find(&r->blocks, src->private - 1);
+	e->page = dst;
+	dst->private = src->private;
+	src->private = 0;
+}
+
+static void replay_putback(void *ctx, struct page *page, unsigned int order)
+{
+	(void)ctx;
+	(void)page;
+	(void)order;
+}
+
+static const struct pl_migrate_ops replay_migrate_ops = {
+	.isolate = replay_isolate, .migrate = replay_migrate, .putback = replay_putback,
+};
+
 struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state *st)
 {
 	struct pl_replay *r = calloc(1, sizeof(*r));
@@ -245,16 +311,29 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 		size_t n = pl_state_pretrace(st, &pfn, &order);
 
 		for (size_t i = 0; i < n; i++)
-			if (table_insert(&r->blocks, pfn[i], m->mem_map + pfn[i], order[i])) {
+			if (map_block(r, pfn[i], m->mem_map + pfn[i], order[i])) {
 				pl_replay_destroy(r, false);
 				return NULL;
 			}
+		/*
+		 * What the kernel had allocated in a Movable pageblock is taken
+		 * as movable (page cache, anonymous memory: what its compaction
+		 * moves); elsewhere as not. pagelab's assumption: the trace
+		 * does not say which pre-trace page is which.
+		 */
+		pl_enter(m, 0);
+		for (size_t i = 0; i < n; i++)
+			mark_movable(m, pfn[i]);
+		for (unsigned long p = 0; p < m->max_pfn; p++)
+			if (pl_state_holds(st, p))
+				mark_movable(m, p);
 		/* and its PCP sightings where the kernel's PCPs held them: follow_pcp() */
 		n = pl_state_pcp_sighted(st, &pfn, &cpu);
 		for (size_t i = 0; i < n; i++)
 			set_on_pcp(r, pfn[i], cpu[i], -1);
 	}
 	pl_set_tracepoint_sink(m, replay_tp, r);
+	pl_set_migrate_ops(m, &replay_migrate_ops, r);
 	return r;
 }
 
@@ -476,7 +555,7 @@ static int split_entry(struct pl_replay *r, struct pfn_ent *e)
 		return -EINVAL;
 	e->order = 0;
 	for (unsigned long i = 1; i < (1UL << order); i++)
-		if (table_insert(&r->blocks, head + i, page + i, 0))
+		if (map_block(r, head + i, page + i, 0))
 			return -ENOMEM;
 	return 0;
 }
@@ -508,9 +587,13 @@ static int replay_alloc(struct pl_replay *r, const struct pl_trace_event *ev)
 	}
 	mark_freed(r, ev->pfn, ev->pfn + (1UL << ev->order), false);
 	page = alloc_pages(replay_gfp(ev), (unsigned int)ev->order);
-	if (!page)
+	if (!page) {
+		/* one the kernel satisfied: a fidelity miss, in the score as the kernel's are */
+		r->score.pr.alloc_failures++;
+		r->score.pr.alloc_failures_high_order += ev->order > 0;
 		return warn(r, PL_TW_alloc_failed, ev);
-	if (table_insert(&r->blocks, ev->pfn, page, (unsigned int)ev->order)) {
+	}
+	if (map_block(r, ev->pfn, page, (unsigned int)ev->order)) {
 		__free_pages(page, (unsigned int)ev->order);
 		return warn(r, PL_TW_alloc_failed, ev);
 	}
@@ -861,6 +944,7 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 	if (!r)
 		return;
 	pl_set_tracepoint_sink(r->m, NULL, NULL);
+	pl_set_migrate_ops(r->m, NULL, NULL);
 	pl_enter(r->m, 0);
 	pl_kswapd_end(r->m);	/* a kswapd run still open when the trace ended */
 	for (size_t i = 0; i < r->areas.cap; i++) {

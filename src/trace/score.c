@@ -13,6 +13,7 @@
  * CPU. Two bulk calls back to back with nothing between on that CPU count
  * as one run: the estimate's one known undercount.
  */
+#include <stddef.h>
 #include <string.h>
 #include "pagelab/trace.h"
 
@@ -21,6 +22,103 @@ enum { RUN_NONE, RUN_REFILL, RUN_DRAIN, RUN_DIRECT };
 void pl_trace_score_init(struct pl_trace_score *s)
 {
 	memset(s, 0, sizeof(*s));
+}
+
+/* The task slot of @ev's pid, claimed for it. */
+static signed char *task_state(struct pl_trace_pressure *p, const struct pl_trace_event *ev)
+{
+	unsigned int i = (unsigned int)ev->pid % PL_SCORE_TASKS;
+
+	if (p->task_pid[i] != ev->pid) {
+		p->task_pid[i] = ev->pid;
+		p->task_state[i] = 0;
+	}
+	return &p->task_state[i];
+}
+
+/* Finish a task's open direct compaction: a stall either succeeded or failed. */
+static void task_close(struct pl_trace_pressure *p, signed char *st)
+{
+	if (*st == 2)
+		p->compact_failures++;
+	*st = 0;
+}
+
+static void score_pressure(struct pl_trace_pressure *p, const struct pl_trace_event *ev)
+{
+	signed char *st;
+
+	switch (ev->type) {
+	case PL_TRACE_COMPACT_TRY:
+		st = task_state(p, ev);
+		task_close(p, st);
+		*st = 1;
+		break;
+	case PL_TRACE_COMPACT_BEGIN:
+		p->compact_runs++;
+		st = task_state(p, ev);
+		if (*st == 1) {
+			p->compact_stalls++;
+			*st = 2;
+		}
+		break;
+	case PL_TRACE_COMPACT_END:
+		p->compact_runs_success += ev->status == PL_COMPACT_SUCCESS;
+		st = task_state(p, ev);
+		if (*st == 2 && ev->status == PL_COMPACT_SUCCESS) {
+			p->compact_successes++;
+			*st = 3;
+		}
+		break;
+	case PL_TRACE_COMPACT_ISOLATE_MIGRATE:
+		p->compact_migrate_scanned += ev->nr_scanned;
+		p->compact_isolated_migrate += ev->nr_taken;
+		break;
+	case PL_TRACE_COMPACT_ISOLATE_FREE:
+	case PL_TRACE_COMPACT_FAST_ISOLATE_FREE:
+		p->compact_free_scanned += ev->nr_scanned;
+		p->compact_isolated_free += ev->nr_taken;
+		break;
+	case PL_TRACE_COMPACT_MIGRATEPAGES:
+		p->compact_migrated += ev->nr_succeeded;
+		p->compact_migrate_failed += ev->nr_failed;
+		break;
+	case PL_TRACE_MIGRATE_PAGES:
+		p->pgmigrate_success += ev->nr_succeeded;
+		p->pgmigrate_fail += ev->nr_failed;
+		if (ev->reason == PL_MR_CONTIG_RANGE)
+			p->contig_migrated += ev->nr_succeeded;
+		break;
+	case PL_TRACE_COMPACT_DEFERRED:
+		p->compact_deferred++;
+		break;
+	case PL_TRACE_KCOMPACTD_WAKE:
+		p->kcompactd_wakes++;
+		break;
+	case PL_TRACE_WAKEUP_KCOMPACTD:
+		p->wakeup_kcompactd++;
+		break;
+	case PL_TRACE_KSWAPD_WAKE:
+		p->kswapd_wakes++;
+		break;
+	case PL_TRACE_WAKEUP_KSWAPD:
+		p->wakeup_kswapd++;
+		break;
+	case PL_TRACE_DIRECT_RECLAIM_BEGIN:
+		p->direct_reclaims++;
+		break;
+	case PL_TRACE_DIRECT_RECLAIM_END:
+		p->direct_reclaimed += ev->nr_reclaimed;
+		break;
+	default:
+		break;
+	}
+}
+
+void pl_trace_score_pressure_finish(struct pl_trace_score *s)
+{
+	for (int i = 0; i < PL_SCORE_TASKS; i++)
+		task_close(&s->pr, &s->pr.task_state[i]);
 }
 
 void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event *ev)
@@ -72,11 +170,16 @@ void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event 
 		if (ev->pfn != -1UL) {
 			s->allocs++;
 			s->alloc_pages += 1UL << ev->order;
+		} else {
+			s->pr.alloc_failures++;
+			s->pr.alloc_failures_high_order += ev->order > 0;
 		}
 		break;
 	case PL_TRACE_PAGE_FREE:	/* _batched repeats a page mm_page_free reported */
 		s->frees++;
 		s->free_pages += 1UL << ev->order;
+		if (ev->kswapd)
+			s->pr.kswapd_freed_pages += 1UL << ev->order;
 		/* orders a PCP does not take go to free_one_page() under zone->lock */
 		if (!pcp_allowed_order((unsigned int)ev->order))
 			s->buddy_direct_frees++;
@@ -90,6 +193,8 @@ void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event 
 		s->vmalloc_purges += ev->npurged > 0;
 		break;
 	default:
+		if (ev->type >= PL_TRACE_PRESSURE_FIRST)
+			score_pressure(&s->pr, ev);
 		break;
 	}
 	s->run[cpu] = (signed char)kind;
@@ -112,7 +217,8 @@ void pl_tp_to_trace_event(const struct pl_tp_event *tp, uint64_t ts_ns, struct p
 		[PL_TP_MM_PAGE_ALLOC_EXTFRAG] = PL_TRACE_EXTFRAG,
 	};
 
-	memset(ev, 0, sizeof(*ev));
+	/* a page event: the pressure fields (from @pid on) are not its own */
+	memset(ev, 0, offsetof(struct pl_trace_event, pid));
 	ev->type = type[tp->tp];
 	ev->cpu = tp->cpu;
 	ev->ts_ns = ts_ns;

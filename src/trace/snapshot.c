@@ -215,6 +215,25 @@ static int read_zoneinfo(FILE *f, struct pl_snapshot *s)
 	return 0;
 }
 
+const char *const pl_vmstat_pressure_names[NR_PL_VMSTAT_PRESSURE] = {
+#define PL_VP_NAME(name) #name,
+	PL_VMSTAT_PRESSURE(PL_VP_NAME)
+#undef PL_VP_NAME
+};
+
+int pl_snapshot_pressure_delta(const struct pl_snapshot *before, const struct pl_snapshot *after,
+			       unsigned long out[NR_PL_VMSTAT_PRESSURE])
+{
+	if (!before || !after || !before->has_pressure || !after->has_pressure)
+		return -ENODATA;
+	for (int i = 0; i < NR_PL_VMSTAT_PRESSURE; i++)
+		if (after->pressure[i] < before->pressure[i])
+			return -ENODATA;
+	for (int i = 0; i < NR_PL_VMSTAT_PRESSURE; i++)
+		out[i] = after->pressure[i] - before->pressure[i];
+	return 0;
+}
+
 static int read_vmstat(FILE *f, struct pl_snapshot *s)
 {
 	char line[256];
@@ -235,6 +254,14 @@ static int read_vmstat(FILE *f, struct pl_snapshot *s)
 		} else if (!strcmp(name, "pgfree")) {
 			s->pgfree = v;
 			has_pgfree = true;
+		} else if (!strncmp(name, "allocstall_", 11)) {
+			s->pressure[PL_VP_allocstall] += v;
+		} else {
+			for (int i = 0; i < NR_PL_VMSTAT_PRESSURE; i++)
+				if (i != PL_VP_allocstall && !strcmp(name, pl_vmstat_pressure_names[i])) {
+					s->pressure[i] = v;
+					s->has_pressure |= i == PL_VP_compact_stall;
+				}
 		}
 	}
 	s->has_pgalloc = has_pgalloc && has_pgfree;

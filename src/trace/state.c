@@ -895,6 +895,17 @@ struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int m
 	return NULL;
 }
 
+bool pl_state_holds(const struct pl_loaded_state *st, unsigned long pfn)
+{
+	return st && pfn < st->m->max_pfn && held(st, pfn);
+}
+
+void pl_state_moved(struct pl_loaded_state *st, unsigned long src, unsigned long dst)
+{
+	set_held(st, src, false);
+	set_held(st, dst, true);
+}
+
 bool pl_state_onlining(struct pl_loaded_state *st, unsigned long pfn, unsigned int order)
 {
 	unsigned long b = pfn >> MAX_PAGE_ORDER;

@@ -538,6 +538,246 @@ static void test_snapshot_gap(void **state)
 	free(score);
 }
 
+/*
+ * The memory-pressure events in the three formats, from real 6.18 captures
+ * of a manual compaction (echo 1 > /proc/sys/vm/compact_memory): every
+ * field the score and the replay read, the same in each format.
+ */
+static void check_pressure_events(const char *name, enum pl_trace_format fmt)
+{
+	struct pl_trace_reader *r = pl_trace_open(fixture_path(name));
+	struct pl_trace_event all[64];
+	const struct pl_trace_stats *st;
+	bool begin = false, end = false, iso_m = false, iso_f = false, mig = false, cmig = false,
+	     start = false, fin = false;
+	unsigned long n;
+
+	assert_non_null(r);
+	n = drain_reader(r, NULL, all, 64);
+	st = pl_trace_get_stats(r);
+	assert_true(n >= 8);
+	assert_int_equal(st->format, fmt);
+	assert_int_equal(st->warn[PL_TW_malformed_line], 0);
+	assert_int_equal(st->warn[PL_TW_unknown_event], 0);
+	for (unsigned long i = 0; i < n; i++) {
+		const struct pl_trace_event *e = &all[i];
+
+		assert_true(e->type >= PL_TRACE_PRESSURE_FIRST);
+		assert_true(e->pid > 0);
+		switch (e->type) {
+		case PL_TRACE_COMPACT_BEGIN:
+			if (e->zone_start == 0x1) {
+				assert_int_equal(e->migrate_pfn, 0x1);
+				assert_int_equal(e->free_pfn, 0xe00);
+				assert_int_equal(e->zone_end, 0x1000);
+				assert_int_equal(e->sync, 1);
+				begin = true;
+			}
+			break;
+		case PL_TRACE_COMPACT_END:
+			assert_int_equal(e->status, PL_COMPACT_COMPLETE);
+			assert_int_equal(e->sync, 1);
+			end = true;
+			break;
+		case PL_TRACE_COMPACT_ISOLATE_MIGRATE:
+			assert_true(e->end_pfn > e->start_pfn);
+			assert_true(e->nr_taken <= e->nr_scanned);
+			if (e->start_pfn == 0x103000) {
+				assert_int_equal(e->end_pfn, 0x103022);
+				assert_int_equal(e->nr_scanned, 34);
+				assert_int_equal(e->nr_taken, 32);
+			}
+			iso_m |= e->nr_taken > 0;
+			break;
+		case PL_TRACE_COMPACT_ISOLATE_FREE:
+			assert_true(e->end_pfn > e->start_pfn && e->nr_taken > 0);
+			iso_f = true;
+			break;
+		case PL_TRACE_MIGRATE_PAGES_START:
+			assert_int_equal(e->sync, 2);	/* MIGRATE_SYNC */
+			assert_int_equal(e->reason, PL_MR_COMPACTION);
+			start = true;
+			break;
+		case PL_TRACE_MIGRATE_PAGES:
+			assert_true(e->nr_succeeded > 0);
+			assert_int_equal(e->nr_failed, 0);
+			assert_int_equal(e->reason, PL_MR_COMPACTION);
+			mig = true;
+			break;
+		case PL_TRACE_COMPACT_MIGRATEPAGES:
+			assert_true(e->nr_succeeded > 0);
+			cmig = true;
+			break;
+		case PL_TRACE_COMPACT_FINISHED:
+			assert_int_equal(e->order, -1);	/* proactive or manual: no order */
+			assert_int_equal(e->status, PL_COMPACT_CONTINUE);
+			fin = true;
+			break;
+		default:
+			break;
+		}
+	}
+	assert_true(begin && end && iso_m && iso_f && mig && cmig && start && fin);
+	pl_trace_close(r);
+}
+
+static void test_pressure_formats(void **state)
+{
+	(void)state;
+	check_pressure_events("pressure-ftrace-6.18.txt", PL_TRACE_FMT_FTRACE);
+	check_pressure_events("pressure-perf-script-6.18.txt", PL_TRACE_FMT_PERF);
+	check_pressure_events("pressure-trace-cmd-report-6.18.txt", PL_TRACE_FMT_TRACE_CMD);
+}
+
+/* One line through the parser. */
+static int parse1(const char *line, struct pl_trace_event *ev)
+{
+	return pl_trace_parse_line(line, strlen(line), ev, NULL);
+}
+
+/*
+ * The pressure score: a direct compaction that compacts is a stall; one
+ * whose zones are all deferred is not; success comes from its own task's
+ * compact_zone() ending status=success; kswapd's frees and failed
+ * high-order allocations are counted.
+ */
+static void test_pressure_score(void **state)
+{
+	static const char *const lines[] = {
+		/* task 100: deferred everywhere: COMPACT_SKIPPED, no stall */
+		"a-100 [000] ..... 1.000001: mm_compaction_try_to_compact_pages: order=9 "
+		"gfp_mask=GFP_HIGHUSER_MOVABLE|__GFP_RETRY_MAYFAIL priority=2",
+		"a-100 [000] ..... 1.000002: mm_compaction_deferred: node=0 zone=Normal   order=9 "
+		"order_failed=9 consider=1 limit=2",
+		/* task 200: a stall that succeeds, while task 300's fails on the other CPU */
+		"b-200 [000] ..... 1.000003: mm_compaction_try_to_compact_pages: order=9 "
+		"gfp_mask=GFP_TRANSHUGE priority=1",
+		"c-300 [001] ..... 1.000004: mm_compaction_try_to_compact_pages: order=9 "
+		"gfp_mask=GFP_TRANSHUGE priority=1",
+		"b-200 [000] ..... 1.000005: mm_compaction_begin: zone_start=0x100000 "
+		"migrate_pfn=0x100000 free_pfn=0x3d7e00 zone_end=0x3d8000, mode=async",
+		"c-300 [001] ..... 1.000006: mm_compaction_begin: zone_start=0x100000 "
+		"migrate_pfn=0x100200 free_pfn=0x3d7c00 zone_end=0x3d8000, mode=async",
+		"b-200 [000] ..... 1.000007: mm_compaction_isolate_migratepages: "
+		"range=(0x100000 ~ 0x100200) nr_scanned=512 nr_taken=32",
+		"b-200 [000] ..... 1.000008: mm_compaction_isolate_freepages: "
+		"range=(0x3d7e00 ~ 0x3d8000) nr_scanned=512 nr_taken=32",
+		"b-200 [000] ..... 1.000009: mm_compaction_migratepages: nr_migrated=30 nr_failed=2",
+		"b-200 [000] ..... 1.000010: mm_compaction_end: zone_start=0x100000 "
+		"migrate_pfn=0x100200 free_pfn=0x3d7e00 zone_end=0x3d8000, mode=async status=success",
+		"c-300 [001] ..... 1.000011: mm_compaction_end: zone_start=0x100000 "
+		"migrate_pfn=0x100400 free_pfn=0x3d7c00 zone_end=0x3d8000, mode=async status=complete",
+		"kswapd0-90 [001] ..... 1.000012: mm_vmscan_kswapd_wake: nid=0 order=0",
+		"kswapd0-90 [001] ..... 1.000013: mm_page_free: page=0000000000000000 pfn=0x2000 order=0",
+		"kswapd0-90 [001] ..... 1.000014: mm_page_free: page=0000000000000000 pfn=0x2200 order=2",
+		"d-400 [000] ..... 1.000015: mm_page_alloc: page=0000000000000000 pfn=0x0 order=9 "
+		"migratetype=1 gfp_flags=GFP_TRANSHUGE",
+		"d-400 [000] ..... 1.000016: mm_vmscan_direct_reclaim_begin: order=9 gfp_flags=GFP_TRANSHUGE",
+		"d-400 [000] ..... 1.000017: mm_vmscan_direct_reclaim_end: nr_reclaimed=37",
+	};
+	struct pl_trace_score sc;
+	struct pl_trace_event ev;
+
+	(void)state;
+	pl_trace_score_init(&sc);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		assert_int_equal(parse1(lines[i], &ev), 1);
+		pl_trace_score_event(&sc, &ev);
+	}
+	pl_trace_score_pressure_finish(&sc);
+	assert_int_equal(sc.pr.compact_stalls, 2);
+	assert_int_equal(sc.pr.compact_successes, 1);
+	assert_int_equal(sc.pr.compact_failures, 1);
+	assert_int_equal(sc.pr.compact_deferred, 1);
+	assert_int_equal(sc.pr.compact_runs, 2);
+	assert_int_equal(sc.pr.compact_isolated_migrate, 32);
+	assert_int_equal(sc.pr.compact_isolated_free, 32);
+	assert_int_equal(sc.pr.compact_migrate_scanned, 512);
+	assert_int_equal(sc.pr.compact_migrated, 30);
+	assert_int_equal(sc.pr.compact_migrate_failed, 2);
+	assert_int_equal(sc.pr.kswapd_wakes, 1);
+	assert_int_equal(sc.pr.kswapd_freed_pages, 5);
+	assert_int_equal(sc.pr.alloc_failures_high_order, 1);
+	assert_int_equal(sc.pr.direct_reclaims, 1);
+	assert_int_equal(sc.pr.direct_reclaimed, 37);
+	/* the parser's fields of the events only this test shows */
+	assert_int_equal(parse1(lines[0], &ev), 1);
+	assert_int_equal(ev.priority, 2);
+	assert_int_equal(ev.pid, 100);
+	assert_true(ev.gfp & __GFP_RECLAIM);
+	assert_int_equal(parse1(lines[1], &ev), 1);
+	assert_int_equal(ev.order_failed, 9);
+	assert_int_equal(ev.considered, 1);
+	assert_int_equal(ev.defer_limit, 2);
+}
+
+/* A pressure event without what it needs, or with a cut range, is a malformed line. */
+static void test_pressure_malformed(void **state)
+{
+	struct pl_trace_event ev;
+
+	(void)state;
+	assert_int_equal(parse1("a-1 [000] ..... 1.0: mm_compaction_isolate_freepages: "
+				"range=(0x10 ~ 0x20 nr_scanned=1 nr_taken=1", &ev), -1);
+	assert_int_equal(parse1("a-1 [000] ..... 1.0: mm_compaction_isolate_freepages: "
+				"range=(0x10 ~ 0x20) nr_scanned=1", &ev), -1);
+	assert_int_equal(parse1("a-1 [000] ..... 1.0: mm_compaction_end: zone_start=0x1 "
+				"migrate_pfn=0x1 free_pfn=0x2 zone_end=0x3, mode=sync status=bogus", &ev), -1);
+	assert_int_equal(parse1("a-1 [000] ..... 1.0: mm_compaction_finished: node=0 "
+				"zone=DMA order=-2 ret=continue", &ev), -1);
+	assert_int_equal(parse1("a-1 [000] ..... 1.0: mm_vmscan_direct_reclaim_end: ", &ev), -1);
+	/* an event of these systems pagelab does not read is skipped, not malformed */
+	assert_int_equal(parse1("a-1 [000] ..... 1.0: mm_vmscan_lru_isolate: classzone=2 order=0",
+				&ev), 0);
+}
+
+/* vmstat's pressure counters between two snapshots. */
+static void test_pressure_vmstat(void **state)
+{
+	char d0[] = "/tmp/pl-vmstat0-XXXXXX", d1[] = "/tmp/pl-vmstat1-XXXXXX", path[64];
+	struct pl_snapshot a, b;
+	unsigned long out[NR_PL_VMSTAT_PRESSURE];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(d0));
+	assert_non_null(mkdtemp(d1));
+	for (int i = 0; i < 2; i++) {	/* a snapshot needs buddyinfo or zoneinfo */
+		snprintf(path, sizeof(path), "%s/buddyinfo", i ? d1 : d0);
+		f = fopen(path, "w");
+		fputs("Node 0, zone   Normal      1      0      0      0      0      0      0      0"
+		      "      0      0      0 \n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/vmstat", d0);
+	f = fopen(path, "w");
+	fputs("nr_free_pages 100\npgalloc_normal 5\npgfree 5\ncompact_stall 3\ncompact_success 1\n"
+	      "pgmigrate_success 10\nallocstall_normal 2\nallocstall_dma32 1\npgsteal_kswapd 7\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/vmstat", d1);
+	f = fopen(path, "w");
+	fputs("nr_free_pages 90\npgalloc_normal 9\npgfree 6\ncompact_stall 8\ncompact_success 3\n"
+	      "pgmigrate_success 110\nallocstall_normal 4\nallocstall_dma32 1\npgsteal_kswapd 7\n", f);
+	fclose(f);
+	assert_int_equal(pl_snapshot_read(d0, &a), 0);
+	assert_int_equal(pl_snapshot_read(d1, &b), 0);
+	assert_int_equal(pl_snapshot_pressure_delta(&a, &b, out), 0);
+	assert_int_equal(out[PL_VP_compact_stall], 5);
+	assert_int_equal(out[PL_VP_compact_success], 2);
+	assert_int_equal(out[PL_VP_pgmigrate_success], 100);
+	assert_int_equal(out[PL_VP_allocstall], 2);
+	assert_int_equal(out[PL_VP_pgsteal_kswapd], 0);
+	/* backwards (two boots): no delta */
+	assert_int_equal(pl_snapshot_pressure_delta(&b, &a, out), -ENODATA);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/vmstat", i ? d1 : d0);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/buddyinfo", i ? d1 : d0);
+		unlink(path);
+		rmdir(i ? d1 : d0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +790,10 @@ int main(void)
 		cmocka_unit_test(test_open_missing),
 		cmocka_unit_test(test_snapshot_read),
 		cmocka_unit_test(test_snapshot_gap),
+		cmocka_unit_test(test_pressure_formats),
+		cmocka_unit_test(test_pressure_score),
+		cmocka_unit_test(test_pressure_malformed),
+		cmocka_unit_test(test_pressure_vmstat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

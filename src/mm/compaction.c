@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: MIT
+/*
+ * compaction.c - memory compaction as mm/compaction.c of Linux 6.18 runs
+ * it, in pagelab's own code: compact_zone() with its two scanners, the
+ * migrate scanner walking up from the zone's start isolating movable
+ * allocated blocks (isolate_migratepages_block()), the free scanner walking
+ * down from its end taking free blocks off the buddy with no allocation
+ * event (isolate_freepages_block(), __isolate_free_page()); migration of
+ * each isolated block into an isolated free one; the pageblock skip bits
+ * and their reset; compaction_suitable() with the fragmentation index
+ * against vm.extfrag_threshold; deferral (compact_considered,
+ * compact_defer_shift, compact_order_failed); compaction_capture(), which
+ * hands the direct compactor a block of its order as the migrated pages'
+ * frees merge into it; and try_to_compact_pages() for the slow path.
+ *
+ * Migration needs a holder: a movable allocated block is moved only if the
+ * machine has migrate operations (pl_set_migrate_ops()): the holder says
+ * whether it will let the block go and is told its new page, so that the
+ * next free names the new block. Without them no page is movable, as a
+ * kernel page that is on no LRU and has no movable_ops. Unmovable and
+ * reclaimable allocations are never moved (PG_movable is set only for
+ * MIGRATE_MOVABLE allocations).
+ *
+ * Not modelled (named so that no figure claims it): fast_isolate_freepages()
+ * and fast_find_migrateblock() (the free-list searches that pick scanner
+ * start points), lru_add_drain(), async compaction's contention aborts,
+ * proactive compaction and kcompactd.
+ *
+ * Locking: isolation takes zone->lock per pageblock (the kernel's
+ * compact_lock_irqsave() per block, without its need_resched() drops);
+ * migration runs unlocked on the compacting vCPU, as migrate_pages().
+ * The capture control is the calling thread's (the kernel's
+ * current->capture_control): a direct compactor runs inside one allocation.
+ */
+#include <string.h>
+#include "internal.h"
+#include "validate.h"
+#include "pagelab/compaction.h"
+
+/* ALIGN(): round @x up to a multiple of the power of two @a */
+#define ALIGN_UP_PL(x, a) ALIGN_DOWN((x) + (a) - 1, (a))
+
+_Thread_local struct capture_control *pl_capture_control;
+
+/* ---- deferral (mm/compaction.c) ------------------------------------------ */
+
+void defer_compaction(struct zone *zone, int order)
+{
+	zone_compact(zone)->compact_considered = 0;
+	zone_compact(zone)->compact_defer_shift++;
+	if (order < zone_compact(zone)->compact_order_failed)
+		zone_compact(zone)->compact_order_failed = order;
+	if (zone_compact(zone)->compact_defer_shift > COMPACT_MAX_DEFER_SHIFT)
+		zone_compact(zone)->compact_defer_shift = COMPACT_MAX_DEFER_SHIFT;
+	pl_count(PL_EV_COMPACT_DEFER, 1);
+}
+
+bool compaction_deferred(struct zone *zone, int order)
+{
+	unsigned long defer_limit = 1UL << zone_compact(zone)->compact_defer_shift;
+
+	if (order < zone_compact(zone)->compact_order_failed)
+		return false;
+	/* Avoid possible overflow */
+	if (++zone_compact(zone)->compact_considered >= defer_limit) {
+		zone_compact(zone)->compact_considered = (unsigned int)defer_limit;
+		return false;
+	}
+	pl_count(PL_EV_COMPACT_DEFERRED, 1);
+	return true;
+}
+
+void compaction_defer_reset(struct zone *zone, int order, bool alloc_success)
+{
+	if (alloc_success) {
+		zone_compact(zone)->compact_considered = 0;
+		zone_compact(zone)->compact_defer_shift = 0;
+	}
+	if (order >= zone_compact(zone)->compact_order_failed)
+		zone_compact(zone)->compact_order_failed = order + 1;
+}
+
+/* Restarting after deferring for the longest: the skip bits are stale. */
+static bool compaction_restarting(const struct zone *zone, int order)
+{
+	if (order < zone_compact(zone)->compact_order_failed)
+		return false;
+	return zone_compact(zone)->compact_defer_shift == COMPACT_MAX_DEFER_SHIFT &&
+	       zone_compact(zone)->compact_considered >= 1UL << zone_compact(zone)->compact_defer_shift;
+}
+
+/* ---- pageblock skip bits ---------------------------------------------------- */
+
+static inline unsigned char *pb_flags(struct zone *zone, unsigned long pfn)
+{
+	return &zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)];
+}
+
+bool get_pageblock_skip(struct zone *zone, unsigned long pfn)
+{
+	return READ_ONCE(*pb_flags(zone, pfn)) & PB_migrate_skip;
+}
+
+static void set_pageblock_skip(struct zone *zone, unsigned long pfn)
+{
+	WRITE_ONCE(*pb_flags(zone, pfn), *pb_flags(zone, pfn) | PB_migrate_skip);
+}
+
+static void clear_pageblock_skip(struct zone *zone, unsigned long pfn)
+{
+	WRITE_ONCE(*pb_flags(zone, pfn), *pb_flags(zone, pfn) & ~PB_migrate_skip);
+}
+
+static void reset_cached_positions(struct zone *zone)
+{
+	zone_compact(zone)->compact_cached_migrate_pfn[0] = zone->zone_start_pfn;
+	zone_compact(zone)->compact_cached_migrate_pfn[1] = zone->zone_start_pfn;
+	zone_compact(zone)->compact_cached_free_pfn = ALIGN_DOWN(zone_end_pfn(zone) - 1, pageblock_nr_pages);
+}
+
+void __reset_isolation_suitable(struct zone *zone)
+{
+	unsigned long pfn;
+
+	for (pfn = zone_pageblock_base(zone); pfn < zone_end_pfn(zone); pfn += pageblock_nr_pages)
+		clear_pageblock_skip(zone, max(pfn, zone->zone_start_pfn));
+	reset_cached_positions(zone);
+	zone_compact(zone)->compact_blockskip_flush = false;
+}
+
+void reset_isolation_suitable(struct pl_machine *m)
+{
+	struct zone *zone;
+
+	for_each_populated_zone(zone, m)
+		if (zone_compact(zone)->compact_blockskip_flush)
+			__reset_isolation_suitable(zone);
+}
+
+static bool isolation_suitable(struct compact_control *cc, unsigned long pfn)
+{
+	if (cc->ignore_skip_hint)
+		return true;
+	return !get_pageblock_skip(cc->zone, pfn);
+}
+
+/* A scanned pageblock gave nothing: skip it until the bits are reset. */
+static void update_pageblock_skip(struct compact_control *cc, unsigned long pfn)
+{
+	if (cc->no_set_skip_hint)
+		return;
+	set_pageblock_skip(cc->zone, pfn);
+}
+
+/* ---- suitability ------------------------------------------------------------------ */
+
+unsigned int pl_extfrag_threshold(const struct pl_machine *m)
+{
+	return m->config.extfrag_threshold ? m->config.extfrag_threshold - 1 : 500;
+}
+
+/*
+ * __compaction_suitable(): enough order-0 pages for the migration targets
+ * (the min watermark, the low one for costly orders, plus compact_gap()),
+ * and for a costly order, a failure that fragmentation explains: the index
+ * above extfrag_threshold (a failure for lack of memory is reclaim's).
+ */
+bool compaction_suitable(struct zone *zone, int order, int highest_zoneidx)
+{
+	unsigned long watermark;
+	bool ok;
+
+	watermark = order > PAGE_ALLOC_COSTLY_ORDER ? low_wmark_pages(zone) : min_wmark_pages(zone);
+	watermark += compact_gap((unsigned int)order);
+	ok = zone_watermark_ok(zone, 0, watermark, highest_zoneidx, 0);
+	if (ok && order > PAGE_ALLOC_COSTLY_ORDER) {
+		int fragindex = fragmentation_index(zone, (unsigned int)order);
+
+		if (fragindex >= 0 && fragindex <= (int)pl_extfrag_threshold(zone->machine))
+			ok = false;
+	}
+	return ok;
+}
+
+/* compaction_suit_allocation_order(): already enough, not worth it, or go. */
+static enum pl_compact_result compaction_suit_allocation_order(struct zone *zone, int order,
+								int highest_zoneidx,
+								unsigned int alloc_flags)
+{
+	unsigned long watermark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
+
+	if (zone_watermark_ok(zone, (unsigned int)order, watermark, highest_zoneidx, alloc_flags))
+		return PL_COMPACT_SUCCESS;
+	if (!compaction_suitable(zone, order, highest_zoneidx))
+		return PL_COMPACT_SKIPPED;
+	return PL_COMPACT_CONTINUE;
+}
+
+/* ---- the free scanner ---------------------------------------------------------------- */
+
+/*
+ * __isolate_free_page(): take a free block off the buddy for compaction,
+ * if the zone stays above its min watermark. No allocation event fires.
+ */
+static bool __isolate_free_page(struct zone *zone, struct page *page, unsigned int order)
+{
+	int mt = get_pageblock_migratetype(page);
+
+	if (!is_migrate_isolate(mt)) {
+		unsigned long watermark = zone->_watermark[WMARK_MIN] + (1UL << order);
+
+		if (!zone_watermark_ok(zone, 0, watermark, 0, 0))
+			return false;
+	}
+	del_page_from_free_list(page, zone, order, mt);
+	return true;
+}
+
+/* Free pages of one pageblock [@start, @end) onto cc->freepages. Return: pages taken. */
+static unsigned long isolate_freepages_block(struct compact_control *cc, unsigned long start,
+					     unsigned long end)
+{
+	struct zone *zone = cc->zone;
+	unsigned long pfn, nr_scanned = 0, total = 0;
+
+	spin_lock(&zone->lock);
+	for (pfn = start; pfn < end; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+		unsigned int order;
+
+		nr_scanned++;
+		if (!PageBuddy(page))
+			continue;
+		order = buddy_order(page);
+		if (pfn + (1UL << order) > end || !__isolate_free_page(zone, page, order))
+			break;
+		WRITE_ONCE(page->private, order);
+		list_add_tail(&page->lru, &cc->freepages[order]);
+		cc->nr_freepages += 1UL << order;
+		total += 1UL << order;
+		pfn += (1UL << order) - 1;
+		if (cc->nr_freepages >= cc->nr_migratepages)
+			break;
+	}
+	spin_unlock(&zone->lock);
+	cc->total_free_scanned += nr_scanned;
+	pl_count(PL_EV_COMPACT_FREE_SCANNED, nr_scanned);
+	pl_count(PL_EV_COMPACT_ISOLATED, total);
+	pl_count(PL_EV_COMPACT_ISOLATED_FREE, total);
+	return total;
+}
+
+/* suitable_migration_target(): a block the free scanner may take pages from. */
+static bool suitable_migration_target(struct compact_control *cc, unsigned long pfn)
+{
+	struct page *page = pfn_to_page(pfn);
+
+	/* a whole free pageblock is better left for a high-order allocation */
+	if (PageBuddy(page) && buddy_order(page) >= pageblock_order)
+		return false;
+	if (cc->ignore_block_suitable)
+		return true;
+	return is_migrate_movable(get_pageblock_migratetype(page));
+}
+
+/* isolate_freepages(): walk the free scanner down until enough targets. */
+static void isolate_freepages(struct compact_control *cc)
+{
+	struct zone *zone = cc->zone;
+	unsigned long block_start, low_pfn, isolate_start = cc->free_pfn;
+
+	block_start = ALIGN_DOWN(cc->free_pfn, pageblock_nr_pages);
+	low_pfn = ALIGN_UP_PL(cc->migrate_pfn + 1, pageblock_nr_pages);
+	for (; block_start >= low_pfn; block_start -= pageblock_nr_pages) {
+		unsigned long start = max(block_start, zone->zone_start_pfn);
+		unsigned long end = min(block_start + pageblock_nr_pages, zone_end_pfn(zone));
+
+		isolate_start = block_start;
+		if (!suitable_migration_target(cc, start) || !isolation_suitable(cc, start))
+			continue;
+		if (!isolate_freepages_block(cc, start, end))
+			update_pageblock_skip(cc, start);
+		if (cc->nr_freepages >= cc->nr_migratepages)
+			break;
+	}
+	cc->free_pfn = isolate_start;
+}
+
+/* ---- the migrate scanner --------------------------------------------------------------- */
+
+/* suitable_migration_source(): async direct compaction migrates only blocks of its type. */
+static bool suitable_migration_source(struct compact_control *cc, unsigned long pfn)
+{
+	int block_mt;
+
+	if (cc->mode != MIGRATE_ASYNC || !cc->direct_compaction)
+		return true;
+	block_mt = get_pageblock_migratetype(pfn_to_page(pfn));
+	if (cc->migratetype == MIGRATE_MOVABLE)
+		return is_migrate_movable(block_mt);
+	return block_mt == cc->migratetype;
+}
+
+/* A movable allocated block the holder lets go: its head page, else NULL. */
+static struct page *isolate_movable(struct compact_control *cc, struct page *page,
+				    unsigned int *order)
+{
+	const struct pl_migrate_ops *ops = cc->zone->machine->migrate_ops;
+
+	if (PageBuddy(page) || PageTail(page) || !(page_flags(page) & (1UL << PG_movable)) ||
+	    page_ref_count(page) != 1 || !ops)
+		return NULL;
+	*order = page->alloc_order;
+	if (ops->isolate(cc->zone->machine->migrate_ctx, page, *order))
+		return NULL;
+	return page;
+}
+
+/*
+ * isolate_migratepages_block(): movable blocks of [@low, @end) onto
+ * cc->migratepages, up to COMPACT_CLUSTER_MAX. Return: the pfn scanning
+ * stopped at.
+ */
+static unsigned long isolate_migratepages_block(struct compact_control *cc, unsigned long low,
+						unsigned long end)
+{
+	unsigned long pfn, nr_scanned = 0, nr_isolated = 0;
+
+	for (pfn = low; pfn < end; pfn++) {
+		struct page *page = pfn_to_page(pfn), *head;
+		unsigned int order;
+
+		nr_scanned++;
+		if (PageBuddy(page)) {
+			unsigned int o = buddy_order(page);
+
+			if (o <= MAX_PAGE_ORDER)
+				pfn += (1UL << o) - 1;
+			continue;
+		}
+		head = isolate_movable(cc, page, &order);
+		if (!head) {
+			if (!PageTail(page) && page_ref_count(page) && page->alloc_order)
+				pfn += (1UL << page->alloc_order) - 1;
+			continue;
+		}
+		cc->migratepages[cc->nr_migratepages] = head;
+		cc->migrate_order[cc->nr_migratepages++] = order;
+		nr_isolated += 1UL << order;
+		pfn += (1UL << order) - 1;
+		if (cc->nr_migratepages == COMPACT_CLUSTER_MAX) {
+			pfn++;
+			break;
+		}
+	}
+	if (pfn > end)
+		pfn = end;
+	cc->total_migrate_scanned += nr_scanned;
+	cc->nr_migrate_pages_isolated += nr_isolated;
+	pl_count(PL_EV_COMPACT_MIGRATE_SCANNED, nr_scanned);
+	pl_count(PL_EV_COMPACT_ISOLATED, nr_isolated);
+	/* a whole block scanned for nothing is skipped next time */
+	if (!nr_isolated && pfn == end && low == ALIGN_DOWN(low, pageblock_nr_pages))
+		update_pageblock_skip(cc, low);
+	return pfn;
+}
+
+enum isolate_migrate { ISOLATE_NONE, ISOLATE_SUCCESS };
+
+/* isolate_migratepages(): the next pageblock with something to migrate. */
+static enum isolate_migrate isolate_migratepages(struct compact_control *cc)
+{
+	struct zone *zone = cc->zone;
+	unsigned long low_pfn = cc->migrate_pfn;
+	unsigned long block_end = ALIGN_UP_PL(low_pfn + 1, pageblock_nr_pages);
+
+	for (; block_end <= cc->free_pfn; low_pfn = block_end, block_end += pageblock_nr_pages) {
+		unsigned long end = min(block_end, zone_end_pfn(zone));
+
+		if (!isolation_suitable(cc, low_pfn) || !suitable_migration_source(cc, low_pfn))
+			continue;
+		low_pfn = isolate_migratepages_block(cc, low_pfn, end);
+		if (cc->nr_migratepages)
+			break;
+	}
+	cc->migrate_pfn = min(low_pfn, cc->free_pfn);
+	return cc->nr_migratepages ? ISOLATE_SUCCESS : ISOLATE_NONE;
+}
+
+/* ---- migration ------------------------------------------------------------------------ */
+
+/* compaction_alloc(): a target of @order from the isolated free pages, split down. */
+static struct page *compaction_alloc(struct compact_control *cc, unsigned int order)
+{
+	unsigned int start;
+	struct page *page;
+	bool isolated = false;
+
+again:
+	for (start = order; start < NR_PAGE_ORDERS; start++)
+		if (!list_empty(&cc->freepages[start]))
+			break;
+	if (start == NR_PAGE_ORDERS) {
+		if (isolated)
+			return NULL;
+		isolate_freepages(cc);
+		isolated = true;
+		goto again;
+	}
+	page = list_first_entry(&cc->freepages[start], struct page, lru);
+	list_del(&page->lru);
+	while (start > order) {
+		unsigned long size = 1UL << --start;
+
+		WRITE_ONCE(page[size].private, start);
+		list_add(&page[size].lru, &cc->freepages[start]);
+	}
+	cc->nr_freepages -= 1UL << order;
+	return page;
+}
+
+/* The isolated free pages go back to the buddy. Return: the highest pfn freed. */
+static unsigned long release_freepages(struct compact_control *cc)
+{
+	unsigned long high = 0;
+
+	for (unsigned int order = 0; order < NR_PAGE_ORDERS; order++) {
+		while (!list_empty(&cc->freepages[order])) {
+			struct page *page = list_first_entry(&cc->freepages[order], struct page, lru);
+			unsigned long pfn = page_to_pfn(page);
+
+			list_del(&page->lru);
+			free_one_page(cc->zone, page, pfn, order, FPI_NONE);
+			high = max(high, pfn);
+		}
+	}
+	cc->nr_freepages = 0;
+	return high;
+}
+
+/*
+ * migrate_pages() for compaction: each isolated block's contents and
+ * holder move to a target; the source is freed (through the PCP, as a
+ * folio_put()). A block the targets cannot hold stays where it is.
+ * Return: blocks not migrated.
+ */
+static unsigned int migrate_isolated(struct compact_control *cc)
+{
+	struct pl_machine *m = cc->zone->machine;
+	const struct pl_migrate_ops *ops = m->migrate_ops;
+	unsigned int failed = 0;
+
+	for (unsigned int i = 0; i < cc->nr_migratepages; i++) {
+		struct page *src = cc->migratepages[i], *dst;
+		unsigned int order = cc->migrate_order[i];
+
+		dst = compaction_alloc(cc, order);
+		if (!dst) {
+			ops->putback(m->migrate_ctx, src, order);
+			failed++;
+			continue;
+		}
+		prep_new_page(dst, order, (page_flags(src) & (1UL << PG_head)) ? __GFP_COMP : 0,
+			      MIGRATE_MOVABLE);
+		memcpy(page_address(dst), page_address(src), PAGE_SIZE << order);
+		ops->migrate(m->migrate_ctx, src, dst, order);
+		__free_pages(src, order);
+		cc->nr_migrated += 1UL << order;
+		pl_count(PL_EV_PGMIGRATE_SUCCESS, 1UL << order);
+	}
+	pl_count(PL_EV_PGMIGRATE_FAIL, failed);
+	cc->nr_migratepages = 0;
+	return failed;
+}
+
+/* ---- the end of a run ------------------------------------------------------------------------ */
+
+static bool compact_scanners_met(const struct compact_control *cc)
+{
+	return (cc->free_pfn >> pageblock_order) <= (cc->migrate_pfn >> pageblock_order);
+}
+
+/* __compact_finished(): the scanners met, or a block of the order is free. */
+static enum pl_compact_result compact_finished(struct compact_control *cc)
+{
+	struct zone *zone = cc->zone;
+
+	if (compact_scanners_met(cc)) {
+		reset_cached_positions(zone);
+		if (cc->direct_compaction)
+			zone_compact(zone)->compact_blockskip_flush = true;
+		return cc->whole_zone ? PL_COMPACT_COMPLETE : PL_COMPACT_PARTIAL_SKIPPED;
+	}
+	if (cc->order < 0)	/* compact_memory: the whole zone */
+		return PL_COMPACT_CONTINUE;
+	/* finish the pageblock: fewer fallbacks later */
+	if (cc->migrate_pfn & (pageblock_nr_pages - 1))
+		return PL_COMPACT_CONTINUE;
+	for (unsigned int order = (unsigned int)cc->order; order < NR_PAGE_ORDERS; order++) {
+		struct free_area *area = &zone->free_area[order];
+
+		if (!free_area_empty(zone, area, cc->migratetype))
+			return PL_COMPACT_SUCCESS;
+		/* an allocation could take the block from another type's list */
+		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+			if (mt != cc->migratetype && order >= pageblock_order &&
+			    !free_area_empty(zone, area, mt))
+				return PL_COMPACT_SUCCESS;
+	}
+	return PL_COMPACT_CONTINUE;
+}
+
+enum pl_compact_result compact_zone(struct compact_control *cc, struct capture_control *capc)
+{
+	struct zone *zone = cc->zone;
+	bool sync = cc->mode != MIGRATE_ASYNC;
+	enum pl_compact_result ret;
+	unsigned long last_migrated_pfn = 0;
+
+	for (unsigned int o = 0; o < NR_PAGE_ORDERS; o++)
+		INIT_LIST_HEAD(&cc->freepages[o]);
+	cc->nr_freepages = cc->nr_migratepages = 0;
+	cc->migratetype = gfp_migratetype(cc->gfp_mask);
+	if (cc->order > 0) {
+		ret = compaction_suit_allocation_order(zone, cc->order, cc->highest_zoneidx,
+						       cc->alloc_flags);
+		if (ret != PL_COMPACT_CONTINUE)
+			return ret;
+	}
+	if (compaction_restarting(zone, cc->order))
+		__reset_isolation_suitable(zone);
+	if (cc->whole_zone) {
+		cc->migrate_pfn = zone->zone_start_pfn;
+		cc->free_pfn = ALIGN_DOWN(zone_end_pfn(zone) - 1, pageblock_nr_pages);
+	} else {
+		cc->migrate_pfn = zone_compact(zone)->compact_cached_migrate_pfn[sync];
+		cc->free_pfn = zone_compact(zone)->compact_cached_free_pfn;
+		if (!zone_spans_pfn(zone, cc->free_pfn) || cc->free_pfn == 0)
+			cc->free_pfn = ALIGN_DOWN(zone_end_pfn(zone) - 1, pageblock_nr_pages);
+		if (!zone_spans_pfn(zone, cc->migrate_pfn))
+			cc->migrate_pfn = zone->zone_start_pfn;
+		if (cc->migrate_pfn == zone->zone_start_pfn)
+			cc->whole_zone = true;
+	}
+	pl_count(PL_EV_COMPACT_RUN, 1);
+
+	while ((ret = compact_finished(cc)) == PL_COMPACT_CONTINUE) {
+		unsigned long start = cc->migrate_pfn;
+
+		if (isolate_migratepages(cc) == ISOLATE_NONE)
+			goto check_drain;
+		last_migrated_pfn = max(zone->zone_start_pfn, start);
+		if (migrate_isolated(cc) && cc->direct_compaction && cc->mode == MIGRATE_ASYNC) {
+			/* async: give the block up at the first failure */
+			cc->migrate_pfn = ALIGN_UP_PL(cc->migrate_pfn, 1UL << cc->order);
+			last_migrated_pfn = 0;
+		}
+		if (capc && capc->page) {
+			ret = PL_COMPACT_SUCCESS;
+			break;
+		}
+check_drain:
+		/*
+		 * The migrate scanner left the cc->order block it migrated
+		 * from: flush this CPU's freed pages so they can merge (and be
+		 * captured) now.
+		 */
+		if (cc->order > 0 && last_migrated_pfn &&
+		    last_migrated_pfn < ALIGN_DOWN(cc->migrate_pfn, 1UL << cc->order)) {
+			drain_local_pages(zone);
+			last_migrated_pfn = 0;
+		}
+	}
+	if (cc->nr_freepages) {
+		unsigned long free_pfn = release_freepages(cc);
+
+		/* restart the free scanner where pages went back */
+		if (free_pfn > zone_compact(zone)->compact_cached_free_pfn)
+			zone_compact(zone)->compact_cached_free_pfn = ALIGN_DOWN(free_pfn, pageblock_nr_pages);
+	}
+	if (!compact_scanners_met(cc)) {
+		zone_compact(zone)->compact_cached_migrate_pfn[sync] = cc->migrate_pfn;
+		if (!sync)
+			zone_compact(zone)->compact_cached_migrate_pfn[1] = max(zone_compact(zone)->compact_cached_migrate_pfn[1],
+								  cc->migrate_pfn);
+		zone_compact(zone)->compact_cached_free_pfn = min(zone_compact(zone)->compact_cached_free_pfn ?
+						    zone_compact(zone)->compact_cached_free_pfn : cc->free_pfn,
+						    cc->free_pfn);
+	}
+	return ret;
+}
+
+/* compaction_capture(): see __free_one_page(). */
+bool compaction_capture(struct capture_control *capc, struct page *page, unsigned int order,
+			int migratetype)
+{
+	if ((int)order != capc->cc->order || is_migrate_isolate(migratetype))
+		return false;
+	/* a smaller order must not pollute a movable block unless it wants movable */
+	if (order < pageblock_order && migratetype == MIGRATE_MOVABLE &&
+	    capc->cc->migratetype != MIGRATE_MOVABLE)
+		return false;
+	capc->page = page;
+	pl_count(PL_EV_COMPACT_CAPTURE, 1);
+	return true;
+}
+
+/* compact_zone_order(): one direct compaction of @zone at @prio, with capture. */
+static enum pl_compact_result compact_zone_order(struct zone *zone, int order, gfp_t gfp,
+						 enum compact_priority prio,
+						 unsigned int alloc_flags, int highest_zoneidx,
+						 struct page **capture)
+{
+	struct compact_control cc = {
+		.order = order, .gfp_mask = gfp, .zone = zone,
+		.mode = prio == COMPACT_PRIO_ASYNC ? MIGRATE_ASYNC : MIGRATE_SYNC_LIGHT,
+		.alloc_flags = alloc_flags, .highest_zoneidx = highest_zoneidx,
+		.direct_compaction = true, .whole_zone = prio == MIN_COMPACT_PRIORITY,
+		.ignore_skip_hint = prio == MIN_COMPACT_PRIORITY,
+		.ignore_block_suitable = prio == MIN_COMPACT_PRIORITY,
+	};
+	struct capture_control capc = { .cc = &cc, .page = NULL };
+	enum pl_compact_result ret;
+
+	WRITE_ONCE(pl_capture_control, &capc);
+	__atomic_add_fetch(&zone->machine->compact_capturing, 1, __ATOMIC_RELAXED);
+	ret = compact_zone(&cc, &capc);
+	__atomic_sub_fetch(&zone->machine->compact_capturing, 1, __ATOMIC_RELAXED);
+	WRITE_ONCE(pl_capture_control, NULL);
+	*capture = capc.page;
+	if (*capture)
+		ret = PL_COMPACT_SUCCESS;
+	return ret;
+}
+
+enum pl_compact_result try_to_compact_pages(struct pl_machine *m, gfp_t gfp, unsigned int order,
+					    unsigned int alloc_flags, int highest_zoneidx,
+					    enum compact_priority prio, struct page **capture)
+{
+	enum pl_compact_result rc = PL_COMPACT_SKIPPED;
+
+	*capture = NULL;
+	if (!(gfp & __GFP_DIRECT_RECLAIM) || !order)
+		return PL_COMPACT_SKIPPED;
+	for (int zi = highest_zoneidx; zi >= 0; zi--) {
+		struct zone *zone = &m->node_zones[zi];
+		enum pl_compact_result status;
+
+		if (!populated_zone(zone))
+			continue;
+		if (prio > MIN_COMPACT_PRIORITY && compaction_deferred(zone, (int)order)) {
+			rc = max(rc, PL_COMPACT_DEFERRED);
+			continue;
+		}
+		status = compact_zone_order(zone, (int)order, gfp, prio, alloc_flags,
+					    highest_zoneidx, capture);
+		rc = max(status, rc);
+		if (status == PL_COMPACT_SUCCESS) {
+			/* not yet allocated: the caller resets the deferral on success */
+			compaction_defer_reset(zone, (int)order, false);
+			break;
+		}
+		if (prio != COMPACT_PRIO_ASYNC &&
+		    (status == PL_COMPACT_COMPLETE || status == PL_COMPACT_PARTIAL_SKIPPED))
+			defer_compaction(zone, (int)order);
+	}
+	return rc;
+}
+
+/* ---- direct compaction in the slow path (mm/page_alloc.c) --------------------------- */
+
+struct page *__alloc_pages_direct_compact(struct pl_machine *m, gfp_t gfp, unsigned int order,
+					  unsigned int alloc_flags, int highest_zoneidx,
+					  int migratetype, enum compact_priority prio,
+					  enum pl_compact_result *result)
+{
+	struct page *page = NULL;
+
+	if (!order)
+		return NULL;
+	*result = try_to_compact_pages(m, gfp, order, alloc_flags, highest_zoneidx, prio, &page);
+	if (*result == PL_COMPACT_SKIPPED)
+		return NULL;
+	pl_count(PL_EV_COMPACT_STALL, 1);
+	if (page)
+		prep_new_page(page, order, gfp, migratetype);
+	else
+		page = get_page_from_freelist(m, gfp, order, alloc_flags, highest_zoneidx,
+					      migratetype);
+	if (page) {
+		compaction_defer_reset(page_zone(page), (int)order, true);
+		pl_count(PL_EV_COMPACT_SUCCESS, 1);
+		return page;
+	}
+	pl_count(PL_EV_COMPACT_FAIL, 1);
+	return NULL;
+}
+
+/* compaction_zonelist_suitable(): would compaction run anywhere after reclaim? */
+static bool compaction_zonelist_suitable(struct pl_machine *m, unsigned int order,
+					 int highest_zoneidx)
+{
+	for (int zi = highest_zoneidx; zi >= 0; zi--) {
+		struct zone *zone = &m->node_zones[zi];
+
+		if (populated_zone(zone) && compaction_suitable(zone, (int)order, highest_zoneidx))
+			return true;
+	}
+	return false;
+}
+
+bool should_compact_retry(struct pl_machine *m, unsigned int order, int highest_zoneidx,
+			  enum pl_compact_result result, enum compact_priority *prio, int *retries)
+{
+	int max_retries = MAX_COMPACT_RETRIES;
+	enum compact_priority min_priority;
+
+	if (!order)
+		return false;
+	/* skipped for want of free order-0 targets: only if reclaim could help */
+	if (result == PL_COMPACT_SKIPPED)
+		return compaction_zonelist_suitable(m, order, highest_zoneidx);
+	/* compaction made a block but another allocation took it: retry a few */
+	if (result == PL_COMPACT_SUCCESS) {
+		if (order > PAGE_ALLOC_COSTLY_ORDER)
+			max_retries /= 4;
+		if (++*retries <= max_retries)
+			return true;
+	}
+	/* failed: retry with more effort, down to the minimum priority */
+	min_priority = order > PAGE_ALLOC_COSTLY_ORDER ? MIN_COMPACT_COSTLY_PRIORITY :
+							 MIN_COMPACT_PRIORITY;
+	if (*prio > min_priority) {
+		(*prio)--;
+		*retries = 0;
+		return true;
+	}
+	return false;
+}
+
+int pl_set_migrate_ops(struct pl_machine *m, const struct pl_migrate_ops *ops, void *ctx)
+{
+	if (pl_check_ptr(__func__, m, "machine"))
+		return -EINVAL;
+	if (ops && (!ops->isolate || !ops->migrate || !ops->putback)) {
+		pl_bad_arg(__func__, "migrate ops need isolate, migrate and putback");
+		return -EINVAL;
+	}
+	m->migrate_ops = ops;
+	m->migrate_ctx = ctx;
+	return 0;
+}
+
+long pl_compact_zone(struct pl_machine *m, int zone_idx, int order, bool sync)
+{
+	struct compact_control cc = { .order = order, .gfp_mask = GFP_KERNEL | __GFP_MOVABLE,
+				      .mode = sync ? MIGRATE_SYNC : MIGRATE_ASYNC,
+				      .whole_zone = true, .ignore_skip_hint = order < 0,
+				      .alloc_flags = ALLOC_WMARK_MIN };
+	enum pl_compact_result ret;
+
+	if (pl_check_ptr(__func__, m, "machine"))
+		return -EINVAL;
+	if (zone_idx < 0 || zone_idx >= MAX_NR_ZONES || !populated_zone(&m->node_zones[zone_idx]) ||
+	    order < -1 || order > MAX_PAGE_ORDER) {
+		pl_bad_arg(__func__, "zone %d order %d", zone_idx, order);
+		return -EINVAL;
+	}
+	cc.zone = &m->node_zones[zone_idx];
+	cc.highest_zoneidx = zone_idx;
+	ret = compact_zone(&cc, NULL);
+	return ret;
+}
