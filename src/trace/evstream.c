@@ -25,6 +25,7 @@ enum {
 };
 
 #define TAG_TYPE	0x0fu
+_Static_assert(PL_TRACE_PRESSURE_FIRST <= TAG_TYPE + 1, "the stream's event types fit the tag");
 #define TAG_KWORKER	0x10u
 #define TAG_KSWAPD	0x20u
 #define TAG_LAZY	0x40u
@@ -130,6 +131,13 @@ int pl_evstream_append(struct pl_evstream *s, const struct pl_trace_event *ev)
 
 	if (s->finished)
 		return -EINVAL;
+	/*
+	 * The memory-pressure events are the kernel side's (scored in the text
+	 * pass); a replay makes its own compaction and reclaim, and their type
+	 * does not fit the tag's four bits: they are not in the stream.
+	 */
+	if (ev->type >= PL_TRACE_PRESSURE_FIRST)
+		return 0;
 	if (s->used + EVS_MAX_EVENT > EVS_BUF) {
 		int err = flush(s);
 
