@@ -130,6 +130,16 @@ void bench_emit(const struct bench *b, const char *test, const char *design, int
 	bench_json_str(unit);
 	printf(", \"metric\": ");
 	bench_json_str(mt->id);
+	{
+		/* what was built, in the one form every front end reports (a suite
+		 * comparing its own backends names no design: no canonical) */
+		char canon[512];
+
+		if (!pl_design_check(design, canon, sizeof(canon), NULL, 0)) {
+			printf(", \"canonical\": ");
+			bench_json_str(canon);
+		}
+	}
 	printf(", \"params\": {");
 	for (int i = 0; i < b->nr_params; i++) {
 		printf(i ? ", " : "");

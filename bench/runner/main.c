@@ -188,7 +188,7 @@ static int list(bool json)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pagelab-bench SUITE [key=value ...] [--json]\n"
-		"       pagelab-bench --list [--json] | --version\n\n"
+		"       pagelab-bench --list [--json] | --version | --design SPEC...\n\n"
 		"every suite also takes machine=NAME, a machine profile (pagelab-bench machines),\n"
 		"and pin=0|1 (pin the main thread to its CPU, default 1)\n\n"
 		"suites:\n");
@@ -241,6 +241,24 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return list(argc == 3);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--design")) {
+		/* each SPEC's canonical string, a line each: what every suite would build */
+		char canon[512], err[160];
+
+		if (argc < 3) {
+			fprintf(stderr, "pagelab-bench: usage: pagelab-bench --design SPEC...\n");
+			return 2;
+		}
+		for (int i = 2; i < argc; i++) {
+			if (pl_design_check(argv[i], canon, sizeof(canon), err, sizeof(err))) {
+				fprintf(stderr, "pagelab-bench: unknown design '%s': %s (see pagelab-bench "
+					"--list)\n", argv[i], err);
+				return 2;
+			}
+			printf("%s\n", canon);
+		}
+		return 0;
 	}
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		if (argc < 2) {

@@ -349,10 +349,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		pl_snapshot_config_positional(snap, pos, &cfg);
 	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
 	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
-	if (pl_design_preset(design, &cfg.design)) {
-		fprintf(stderr, "pagelab-bench: unknown design '%s'\n", design);
-		exit(2);
-	}
+	bench_design(design, &cfg.design);	/* pl_design_parse(): presets and switches */
 	/* the library's warning becomes the one line */
 	pl_warn_set_quiet(true);
 	m = pl_machine_create(&cfg);
@@ -722,7 +719,15 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 	       s->design, pl_trace_score_zone_lock(c), mt->unit, mt->id);
 	for (int i = 0; i < b->nr_params; i++)
 		printf("%s\"%s\": \"%s\"", i ? ", " : "", b->keys[i], b->vals[i]);
-	printf("}, \"events\": %lu, \"lost_events\": %lu, \"state\": \"%s\", \"seconds\": %.3f, "
+	printf("}");
+	{
+		char canon[512];	/* the kernel's side is no design */
+
+		if (strcmp(s->test, "kernel") &&
+		    !pl_design_check(s->design, canon, sizeof(canon), NULL, 0))
+			printf(", \"canonical\": \"%s\"", canon);
+	}
+	printf(", \"events\": %lu, \"lost_events\": %lu, \"state\": \"%s\", \"seconds\": %.3f, "
 	       "\"counters\": {", st->events, st->lost_events, s->state, s->seconds);
 	printf("\"pcp_refills\": %lu, \"pcp_refill_pages\": %lu, \"pcp_refill_pages_by_order\": ",
 	       c->pcp_refills, c->pcp_refill_pages);

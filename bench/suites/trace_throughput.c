@@ -147,7 +147,7 @@ static int pass_replay(struct bench *b, const struct pl_evstream *es, unsigned i
 		cfg.mem_bytes = param_ulong(b, "mem", 8UL << 30);
 		cfg.dma32_bytes = param_ulong(b, "dma32", 2UL << 30);
 		cfg.nr_cpus = nr_cpus ? nr_cpus : 1;
-		pl_design_preset(design, &cfg.design);
+		bench_design(design, &cfg.design);	/* pl_design_parse(): presets and switches */
 		m = pl_machine_create(&cfg);
 		if (!m) {
 			fprintf(stderr, "pagelab-bench: trace_throughput: cannot create the machine\n");

@@ -136,6 +136,23 @@ int pl_design_parse(const char *spec, struct pl_design *out, char *err, size_t e
  */
 long pl_design_format(const struct pl_design *d, char *buf, size_t size);
 
+/**
+ * pl_design_canonical() - @d's canonical string: "v6.18" followed by
+ * "+SWITCH" for each switch on, in the switch table's order ("v6.18" for
+ * the baseline, "v6.18+pcp_owner" for pcp-owner, pcp_owner and
+ * v6.18+pcp_owner alike). Two specs build the same design exactly when
+ * their canonical strings are equal; every front end reports it.
+ * Return: the length, or -ENOSPC if @size is too small (truncated).
+ */
+long pl_design_canonical(const struct pl_design *d, char *buf, size_t size);
+
+/**
+ * pl_design_check() - parse @spec and write its canonical string: the one
+ * call a front end without C structs needs (the Python API, tests).
+ * Return: 0, or pl_design_parse()'s error with the reason in @err.
+ */
+int pl_design_check(const char *spec, char *canon, size_t size, char *err, size_t errsize);
+
 /** pl_design_switch_get() - the value of switch @s in @d (0/1 for bool). */
 int pl_design_switch_get(const struct pl_design *d, const struct pl_design_switch *s);
 

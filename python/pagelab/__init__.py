@@ -9,7 +9,7 @@ without cffi or the shared library.
 
 __version__ = "0.9.0"
 
-__all__ = ["Machine", "Page", "version"]
+__all__ = ["Machine", "Page", "version", "design_canonical"]
 
 
 def __getattr__(name):

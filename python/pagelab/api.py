@@ -37,6 +37,7 @@ const char *pl_git_commit(void);
 struct pl_config *pl_config_new(void);
 void pl_config_free(struct pl_config *cfg);
 int pl_config_set(struct pl_config *cfg, const char *key, const char *value, char *err, size_t errsize);
+int pl_design_check(const char *spec, char *canon, size_t size, char *err, size_t errsize);
 int pl_gfp_parse(const char *spec, gfp_t *out, char *err, size_t errsize);
 struct pl_machine *pl_machine_create(const struct pl_config *cfg);
 void pl_machine_destroy(struct pl_machine *m);
@@ -135,6 +136,17 @@ def _gfp(spec) -> int:
     return out[0]
 
 
+def design_canonical(spec: str) -> str:
+    """The canonical string of design @spec (pl_design_check(): the one C
+    parser every front end uses), e.g. "pcp-owner" -> "v6.18+pcp_owner";
+    ValueError with the parser's reason for a spec it refuses."""
+    ffi, lib = library()
+    canon, err = ffi.new("char[]", 512), ffi.new("char[]", 160)
+    if lib.pl_design_check(str(spec).encode(), canon, 512, err, 160):
+        raise ValueError(f"design '{spec}': {ffi.string(err).decode()}")
+    return ffi.string(canon).decode()
+
+
 class Page:
     """A block from alloc_pages: its struct page pointer, order and pfn."""
 
@@ -177,6 +189,8 @@ class Machine:
             raise ValueError(f"cannot create the machine: {_last_warning() or 'bad config'}")
         self._m = m
         self.settings = dict(settings)
+        # the design built, as every front end reports it (pl_design_canonical())
+        self.design = design_canonical(str(settings.get("design", "v6.18")))
         self._last_cpu: dict[int, int] = {}   # thread id -> the vCPU it last entered here
 
     # ---- lifetime ---------------------------------------------------------

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from . import (ab, agree, budgets, compare, expcli, listing, replay, report, reproduce, runs,
                show, trace_record, validate)
+from . import designs as designs_mod
 from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
                      suite_keys)
 from .store import load_any
@@ -69,6 +70,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise BenchError(f"unknown suite '{args.suite}' (try pagelab-bench --help)")
     if "design" in keys[args.suite]:
         designs = args.design or ["v6.18"]
+        designs_mod.check(designs)    # the C parser's word, before any run
     elif args.design or args.together:
         raise BenchError(f"{args.suite} takes no design (it compares its own backends)")
     else:
@@ -186,6 +188,7 @@ def cmd_ab(args: argparse.Namespace) -> int:
         raise BenchError("ab needs a SUITE")
     if args.reps < 1:
         raise BenchError(f"--reps {args.reps}: at least 1")
+    designs_mod.canonical([args.design])   # refused here, before two builds
     docs = ab.run_ab(args.rev_a, args.rev_b, args.suite, params, args.design, args.reps,
                      Path(args.out))
     ms, notes = runs.group_runs(docs)

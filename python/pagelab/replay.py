@@ -30,6 +30,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from . import designs as designs_mod
 from .runner import BenchError, Measurement, run_raw, save_results
 from .trace_artifact import TraceError, opened
 
@@ -349,6 +350,7 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):
         raise BenchError("a design is given twice")
+    designs_mod.check(designs)     # the C parser, before the trace is read
     tick_param = _tick_param(tick)
     if not pcp_busy:
         tick_param["pcp_busy"] = "0"

@@ -58,6 +58,7 @@ class Measurement:
     mode: str = "wall"                            # what value measures: wall, instr, vtime
     wall: float | None = None                     # the wall figure, in instr/vtime modes
     metric: str | None = None                     # the registry's id (metrics.py); None: unjudged
+    canonical: str | None = None                  # the design built (pl_design_canonical())
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -21,7 +21,9 @@ from pagelab.runner import BenchError, load_results
 from test_trace_record import make_artifact
 
 FAKE = r'''#!PYTHON
-import json, sys
+import json, os, sys
+if sys.argv[1] in ("--design", "--list"):    # the design parser and the registry: the real ones
+    os.execv(REAL, [REAL] + sys.argv[1:])
 args = dict(a.split("=", 1) for a in sys.argv[2:] if "=" in a)
 log = open(LOG, "a"); log.write(" ".join(sys.argv[1:]) + "\n"); log.close()
 if sys.argv[1] != "replay":
@@ -45,7 +47,7 @@ for design in args.get("design", "v6.18").split(","):
     r = {key: (v * f if isinstance(v, (int, float)) else v) for key, v in k.items()}
     r["free_pages_by_order_end"] = [100, 100, 200, 200, 400, 0, 0, 0, 0, 0, 0] if f == 1 else \
                                    [1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
-    if design == "falls":              # fallbacks where the kernel made none
+    if design == "targeted-drain":     # fallbacks where the kernel made none
         r["fallback_events"] = 3
     print(json.dumps({**common, "test": "replay", "design": design, "counters": r, "timeline": tl}))
     if "emit_trace" in args:
@@ -58,8 +60,10 @@ def fake_bench(tmp_path, monkeypatch):
     def make(lost=0):
         path = tmp_path / f"fake-bench-{lost}"
         log = tmp_path / "calls.log"
+        real = os.environ.get("PAGELAB_BENCH") or str(Path(__file__).resolve().parents[2]
+                                                      / "build" / "pagelab-bench")
         path.write_text(FAKE.replace("PYTHON", sys.executable).replace("LOG", repr(str(log)))
-                        .replace("LOST", str(lost)))
+                        .replace("LOST", str(lost)).replace("REAL", repr(real)))
         path.chmod(path.stat().st_mode | stat.S_IEXEC)
         monkeypatch.setenv("PAGELAB_BENCH", str(path))
         return log
@@ -175,7 +179,10 @@ def test_replay_errors_are_one_line(tmp_path, fake_bench, capsys, argv, msg):
 
 def test_engine_without_records_is_an_error(tmp_path, monkeypatch):
     script = tmp_path / "silent"
-    script.write_text("#!/bin/sh\necho '{\"suite\": \"replay\", \"test\": \"kernel\"}'\n")
+    real = os.environ.get("PAGELAB_BENCH")
+    # the design parser is the real one; the replay prints a kernel record alone
+    script.write_text(f"#!/bin/sh\ncase $1 in --*) exec {real} \"$@\";; esac\n"
+                      "echo '{\"suite\": \"replay\", \"test\": \"kernel\"}'\n")
     script.chmod(0o755)
     monkeypatch.setenv("PAGELAB_BENCH", str(script))
     art = make_artifact(tmp_path / "t.pltrace")
@@ -208,12 +215,13 @@ def test_ratio_against_a_kernel_zero_saves_and_reloads(tmp_path, fake_bench, cap
     fake_bench()
     art = make_artifact(tmp_path / "t.pltrace")
     out = tmp_path / "r.json"
-    assert main(["replay", str(art), "--design", "v6.18", "--design", "falls", "-o", str(out)]) == 0
+    assert main(["replay", str(art), "--design", "v6.18", "--design", "targeted-drain",
+                 "-o", str(out)]) == 0
     lines = {ln.split("  ")[0]: ln for ln in capsys.readouterr().out.splitlines()}
     assert lines["fallback events"].split()[-1] == "inf"
     assert "Infinity" not in out.read_text()
     doc = load_results(out)
     row = next(r for r in doc["replay"]["rows"] if r["metric"] == "fallback events")
-    assert row["ratios"] == {"v6.18": 1.0, "falls": None}
+    assert row["ratios"] == {"v6.18": 1.0, "targeted-drain": None}
     assert main(["replay-table", str(out)]) == 0
-    assert "falls" in capsys.readouterr().out
+    assert "targeted-drain" in capsys.readouterr().out

@@ -5,7 +5,12 @@
  * from and what it means) and one row per preset (its name and its switches
  * written as a spec). pl_design_parse() reads "PRESET+SWITCH+SWITCH=VALUE",
  * pl_design_preset() is the same for a bare preset name, and
- * pl_design_format() writes a design back as its switches.
+ * pl_design_format() writes a design back as its switches, pl_design_canonical()
+ * as the one string every front end reports for it ("v6.18+SWITCH..."), and
+ * pl_design_check() parses a spec into that string (for front ends with no C
+ * structs). This is the only parser of a design spec: pagelab-bench (every
+ * suite), the pagelab commands (through pagelab-bench --design), the Python
+ * API and the C API all call it.
  *
  * Adding a switch is one row in pl_design_switches[] plus its field in
  * struct pl_design (include/pagelab/config.h); every front end (pagelab-bench
@@ -310,4 +315,33 @@ long pl_design_format(const struct pl_design *d, char *buf, size_t size)
 		n += (size_t)w;
 	}
 	return n < size ? (long)n : -ENOSPC;
+}
+
+long pl_design_canonical(const struct pl_design *d, char *buf, size_t size)
+{
+	char sw[512];
+	long n;
+	int w;
+
+	if (!d || !buf || !size)
+		return -ENOSPC;
+	n = pl_design_format(d, sw, sizeof(sw));
+	if (n < 0)
+		return n;
+	w = snprintf(buf, size, "v6.18%s%s", n ? "+" : "", sw);
+	return (size_t)w < size ? w : -ENOSPC;
+}
+
+int pl_design_check(const char *spec, char *canon, size_t size, char *err, size_t errsize)
+{
+	struct pl_design d;
+	int ret = pl_design_parse(spec, &d, err, errsize);
+
+	if (ret)
+		return ret;
+	if (pl_design_canonical(&d, canon, size) < 0) {
+		pl_set_err(err, errsize, "design '%s': its canonical string does not fit", spec);
+		return -ENOSPC;
+	}
+	return 0;
 }

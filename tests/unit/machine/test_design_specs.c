@@ -213,6 +213,32 @@ static void test_metric_registry(void **state)
 	assert_string_equal(pl_metric_family_name(PL_METRIC_LOCK), "lock traffic");
 }
 
+/* The canonical string: one per switch set, whatever spelled it. */
+static void test_canonical(void **state)
+{
+	static const char *const same[] = { "pcp-owner", "pcp_owner", "v6.18+pcp_owner",
+					    "pcp_owner+pcp_owner", "all+mt_counts=0+free_contig_batch=0+"
+					    "vmalloc_high_order=0+vfree_batch=0+vmap_index=rbtree+"
+					    "vmap_pcpu_bump=0" };
+	char canon[256], err[160];
+	struct pl_design d;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(same); i++) {
+		assert_int_equal(pl_design_check(same[i], canon, sizeof(canon), err, sizeof(err)), 0);
+		assert_string_equal(canon, "v6.18+pcp_owner");
+	}
+	assert_int_equal(pl_design_check("v6.18", canon, sizeof(canon), NULL, 0), 0);
+	assert_string_equal(canon, "v6.18");
+	assert_int_equal(pl_design_check("v6.18+", canon, sizeof(canon), err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "design ends with '+'");
+	/* too small: truncated, refused */
+	assert_int_equal(pl_design_preset("pcp-owner", &d), 0);
+	assert_int_equal(pl_design_canonical(&d, canon, 8), -ENOSPC);
+	assert_int_equal(pl_design_canonical(&d, canon, 16), 15);
+	assert_int_equal(pl_design_canonical(NULL, canon, 16), -ENOSPC);
+}
+
 static void test_version(void **state)
 {
 	(void)state;
@@ -230,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_format_small_buffer),
 		cmocka_unit_test(test_every_switch_builds_a_machine),
 		cmocka_unit_test(test_metric_registry),
+		cmocka_unit_test(test_canonical),
 		cmocka_unit_test(test_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
