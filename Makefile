@@ -41,7 +41,7 @@ build-tsan: deps
 build-fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DPAGELAB_SANITIZE=address,undefined -DPAGELAB_FUZZ=ON >/dev/null
-	@cmake --build $(FUZZ_BUILD) --target fuzz_ops
+	@cmake --build $(FUZZ_BUILD) --target fuzz_ops fuzz_trace
 
 # CTest in parallel, one job per host CPU (the tests assert behaviour, not timings).
 NPROC      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -69,17 +69,31 @@ test-tsan: build-tsan
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		$$norand ctest --test-dir $(TSAN_BUILD) -L concurrency --output-on-failure
 
-# The fuzzer for FUZZ_SECONDS from the committed corpus (tests/fuzz/corpus, read
-# only); what it learns goes to $(FUZZ_BUILD)/corpus, crashes to $(FUZZ_BUILD)/artifacts.
+# The fuzzers for FUZZ_SECONDS in all, from their committed corpora (read
+# only): fuzz_ops (the allocator's operations) two thirds of it, fuzz_trace
+# (traces, snapshots, manifests, replays) the rest. What they learn goes to
+# $(FUZZ_BUILD)/corpus*, crashes to $(FUZZ_BUILD)/artifacts. fuzz_trace runs
+# under a memory cap and a per-input time cap: an allocation or a run that
+# follows a number in the input rather than its size is a finding.
+FUZZ_TRACE_SECONDS = $(shell echo $$(( $(FUZZ_SECONDS) / 3 )))
+FUZZ_OPS_SECONDS   = $(shell echo $$(( $(FUZZ_SECONDS) - $(FUZZ_SECONDS) / 3 )))
+FUZZ_TRACE_LIMITS ?= -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 -max_len=65536
 test-fuzz: build-fuzz
-	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
-	@echo "fuzz_ops: $(FUZZ_SECONDS) s, log in $(FUZZ_BUILD)/fuzz.log"
+	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/corpus-trace $(FUZZ_BUILD)/artifacts
+	@echo "fuzz_ops: $(FUZZ_OPS_SECONDS) s, log in $(FUZZ_BUILD)/fuzz.log"
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		$(FUZZ_BUILD)/fuzz_ops -max_total_time=$(FUZZ_SECONDS) -max_len=1024 -timeout=30 \
+		$(FUZZ_BUILD)/fuzz_ops -max_total_time=$(FUZZ_OPS_SECONDS) -max_len=1024 -timeout=30 \
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/ $(FUZZ_ARGS) \
 		$(FUZZ_BUILD)/corpus tests/fuzz/corpus >$(FUZZ_BUILD)/fuzz.log 2>&1; \
 	rc=$$?; if [ $$rc -ne 0 ]; then tail -n 60 $(FUZZ_BUILD)/fuzz.log; \
-	else grep -e '^Done' -e '^stat::' -e '^fuzz_ops:' $(FUZZ_BUILD)/fuzz.log; fi; exit $$rc
+	else grep -e '^Done' -e '^stat::' -e '^fuzz_ops:' $(FUZZ_BUILD)/fuzz.log; fi; [ $$rc -eq 0 ] || exit $$rc; \
+	echo "fuzz_trace: $(FUZZ_TRACE_SECONDS) s, log in $(FUZZ_BUILD)/fuzz-trace.log"; \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(FUZZ_BUILD)/fuzz_trace -max_total_time=$(FUZZ_TRACE_SECONDS) $(FUZZ_TRACE_LIMITS) \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/ $(FUZZ_ARGS) \
+		$(FUZZ_BUILD)/corpus-trace tests/fuzz/trace-corpus >$(FUZZ_BUILD)/fuzz-trace.log 2>&1; \
+	rc=$$?; if [ $$rc -ne 0 ]; then tail -n 60 $(FUZZ_BUILD)/fuzz-trace.log; \
+	else grep -e '^Done' -e '^stat::' $(FUZZ_BUILD)/fuzz-trace.log; fi; exit $$rc
 
 # Longer fuzzing for people: an hour unless FUZZ_SECONDS says otherwise.
 fuzz: FUZZ_SECONDS = 3600

@@ -56,7 +56,7 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 int bench_key_doc(const char *suite, const char *key, const char **def, const char **meaning);
 /* params.c: the validation layer. Return 0, or 2 after a one-line message. */
 int bench_check_params(const struct bench *b);
-int bench_check_host_fit(unsigned long mem_bytes);
+int bench_check_host_fit(unsigned long mem_bytes, bool touched);
 /*
  * params.c: pl_snapshot_read() of @dir for key @key. Return 0, or 2 after
  * one line giving the library's reason (its warning, printed once here).

@@ -61,7 +61,7 @@ struct pl_machine *bench_machine(const struct bench *b, const char *design)
 		if (!param_str(b, "vcpus", NULL) && pl_snapshot_nr_cpus(&snap))
 			cfg.nr_cpus = pl_snapshot_nr_cpus(&snap);
 	}
-	if (bench_check_host_fit(cfg.mem_bytes))
+	if (bench_check_host_fit(cfg.mem_bytes, snapdir && state == PL_STATE_COUNTS))
 		exit(2);
 	/* The library's own warning becomes this one line. */
 	pl_warn_set_quiet(true);

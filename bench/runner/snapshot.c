@@ -144,7 +144,7 @@ static int write_report(const char *dir, const char *name, struct pl_machine *m,
 	long n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
+	f = pl_fopen_output(path, false);
 	if (!f)
 		return -errno;
 	n = pl_show_to_file(m, show, f);
@@ -180,7 +180,7 @@ static void take(struct snap_machine *s, const char *why)
 	for (int z = 0; z < MAX_NR_ZONES; z++)
 		pl_lock_stat_put_back(&s->m->node_zones[z].lock, &saved[z]);
 	snprintf(index, sizeof(index), "%s/index", snap.dir);
-	f = err ? NULL : fopen(index, "a");
+	f = err ? NULL : pl_fopen_output(index, true);
 	if (!f || fprintf(f, "%04u %s %s %u %.3f %lu %s\n", snap.next_nr, snap.b->suite,
 			  s->design, s->idx, (double)(pl_now_ns() - s->t0) / 1e6, page_ops(s->m),
 			  why) < 0 || fclose(f)) {

@@ -9,11 +9,13 @@
  * one record "replay" per design, both with the same counter keys.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "artifact.h"
 #include "bench.h"
 #include "pagelab/replay.h"
 #include "pagelab/snapshot.h"
@@ -24,17 +26,17 @@ static const char *const replay_keys[] = { "trace", "state", "snapshot", "after"
 					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", "tick",
 					   "tick_ms", "pcp_busy", "jobs", NULL };
 
-struct artifact {
-	char trace[4096];
-	char before[4096], after[4096];
-	bool has_before, has_after;
-	unsigned int nr_cpus;
-	unsigned long mem_bytes, lost_events;
-	bool has_manifest;
-};
 
-/* Timeline: one sample per second of trace time. */
+/*
+ * Timeline: one sample per second of trace time, at most TL_MAX_SAMPLES:
+ * when full, every other one goes and the seconds between samples double,
+ * so a trace of any length (or with any gaps: idle gaps are skipped as the
+ * replay skips them, after TL_IDLE_S seconds) has a bounded timeline.
+ */
+#define TL_MAX_SAMPLES	4096
+#define TL_IDLE_S	600
 struct sample {
+	unsigned long t;		/* seconds of trace time */
 	unsigned long refills[PL_SCORE_MAX_CPUS > 64 ? 64 : PL_SCORE_MAX_CPUS];
 	unsigned long free_by_order[NR_PAGE_ORDERS];
 };
@@ -49,6 +51,7 @@ struct side {
 	unsigned long warn[NR_PL_TRACE_WARN];
 	struct sample *tl;
 	size_t nr_tl, cap_tl;
+	unsigned long tl_stride;	/* seconds between samples (0: 1) */
 	unsigned int nr_cpus;
 	unsigned long mm_ev[NR_PL_VM_EVENTS];
 	unsigned long long zone_lock_actual;
@@ -67,80 +70,15 @@ struct side {
 
 static double tvd(const unsigned long *a, const unsigned long *b);
 
-static bool is_dir(const char *p)
+/* One past the snapshot's highest pfn: the traced machine's span. */
+static unsigned long snap_end_pfn(const struct pl_snapshot *snap)
 {
-	struct stat sb;
+	unsigned long end = 0;
 
-	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
-}
-
-/* The value of "key" in a flat JSON object: a string or a number, as text. */
-static bool json_get(const char *json, const char *key, char *out, size_t len)
-{
-	char pat[128];
-	const char *p;
-	size_t n = 0;
-
-	snprintf(pat, sizeof(pat), "\"%s\"", key);
-	p = strstr(json, pat);
-	if (!p)
-		return false;
-	p += strlen(pat);
-	while (*p == ' ' || *p == ':' || *p == '\t' || *p == '\n')
-		p++;
-	if (*p == '"') {
-		for (p++; *p && *p != '"' && n + 1 < len; p++)
-			out[n++] = *p;
-	} else {
-		for (; *p && (*p == '-' || *p == '.' || (*p >= '0' && *p <= '9')) && n + 1 < len; p++)
-			out[n++] = *p;
-	}
-	out[n] = '\0';
-	return n > 0;
-}
-
-static int read_artifact(const char *path, struct artifact *a)
-{
-	char mpath[4096], *json, val[512];
-	FILE *f;
-	long len;
-
-	memset(a, 0, sizeof(*a));
-	if (!is_dir(path)) {
-		snprintf(a->trace, sizeof(a->trace), "%s", path);
-		return 0;
-	}
-	snprintf(mpath, sizeof(mpath), "%s/manifest.json", path);
-	f = fopen(mpath, "r");
-	if (!f)
-		return -ENOENT;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	json = calloc(1, (size_t)len + 1);
-	if (!json || fread(json, 1, (size_t)len, f) != (size_t)len) {
-		fclose(f);
-		free(json);
-		return -EIO;
-	}
-	fclose(f);
-	a->has_manifest = true;
-	snprintf(a->trace, sizeof(a->trace), "%s/%s", path,
-		 json_get(json, "trace", val, sizeof(val)) ? val : "trace.txt");
-	snprintf(a->before, sizeof(a->before), "%s/%s", path,
-		 json_get(json, "before", val, sizeof(val)) ? val : "before");
-	snprintf(a->after, sizeof(a->after), "%s/%s", path,
-		 json_get(json, "after", val, sizeof(val)) ? val : "after");
-	a->has_before = is_dir(a->before);
-	a->has_after = is_dir(a->after);
-	if (json_get(json, "nr_cpus", val, sizeof(val)))
-		a->nr_cpus = (unsigned int)strtoul(val, NULL, 10);
-	if (json_get(json, "mem_bytes", val, sizeof(val)))
-		a->mem_bytes = strtoul(val, NULL, 10);
-	if (json_get(json, "lost_events", val, sizeof(val)))
-		a->lost_events = strtoul(val, NULL, 10);
-	free(json);
-	return 0;
+	for (int i = 0; i < snap->nr_zones; i++)
+		if (snap->zone[i].start_pfn + snap->zone[i].spanned > end)
+			end = snap->zone[i].start_pfn + snap->zone[i].spanned;
+	return end;
 }
 
 static struct pl_trace_reader *open_trace(const char *path)
@@ -148,17 +86,31 @@ static struct pl_trace_reader *open_trace(const char *path)
 	struct pl_trace_reader *r = pl_trace_open(path);
 
 	if (!r) {
-		fprintf(stderr, "pagelab-bench: replay: cannot read %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "pagelab-bench: replay: cannot read %s: %s\n", path,
+			pl_file_strerror(errno));
 		exit(2);
 	}
 	return r;
 }
 
-static void tl_push(struct side *s, const unsigned long *refills, unsigned int nr_cpus,
-		    const unsigned long *free_by_order)
+static void tl_push(struct side *s, unsigned long t, const unsigned long *refills,
+		    unsigned int nr_cpus, const unsigned long *free_by_order)
 {
 	struct sample *x;
 
+	if (!s->tl_stride)
+		s->tl_stride = 1;
+	while (s->nr_tl == TL_MAX_SAMPLES) {	/* halve the resolution */
+		size_t j = 0;
+
+		s->tl_stride = s->tl_stride > ULONG_MAX / 2 ? ULONG_MAX : s->tl_stride * 2;
+		for (size_t i = 0; i < s->nr_tl; i++)
+			if (!(s->tl[i].t % s->tl_stride))
+				s->tl[j++] = s->tl[i];
+		s->nr_tl = j;
+	}
+	if (t % s->tl_stride)
+		return;
 	if (s->nr_tl == s->cap_tl) {
 		size_t cap = s->cap_tl ? s->cap_tl * 2 : 256;
 		struct sample *n = realloc(s->tl, cap * sizeof(*n));
@@ -170,6 +122,7 @@ static void tl_push(struct side *s, const unsigned long *refills, unsigned int n
 	}
 	x = &s->tl[s->nr_tl++];
 	memset(x, 0, sizeof(*x));
+	x->t = t;
 	for (unsigned int c = 0; c < nr_cpus && c < ARRAY_SIZE(x->refills); c++)
 		x->refills[c] = refills[c];
 	if (free_by_order)
@@ -186,14 +139,22 @@ static void kernel_side(const struct artifact *a, const struct pl_snapshot *befo
 	struct pl_trace_reader *r = open_trace(a->trace);
 	struct pl_trace_event ev;
 	uint64_t next = 0;
+	unsigned long t = 0;
 	int ret;
 
 	pl_trace_score_init(&k->score);
 	while ((ret = pl_trace_next(r, &ev)) > 0) {
 		if (!next)
 			next = ev.ts_ns + 1000000000ull;
+		/* an idle gap: skipped as the replay skips it (pl_replay_event()) */
+		if (ev.ts_ns > next + TL_IDLE_S * 1000000000ull) {
+			uint64_t skip = (ev.ts_ns - next) / 1000000000ull - TL_IDLE_S;
+
+			t += skip;
+			next += skip * 1000000000ull;
+		}
 		while (ev.ts_ns >= next) {
-			tl_push(k, k->score.refills_per_cpu, k->score.nr_cpus, NULL);
+			tl_push(k, ++t, k->score.refills_per_cpu, k->score.nr_cpus, NULL);
 			next += 1000000000ull;
 		}
 		pl_trace_score_event(&k->score, &ev);
@@ -260,9 +221,8 @@ static void on_second(void *ctx, unsigned long t)
 	const struct pl_trace_score *sc = pl_replay_score(c->r);
 	unsigned long fbo[NR_PAGE_ORDERS];
 
-	(void)t;
 	pl_free_pages_by_order(c->m, fbo);
-	tl_push(c->s, sc->refills_per_cpu, c->m->nr_cpus, fbo);
+	tl_push(c->s, t, sc->refills_per_cpu, c->m->nr_cpus, fbo);
 }
 
 static double now_s(void)
@@ -290,9 +250,9 @@ static void show_state(const struct bench *b, struct pl_machine *m, const char *
 	snprintf(name, sizeof(name), "%s", path);
 	if (strstr(path, "%s"))
 		snprintf(name, sizeof(name), path, design);
-	f = fopen(name, "a");
+	f = pl_fopen_output(name, true);
 	if (!f) {
-		fprintf(stderr, "pagelab-bench: replay: cannot write %s: %s\n", name, strerror(errno));
+		fprintf(stderr, "pagelab-bench: replay: cannot write %s: %s\n", name, pl_file_strerror(errno));
 		exit(2);
 	}
 	fprintf(f, "# %s, %s\n", design, when);
@@ -350,6 +310,8 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	cfg.mem_bytes = param_ulong(b, "mem", cfg.mem_bytes);
 	cfg.dma32_bytes = param_ulong(b, "dma32", cfg.dma32_bytes);
 	bench_design(design, &cfg.design);	/* pl_design_parse(): presets and switches */
+	if (bench_check_host_fit(cfg.mem_bytes, snap && state != PL_STATE_FRESH))
+		exit(2);
 	/* the library's warning becomes the one line */
 	pl_warn_set_quiet(true);
 	m = pl_machine_create(&cfg);
@@ -394,14 +356,8 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
 		exit(1);
 	}
-	if (snap && state != PL_STATE_FRESH) {
-		unsigned long end = 0;
-
-		for (int i = 0; i < snap->nr_zones; i++)
-			if (snap->zone[i].start_pfn + snap->zone[i].spanned > end)
-				end = snap->zone[i].start_pfn + snap->zone[i].spanned;
-		pl_replay_set_pfn_limit(r, end);
-	}
+	if (snap && state != PL_STATE_FRESH)
+		pl_replay_set_pfn_limit(r, snap_end_pfn(snap));
 	for (unsigned int c = 0; c < nr_cpus; c++) {
 		const uint64_t *starts;
 		size_t n = ticks ? pl_tick_phase_runs(ticks, c, &starts) : 0;
@@ -420,10 +376,10 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		snprintf(path, sizeof(path), "%s", emit);
 		if (strstr(emit, "%s"))
 			snprintf(path, sizeof(path), emit, design);
-		ef = fopen(path, "w");
+		ef = pl_fopen_output(path, false);
 		if (!ef) {
 			fprintf(stderr, "pagelab-bench: replay: cannot write %s: %s\n", path,
-				strerror(errno));
+				pl_file_strerror(errno));
 			exit(2);
 		}
 		fprintf(ef, "# tracer: nop\n#\n# pagelab %s replay of %s\n#\n", design, a->trace);
@@ -798,7 +754,7 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 	for (size_t i = 0; i < s->nr_tl; i++) {
 		unsigned int n = min(s->nr_cpus, (unsigned int)ARRAY_SIZE(s->tl[i].refills));
 
-		printf("%s{\"t\": %zu, \"pcp_refills\": ", i ? ", " : "", i + 1);
+		printf("%s{\"t\": %lu, \"pcp_refills\": ", i ? ", " : "", s->tl[i].t);
 		print_arr(s->tl[i].refills, (int)n);
 		if (s->has_mm) {
 			printf(", \"free_pages_by_order\": ");
@@ -883,18 +839,14 @@ static int run_replay(struct bench *b)
 	struct pl_evstream *es;
 	void **outs;
 	size_t *out_len;
+	char why[256];
 
 	if (!path) {
 		fprintf(stderr, "pagelab-bench: replay: trace=PATH is required\n");
 		return 2;
 	}
-	if (read_artifact(path, &a)) {
-		fprintf(stderr, "pagelab-bench: replay: %s: no readable manifest.json\n", path);
-		return 2;
-	}
-	if (a.nr_cpus > PL_MAX_VCPUS) {
-		fprintf(stderr, "pagelab-bench: replay: %s: manifest nr_cpus %u is not in 1..%u\n",
-			path, a.nr_cpus, PL_MAX_VCPUS);
+	if (artifact_read(path, &a, why, sizeof(why))) {
+		fprintf(stderr, "pagelab-bench: replay: %s: %s\n", path, why);
 		return 2;
 	}
 	if (param_str(b, "after", NULL)) {	/* the kernel's end state, for a bare trace */
@@ -934,6 +886,8 @@ static int run_replay(struct bench *b)
 		fprintf(stderr, "pagelab-bench: replay: jobs=%u: want 1..256\n", jobs);
 		return 2;
 	}
+	if (has_snap)	/* the positional pass follows the snapshot's pfns only */
+		pos.pfn_limit = snap_end_pfn(&snap);
 
 	tick_s = param_str(b, "tick", "kernel");
 	tick_ms = param_str(b, "tick_ms", NULL) ? (long)param_ulong(b, "tick_ms", 0) : -1;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compiler.h"
@@ -373,6 +374,57 @@ static inline void pl_count_events(struct pl_cpu_events *e, enum pl_vm_event ite
 	WRITE_ONCE(e->ev[item], READ_ONCE(e->ev[item]) + delta);
 }
 
+/* ---- untrusted files (src/base/file.c) ------------------------------------ */
+
+/*
+ * Every file pagelab reads on a user's word (traces, snapshots, manifests)
+ * and every file it writes goes through these: an input is a regular file
+ * (or a directory where one is asked for), never a FIFO, socket or device,
+ * which could block a reader forever or never end; an output is a regular
+ * file or a new path, never a device node, FIFO, socket or directory.
+ * Opening is O_NONBLOCK so a FIFO cannot block before it is refused.
+ */
+
+/**
+ * pl_open_input() - open @path for reading as an untrusted input.
+ * @path:   the file; "" is refused.
+ * @dir_ok: a directory is accepted too (opened O_DIRECTORY).
+ * Return: a blocking O_CLOEXEC descriptor of a regular file (or directory),
+ * or -1 with errno: the open's own (ENOENT, EACCES...), EINVAL for a NULL
+ * or empty @path or a file that is neither (FIFO, socket, device), EISDIR
+ * for a directory without @dir_ok.
+ */
+int pl_open_input(const char *path, bool dir_ok);
+
+/**
+ * pl_read_input() - read the whole of regular file @path, at most @max bytes.
+ * @path, @max: the file and the cap (EFBIG past it).
+ * @len:    receives the length (may be NULL); the buffer is NUL-terminated.
+ * Return: a malloc'ed buffer, or NULL with errno (pl_open_input()'s, EFBIG,
+ * ENOMEM, EIO).
+ */
+char *pl_read_input(const char *path, size_t max, size_t *len);
+
+/**
+ * pl_open_output() - open @path for writing: truncated (or appended to with
+ * @append), created 0644 when new.
+ * Return: a descriptor, or -1 with errno: EINVAL for a NULL or empty @path or
+ * an existing path that is not a regular file (device, FIFO, socket),
+ * EISDIR for a directory, or the open's own.
+ */
+int pl_open_output(const char *path, bool append);
+
+/**
+ * pl_file_strerror() - why pl_open_input()/pl_open_output() refused, in
+ * words: "not a regular file" for EINVAL, else strerror(@err).
+ */
+const char *pl_file_strerror(int err);
+
+/** pl_fopen_input() - pl_open_input() of a regular file as a stream ("r"). */
+FILE *pl_fopen_input(const char *path);
+/** pl_fopen_output() - pl_open_output() as a stream ("w", or "a" with @append). */
+FILE *pl_fopen_output(const char *path, bool append);
+
 /* ---- warnings ------------------------------------------------------------- */
 
 /**
@@ -432,6 +484,13 @@ unsigned long pl_warn_on_count(void);
 		pl_warn_on_page_fail((page), (rule), __FILE__, __LINE__, __func__, #cond); \
 	__pl_fired;							\
 })
+
+/*
+ * pl_arg_refused() - the one rate-limited warning of an entry point refusing a
+ * NULL or out-of-range argument: "FUNCTION: WHAT". Evaluates to true, for
+ * "if (!p && pl_arg_refused(__func__, "NULL")) return -EINVAL;".
+ */
+#define pl_arg_refused(fn, what) (pl_warn_ratelimited("%s: %s", (fn), (what)), true)
 
 /* ---- many vCPUs on few threads (vcpu.c) ------------------------------------ */
 

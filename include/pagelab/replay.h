@@ -94,19 +94,25 @@ int pl_tick_medoid(const struct pl_trace_score *runs, size_t n);
  * next taken from the buddy (its zone_locked or extfrag event, or a larger
  * block's that covers it), with no drain between, never reached a PCP.
  * Zero it to start; one pass over the whole trace, then pl_pcp_busy_finish().
- * @pending: per kernel pfn, 1 + the line of its PCP-order free that no event
- *           has followed yet, else 0 (4 bytes per pfn up to the highest seen;
- *           pfns from 2^32 and lines from 2^32 - 1 are not followed).
+ * @pending: kernel pfn -> 1 + the line of its PCP-order free that no event
+ *           has followed yet (a hash of @pending_len entries in
+ *           @pending_cap slots: memory follows the frees awaiting an event,
+ *           not the pfns' values; lines from 2^32 - 1 are not followed).
  * @lines:   the busy frees' lines, sorted by pl_pcp_busy_finish().
  */
+struct pl_pcp_pending {
+	unsigned long pfn;
+	unsigned long line;	/* 1 + the free's line; 0: an empty slot */
+};
+
 struct pl_pcp_busy {
-	uint32_t *pending;
-	size_t pending_len;
+	struct pl_pcp_pending *pending;
+	size_t pending_len, pending_cap;
 	unsigned long *lines;
 	size_t nr, cap;
 };
 
-/** pl_pcp_busy_event() - account one event, in trace order. Return: 0 or -ENOMEM. */
+/** pl_pcp_busy_event() - account one event, in trace order. Return: 0, -ENOMEM, -EINVAL (NULL). */
 int pl_pcp_busy_event(struct pl_pcp_busy *b, const struct pl_trace_event *ev);
 /** pl_pcp_busy_finish() - sort the lines found (after the last event). */
 void pl_pcp_busy_finish(struct pl_pcp_busy *b);
@@ -160,6 +166,10 @@ struct pl_sighting {
  *            event ever shows.
  * @drain_run: per CPU, 1 + the list of the drain run in progress, 0 when
  *            that CPU's last event was not a drain.
+ * @pfn_limit: set by the caller before the first event: kernel pfns at or
+ *            above it (the snapshot's span) are not followed; 0 or above
+ *            PL_TRACE_DENSE_SPAN: PL_TRACE_DENSE_SPAN. @out_of_range: events
+ *            not followed for that.
  */
 struct pl_positional {
 	struct pl_sighting *rec;
@@ -177,6 +187,8 @@ struct pl_positional {
 	unsigned long pcp_seen[PL_SNAP_MAX_CPUS][NR_PCP_LISTS];
 	uint16_t pcp_emptied[PL_SNAP_MAX_CPUS];
 	unsigned char drain_run[PL_SNAP_MAX_CPUS];
+	unsigned long pfn_limit;
+	unsigned long out_of_range;
 };
 
 /**

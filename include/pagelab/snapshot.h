@@ -114,8 +114,13 @@ int pl_snapshot_pressure_delta(const struct pl_snapshot *before, const struct pl
 /**
  * pl_snapshot_read() - read the snapshot files of directory @dir (any of
  * buddyinfo, pagetypeinfo, zoneinfo, vmstat; buddyinfo or zoneinfo needed).
+ * Each file is held to the kernel's format (strict counts: no sign, no
+ * wrap; 11 orders; zones in the kernel's order, each once; migratetypes
+ * in order; pageblock order 9) and the numbers to each other (managed <=
+ * present <= spanned, free and PCP pages within managed, watermarks in
+ * order, pageblocks within the span).
  * Return: 0, -ENOENT if none is there, -EINVAL if a file is malformed
- * (one warning naming file and line) or a sysctl file holds a value its
+ * (one warning naming file, line and field; *@snap unchanged) or a sysctl file holds a value its
  * sysctl refuses (one warning naming it), -EOPNOTSUPP if the files list zones
  * of a NUMA node other than 0 (pagelab's machine is one node).
  */

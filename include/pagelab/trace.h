@@ -153,6 +153,27 @@ struct pl_trace_event {
 	unsigned long nr_succeeded, nr_failed, nr_reclaimed;
 };
 
+/*
+ * What a kernel can print, checked at the parser (a line outside is a
+ * malformed line, counted with its number): pfns below 2^40 (52 physical
+ * address bits, 4 KiB pages) or -1 (a failed allocation); CPUs below the
+ * kernel's largest NR_CPUS (CONFIG_MAXSMP); migratetypes below the
+ * kernel's MIGRATE_TYPES with CONFIG_CMA; orders up to MAX_PAGE_ORDER;
+ * timestamps whose nanoseconds fit 64 bits; and no event more than
+ * PL_TRACE_MAX_GAP_S after the one before it (a trace that idles longer
+ * is two traces, or its clock jumped).
+ */
+#define PL_TRACE_PFN_LIMIT		(1UL << 40)
+#define PL_TRACE_MAX_CPUS		8192
+#define PL_TRACE_MAX_MIGRATETYPE	5
+#define PL_TRACE_MAX_GAP_S		(7UL * 24 * 3600)
+/*
+ * Arrays indexed by kernel pfn (the positional pass's, the replay's) cover
+ * the snapshot's span, and at most this many pfns (1 TiB of 4 KiB pages)
+ * without one: their memory follows a machine's size, never a pfn's value.
+ */
+#define PL_TRACE_DENSE_SPAN		(1UL << 28)
+
 /* ---- warnings ------------------------------------------------------------ */
 
 #define PL_TRACE_WARNINGS(X)                                                    \

@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from . import files
 from .runner import BenchError
+from .validate import ValidationError
 
 MARK_TARGET = 95.0      # % of cells with the same mark
 SIGN_FLOOR = 10.0       # |seed change| (%) from which the sign must agree
@@ -25,13 +27,13 @@ SIGN_FLOOR = 10.0       # |seed change| (%) from which the sign must agree
 
 def _docs(run_dir: Path):
     """Each seed document of a reproduce --out directory: (path, parsed JSON)."""
-    files = sorted(Path(run_dir).glob("seed-*.json"))
-    if not files:
+    paths = sorted(Path(run_dir).glob("seed-*.json"))
+    if not paths:
         raise BenchError(f"{run_dir}: no seed-*.json (run pagelab reproduce --out {run_dir})")
-    for f in files:
+    for f in paths:
         try:
-            yield f, json.loads(f.read_text())
-        except (OSError, ValueError):
+            yield f, json.loads(files.read_text(f))
+        except (OSError, ValueError, ValidationError):
             raise BenchError(f"{f}: not a pagelab seed document") from None
 
 

@@ -153,7 +153,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     inputs = [p if p.startswith("store:") else Path(p) for p in args.results] or \
         report.default_inputs(OUT)
-    validate.writable(Path(args.output))
+    validate.writable(args.output)
     path = report.write_report(inputs, Path(args.output))
     print(f"report: {path}")
     return 0

@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import designs as designs_mod
+from . import files, validate
 from .runner import BenchError, Measurement, run_raw, save_results
 from .trace_artifact import TraceError, opened
 
@@ -293,7 +294,7 @@ def _snapshot_pages(path: Path, manifest: dict | None, given: dict) -> dict | No
         if d is None and manifest is not None and when in manifest:
             d = path / manifest[when]
         try:
-            out[when] = buddyinfo_pages((Path(d) / "buddyinfo").read_text())
+            out[when] = buddyinfo_pages(files.read_text(Path(d) / "buddyinfo", 64 << 20))
         except (TypeError, OSError, ValueError, IndexError):
             return None
     return out
@@ -439,6 +440,8 @@ def default_path(out_dir: Path, label: str, state: str) -> Path:
 
 def cli(args, argv: list[str], out_dir: Path) -> int:
     """The body of `pagelab replay` (cli.py parses the arguments)."""
+    if args.output is not None:
+        validate.writable(args.output)     # before the run: no device, FIFO or ""
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
                      args.reps, args.label, args.together, args.jobs, args.tick,

@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
+from . import files
 from . import compare, stats  # noqa: E402
 from .report_replay import replay_section  # noqa: E402
 from .reproduce import figure_measurements, render_saved  # noqa: E402
@@ -292,5 +293,5 @@ def write_report(inputs: list[Path], out: Path) -> Path:
     if not docs:
         raise BenchError("no results to report (run `pagelab reproduce` or `pagelab bench` first)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build_html(docs))
+    files.write_text(out, build_html(docs))
     return out

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import metrics, validate
+from . import files, metrics, validate
 from .benchbin import BenchError, bench_binary  # noqa: F401 (callers import them from here)
 
 FORMAT = "pagelab-results/1"
@@ -425,10 +425,7 @@ def save_results(path: str | Path, measurements: Iterable[Measurement], command:
         doc.update(extra)
     # the registry's entries of the figures held: the file is judged by them
     doc["metrics"] = metrics.embed(m["metric"] for m in doc["measurements"])
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n")
-    tmp.replace(path)
-    return path
+    return files.write_text(path, json.dumps(doc, indent=1) + "\n")
 
 
 def load_results(path: str | Path) -> dict:

@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import files
 from .show import parse_buddyinfo
+from .validate import ValidationError
+
+
+def _read(path: Path) -> str:
+    """A snapshot file through files.read_text(); a refusal is a ValueError here."""
+    try:
+        return files.read_text(path)
+    except ValidationError as e:
+        raise ValueError(str(e)) from None
 
 
 def read_dir(path: str | Path, machine: int | None = None) -> list[dict]:
@@ -22,9 +32,9 @@ def read_dir(path: str | Path, machine: int | None = None) -> list[dict]:
     """
     root = Path(path)
     try:
-        lines = (root / "index").read_text().splitlines()
-    except OSError as e:
-        raise ValueError(f"{root}: no snapshot index ({e.strerror})") from None
+        lines = _read(root / "index").splitlines()
+    except ValueError as e:
+        raise ValueError(f"{root}: no snapshot index ({e})") from None
     out = []
     for n, line in enumerate(lines, 1):
         f = line.split()
@@ -35,10 +45,10 @@ def read_dir(path: str | Path, machine: int | None = None) -> list[dict]:
             continue
         d = root / nr
         vmstat = {k: int(v) for k, v in
-                  (x.split() for x in (d / "vmstat").read_text().splitlines() if x.strip())}
+                  (x.split() for x in _read(d / "vmstat").splitlines() if x.strip())}
         out.append({"nr": nr, "suite": suite, "design": design, "machine": int(mach),
                     "t_ms": float(t_ms), "page_ops": int(ops), "why": why,
                     "label": f"{design} {why} {float(t_ms):.0f} ms",
-                    "zones": parse_buddyinfo((d / "buddyinfo").read_text()),
+                    "zones": parse_buddyinfo(_read(d / "buddyinfo")),
                     "vmstat": vmstat, "dir": str(d)})
     return out

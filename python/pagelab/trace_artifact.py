@@ -23,6 +23,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from . import files
+from .validate import ValidationError
+
 FORMAT = "pagelab-trace/1"
 SNAPSHOT_FILES = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmstat", "meminfo")
 # /proc/sys/vm settings that shape the watermarks and PCPs, copied next to the
@@ -30,6 +33,10 @@ SNAPSHOT_FILES = ("buddyinfo", "pagetypeinfo", "zoneinfo", "vmstat", "meminfo")
 SYSCTL_FILES = ("min_free_kbytes", "watermark_scale_factor", "watermark_boost_factor",
                 "percpu_pagelist_high_fraction")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst")
+# A manifest is a few hundred bytes; an archive unpacks to its trace (itself
+# compressed) and snapshots: more than this is no trace artifact.
+MANIFEST_MAX_BYTES = 1 << 20
+ARCHIVE_MAX_BYTES = 16 << 30
 MANIFEST_KEYS = {
     "format": str, "kernel": str, "nr_cpus": int, "mem_bytes": int, "seconds": (int, float),
     "events": list, "buffer_size_kb": int, "entries_in_buffer": int, "entries_written": int,
@@ -74,11 +81,13 @@ def check_manifest(m: object) -> dict:
 def load_manifest(directory: Path) -> dict:
     """Read and check DIRECTORY/manifest.json and that the files it names exist."""
     path = Path(directory) / "manifest.json"
+    if not path.exists() and not path.is_symlink():
+        raise TraceError(f"{directory}: no manifest.json (not a pagelab trace artifact)")
     try:
-        m = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise TraceError(f"{directory}: no manifest.json (not a pagelab trace artifact)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        m = json.loads(files.read_text(path, MANIFEST_MAX_BYTES))
+    except ValidationError as e:
+        raise TraceError(str(e)) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise TraceError(f"{path}: unreadable manifest ({e.__class__.__name__})") from None
     check_manifest(m)
     if not (Path(directory) / m["trace"]).is_file():
@@ -128,6 +137,21 @@ def _safe_members(tf: tarfile.TarFile, where: Path) -> list[tarfile.TarInfo]:
     return out
 
 
+def _unzstd_capped(archive: Path, out) -> None:
+    """zstd -d of @archive into @out, stopped past ARCHIVE_MAX_BYTES (no disk filled)."""
+    with subprocess.Popen(["zstd", "-q", "-d", "-c", str(archive)], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL) as z:
+        n = 0
+        while chunk := z.stdout.read(1 << 20):
+            n += len(chunk)
+            if n > ARCHIVE_MAX_BYTES:
+                z.kill()
+                raise TraceError(f"{archive}: unpacks to more than {ARCHIVE_MAX_BYTES >> 30} GiB")
+            out.write(chunk)
+        if z.wait():
+            raise TraceError(f"{archive}: not a zstd archive")
+
+
 def unpack(archive: Path, where: Path) -> Path:
     """Unpack ARCHIVE under WHERE; return the artifact directory inside it."""
     archive, where = Path(archive), Path(where)
@@ -137,14 +161,14 @@ def unpack(archive: Path, where: Path) -> Path:
         if str(archive).endswith(".tar.zst"):
             tarpath = where / "artifact.tar"
             with open(tarpath, "wb") as out:
-                if subprocess.run(["zstd", "-q", "-d", "-c", str(archive)], stdout=out,
-                                  stderr=subprocess.DEVNULL).returncode:
-                    raise TraceError(f"{archive}: not a zstd archive")
+                _unzstd_capped(archive, out)
             tf = tarfile.open(tarpath, "r:")
         else:
             tf = tarfile.open(archive, "r:*")
         with tf:
             members = _safe_members(tf, where)
+            if sum(m.size for m in members) > ARCHIVE_MAX_BYTES:
+                raise TraceError(f"{archive}: unpacks to more than {ARCHIVE_MAX_BYTES >> 30} GiB")
             tf.extractall(where, members=members)
     except (tarfile.TarError, OSError, EOFError) as e:
         raise TraceError(f"{archive}: not a readable trace archive ({e.__class__.__name__})") from None
@@ -176,7 +200,10 @@ def opened(path: Path) -> Iterator[tuple[Path, dict | None]]:
             yield d, load_manifest(d)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    elif path.is_file():
-        yield path, None
+    elif path.exists() or path.is_symlink():
+        try:
+            yield files.check_input(path), None     # a regular file: no FIFO or device
+        except ValidationError as e:
+            raise TraceError(str(e)) from None
     else:
         raise TraceError(f"{path}: no such trace file or artifact")

@@ -414,6 +414,8 @@ def default_output() -> Path:
 def record(output: Path | None, seconds: float | None, command: list[str] | None,
            buffer_kb: int | None = None, root: Path = TRACEFS) -> tuple[Path, dict]:
     """Record a trace artifact at @output (a directory, or .tar.gz/.tar.zst); return it and its manifest."""
+    if output is not None and str(output) == "":
+        raise TraceError("-o: an empty path names no artifact")
     if os.geteuid() != 0:
         raise TraceError("trace record needs root (tracefs and its instances are root-only)")
     if seconds is not None and not seconds > 0:

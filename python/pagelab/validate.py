@@ -120,14 +120,9 @@ def results_doc(doc, where: str) -> None:
 
 def read_text(path: Path) -> str:
     """A results file's text; OSError and bad encodings become ValidationError."""
+    from . import files          # a regular file, read up to the cap (files.py)
     try:
-        if path.is_dir():
-            raise ValidationError(f"cannot read {path}: it is a directory")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ValidationError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB")
-        return path.read_bytes().decode("utf-8")
-    except OSError as e:
-        raise ValidationError(f"cannot read {path}: {e.strerror or e}") from None
+        return files.read_bytes(path, MAX_FILE_BYTES).decode("utf-8")
     except UnicodeDecodeError:
         raise ValidationError(f"{path}: not UTF-8 text, not a pagelab results file") from None
 
@@ -155,9 +150,8 @@ def writable(path: Path) -> Path:
     The check is a real one: the parent directories are made (as saving
     would make them) and a probe file beside @path is created and removed.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise ValidationError(f"cannot write {path}: it is a directory")
+    from . import files          # a regular file or a new path (files.py)
+    path = files.check_output(path)
     probe = path.with_name(path.name + ".probe")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -43,8 +43,12 @@ struct pl_vtime *pl_vtime_create(unsigned int nr_cpus, const struct pl_topology 
 				 const struct pl_vt_params *p)
 {
 	struct pl_vtime *vt;
-	struct pl_topology t = *topo;
+	struct pl_topology t;
 
+	if ((!topo || !p || !nr_cpus || nr_cpus > PL_MAX_VCPUS) &&
+	    pl_arg_refused(__func__, "NULL argument or vCPUs not in 1..4096"))
+		return NULL;
+	t = *topo;
 	if (!nr_cpus || !t.nr_sockets || !t.cores_per_socket || !t.threads_per_core ||
 	    p->cache_lines > (1u << 24) || p->tlb_entries > (1u << 24) ||
 	    p->llc_lines > (1u << 24) || (p->llc_lines && !p->cache_lines))
@@ -122,6 +126,8 @@ unsigned int pl_vt_pick(const struct pl_vtime *vt, const bool *done, unsigned in
 {
 	unsigned int best = n;
 
+	if ((!vt || !done || n > vt->nr_cpus) && n && pl_arg_refused(__func__, "NULL argument or n"))
+		return n;
 	for (unsigned int c = 0; c < n; c++)
 		if (!done[c] && (best == n || vt->cpu[c].now < vt->cpu[best].now))
 			best = c;
@@ -309,6 +315,8 @@ void pl_vt_unlock(struct pl_spinlock *lock)
 
 void pl_vt_snapshot(const struct pl_vtime *vt, struct pl_vt_snap *s)
 {
+	if ((!vt || !s) && pl_arg_refused(__func__, "NULL argument"))
+		return;
 	memset(s, 0, sizeof(*s));
 	for (unsigned int i = 0; i < vt->nr_cpus; i++) {
 		const struct pl_vt_cpu *c = &vt->cpu[i];
@@ -328,6 +336,9 @@ void pl_vt_snapshot(const struct pl_vtime *vt, struct pl_vt_snap *s)
 void pl_vt_sync(struct pl_vtime *vt)
 {
 	uint64_t t = 0;
+
+	if (!vt && pl_arg_refused(__func__, "NULL argument"))
+		return;
 
 	for (unsigned int i = 0; i < vt->nr_cpus; i++)
 		t = max(t, vt->cpu[i].now);

@@ -25,6 +25,7 @@
  * build host's (vt_costs=host, below), for comparing with real threads
  * here. Each is a constant block: the same predictions on any host.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,9 +91,12 @@ static uint64_t *param_slot(struct pl_vt_params *p, const char *name)
  */
 int pl_vt_params_override(struct pl_vt_params *p, const char *spec)
 {
-	struct pl_vt_params q = *p;
+	struct pl_vt_params q;
 	char buf[2048], *save = NULL;
 
+	if ((!p || !spec) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
+	q = *p;
 	snprintf(buf, sizeof(buf), "%s", spec);
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '='), *end;
@@ -225,6 +229,8 @@ static void costs_host(struct pl_vt_params *p)
 
 void pl_vt_params_costs(struct pl_vt_params *p, unsigned int set)
 {
+	if (!p && pl_arg_refused(__func__, "NULL argument"))
+		return;
 	memset(p, 0, sizeof(*p));
 	if (set >= NR_PL_VT_COSTS) {
 		pl_warn_ratelimited("vtime: no cost set %u (the anchors' used)", set);

@@ -117,6 +117,8 @@ const char *const pl_design_presets[] = { "v6.18", "mt-counts", "pcp-owner", "co
 
 const struct pl_design_switch *pl_design_switch_find(const char *name, size_t len)
 {
+	if (!name)
+		return NULL;
 	for (const struct pl_design_switch *s = pl_design_switches; s->name; s++)
 		if (strlen(s->name) == len && !strncmp(s->name, name, len))
 			return s;
@@ -133,7 +135,11 @@ static const struct pl_design_preset_def *preset_find(const char *name, size_t l
 
 int pl_design_switch_get(const struct pl_design *d, const struct pl_design_switch *s)
 {
-	const char *field = (const char *)d + s->offset;
+	const char *field;
+
+	if ((!d || !s) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
+	field = (const char *)d + s->offset;
 
 	return s->kind == PL_SWITCH_BOOL ? *(const bool *)field : *(const int *)field;
 }
@@ -247,8 +253,8 @@ int pl_design_parse(const char *spec, struct pl_design *out, char *err, size_t e
 	struct pl_design d;
 	size_t len;
 
-	if (!spec || !*spec) {
-		pl_set_err(err, errsize, "empty design");
+	if (!spec || !*spec || !out) {
+		pl_set_err(err, errsize, out ? "empty design" : "nowhere to put the design");
 		return -EINVAL;
 	}
 	/* The longest preset name that is a '+'-prefix of the spec ("v6.19-rc1+contig"). */
@@ -298,6 +304,8 @@ long pl_design_format(const struct pl_design *d, char *buf, size_t size)
 {
 	size_t n = 0;
 
+	if ((!d || (!buf && size)) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
 	if (size)
 		buf[0] = '\0';
 	for (const struct pl_design_switch *s = pl_design_switches; s->name; s++) {

@@ -27,6 +27,8 @@
 
 void pl_config_default(struct pl_config *cfg)
 {
+	if (!cfg && pl_arg_refused(__func__, "NULL argument"))
+		return;
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mem_bytes = 16UL << 30;
 	cfg->dma32_bytes = 4UL << 30;

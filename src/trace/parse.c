@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <lzma.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -249,7 +250,7 @@ fail:
 struct pl_trace_reader *pl_trace_open(const char *path)
 {
 	struct pl_trace_reader *r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = pl_open_input(path, false);	/* no FIFO, device or directory; NULL, "" */
 
 	if (fd < 0)
 		return NULL;
@@ -265,6 +266,10 @@ struct pl_trace_reader *pl_trace_open(const char *path)
 
 struct pl_trace_reader *pl_trace_open_mem(const void *buf, size_t len)
 {
+	if (!buf && len && pl_arg_refused(__func__, "NULL buffer")) {
+		errno = EINVAL;
+		return NULL;
+	}
 	return reader_new(-1, buf, len);
 }
 
@@ -287,6 +292,8 @@ void pl_trace_close(struct pl_trace_reader *r)
 
 const struct pl_trace_stats *pl_trace_get_stats(const struct pl_trace_reader *r)
 {
+	if (!r && pl_arg_refused(__func__, "NULL argument"))
+		return NULL;
 	return &r->stats;
 }
 
@@ -294,15 +301,20 @@ const struct pl_trace_stats *pl_trace_get_stats(const struct pl_trace_reader *r)
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* A number at *@p (decimal, or hex after 0x; '-' allowed), advancing *@p. */
-static bool parse_num(const char **p, const char *end, long *out)
+/*
+ * A number at *@p (decimal, or hex after 0x; '-' allowed), advancing *@p.
+ * Strict: a value that does not fit an unsigned long (or, negative, a
+ * long) is no number: "order=4294967299" must not read as 3.
+ */
+static bool parse_unum(const char **p, const char *end, unsigned long *out, bool *neg)
 {
 	const char *s = *p;
 	unsigned long v = 0;
-	bool neg = false, any = false;
+	bool any = false, over = false;
 
+	*neg = false;
 	if (s < end && *s == '-') {
-		neg = true;
+		*neg = true;
 		s++;
 	}
 	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -315,18 +327,42 @@ static bool parse_num(const char **p, const char *end, long *out)
 				d = (unsigned int)((*s | 0x20) - 'a' + 10);
 			else
 				break;
+			over |= v >> (sizeof(v) * 8 - 4) != 0;
 			v = v << 4 | d;
 			any = true;
 		}
 	} else {
 		for (; s < end && is_digit(*s); s++) {
-			v = v * 10 + (unsigned long)(*s - '0');
+			unsigned long d = (unsigned long)(*s - '0');
+
+			over |= v > (ULONG_MAX - d) / 10;
+			v = v * 10 + d;
 			any = true;
 		}
 	}
 	*p = s;
-	*out = neg ? -(long)v : (long)v;
-	return any;
+	*out = v;
+	if (*neg && v > (unsigned long)LONG_MAX + 1)
+		over = true;
+	return any && !over;
+}
+
+/* A signed number (see parse_unum()) that fits a long. */
+static bool parse_num(const char **p, const char *end, long *out)
+{
+	unsigned long v;
+	bool neg;
+
+	if (!parse_unum(p, end, &v, &neg) || (!neg && v > LONG_MAX))
+		return false;
+	*out = neg ? (long)(0 - v) : (long)v;
+	return true;
+}
+
+/* A number in [@lo, @hi] (see parse_num()). */
+static bool parse_range(const char **p, const char *end, long lo, long hi, long *out)
+{
+	return parse_num(p, end, out) && *out >= lo && *out <= hi;
 }
 
 /* A token against a string literal: the length test first, memcmp of a constant size. */
@@ -383,6 +419,7 @@ enum {
 	F_MIGPFN = 1 << 10, F_FREEPFN = 1 << 11, F_RANGE = 1 << 12, F_SCANNED = 1 << 13,
 	F_TAKEN = 1 << 14, F_NRMIG = 1 << 15, F_STATUS = 1 << 16, F_SUCC = 1 << 17,
 	F_FAILED = 1 << 18, F_RECLAIMED = 1 << 19,
+	F_BAD = 1u << 31,	/* a field is there with a value out of its range */
 };
 
 static const unsigned int required[NR_PL_TRACE_TYPES] = {
@@ -633,7 +670,7 @@ static __attribute__((noinline)) unsigned int parse_pressure_fields(const char *
 static unsigned int parse_fields(const char *p, const char *end, struct pl_trace_event *ev)
 {
 	unsigned int found = 0;
-	bool null_page = false;
+	bool null_page = false, bad = false;
 
 	while (p < end) {
 		const char *key, *val, *vend;
@@ -659,90 +696,92 @@ static unsigned int parse_fields(const char *p, const char *end, struct pl_trace
 		while (p < end && *p != ' ')
 			p++;
 		vend = p;
+/* the whole value a number in [lo, hi], else the line is malformed */
+#define INT_FIELD(lit, lo, hi, dst, bit)                                         \
+		if (tok_eq(key, klen, lit)) {                                    \
+			if (!parse_range(&val, vend, (lo), (hi), &v) || val != vend) \
+				bad = true;                                      \
+			else                                                     \
+				(dst) = (typeof(dst))v, found |= (bit);          \
+			continue;                                                \
+		}
 		switch (key[0]) {
 		case 'p':
-			if (tok_eq(key, klen, "pfn") && parse_num(&val, vend, &v)) {
-				ev->pfn = (unsigned long)v;
-				found |= F_PFN;
-			} else if (tok_eq(key, klen, "page")) {
+			if (tok_eq(key, klen, "pfn")) {
+				unsigned long u;
+				bool neg;
+
+				/* the kernel prints -1UL for a failed allocation */
+				if (!parse_unum(&val, vend, &u, &neg) || val != vend ||
+				    (neg ? u != 1 : u >= PL_TRACE_PFN_LIMIT && u != ULONG_MAX))
+					bad = true;
+				else
+					ev->pfn = neg ? -1UL : u, found |= F_PFN;
+				continue;
+			}
+			if (tok_eq(key, klen, "page")) {
 				/* a failed mm_page_alloc prints a NULL page */
 				null_page = tok_eq(val, (size_t)(vend - val), "0000000000000000") ||
 					    tok_eq(val, (size_t)(vend - val), "(null)") ||
 					    tok_eq(val, (size_t)(vend - val), "0x0");
-			} else if (tok_eq(key, klen, "percpu_refill") && parse_num(&val, vend, &v)) {
-				ev->percpu_refill = (int)v;
-				found |= F_REFILL;
+				continue;
 			}
+			INT_FIELD("percpu_refill", 0, 1, ev->percpu_refill, F_REFILL)
 			break;
 		case 'o':
-			if (tok_eq(key, klen, "order") && parse_num(&val, vend, &v)) {
-				ev->order = (int)v;
-				found |= F_ORDER;
-			}
+			INT_FIELD("order", 0, MAX_PAGE_ORDER, ev->order, F_ORDER)
 			break;
 		case 'm':
-			if (tok_eq(key, klen, "migratetype") && parse_num(&val, vend, &v)) {
-				ev->migratetype = (int)v;
-				found |= F_MT;
-			}
+			INT_FIELD("migratetype", 0, PL_TRACE_MAX_MIGRATETYPE, ev->migratetype, F_MT)
 			break;
 		case 'g':
 			if (tok_eq(key, klen, "gfp_flags"))
 				ev->gfp = parse_gfp(val, vend);
 			break;
 		case 'a':
-			if (tok_eq(key, klen, "alloc_order") && parse_num(&val, vend, &v)) {
-				ev->order = (int)v;
-				found |= F_ORDER;
-			} else if (tok_eq(key, klen, "alloc_migratetype") && parse_num(&val, vend, &v)) {
-				ev->migratetype = (int)v;
-				found |= F_MT;
-			} else if (tok_eq(key, klen, "align")) {
-				/* unused */
-			}
+			INT_FIELD("alloc_order", 0, MAX_PAGE_ORDER, ev->order, F_ORDER)
+			INT_FIELD("alloc_migratetype", 0, PL_TRACE_MAX_MIGRATETYPE, ev->migratetype, F_MT)
 			break;
 		case 'f':
-			if (tok_eq(key, klen, "fallback_order") && parse_num(&val, vend, &v)) {
-				ev->fallback_order = (int)v;
-				found |= F_FBORDER;
-			} else if (tok_eq(key, klen, "fallback_migratetype") &&
-				   parse_num(&val, vend, &v)) {
-				ev->fallback_migratetype = (int)v;
-				found |= F_FBMT;
-			} else if (tok_eq(key, klen, "failed") && parse_num(&val, vend, &v)) {
-				ev->failed = (int)v;
-			}
+			INT_FIELD("fallback_order", 0, MAX_PAGE_ORDER, ev->fallback_order, F_FBORDER)
+			INT_FIELD("fallback_migratetype", 0, PL_TRACE_MAX_MIGRATETYPE,
+				  ev->fallback_migratetype, F_FBMT)
+			INT_FIELD("failed", 0, 1, ev->failed, 0)
 			break;
 		case 'c':
-			if (tok_eq(key, klen, "change_ownership") && parse_num(&val, vend, &v)) {
-				ev->change_ownership = (int)v;
-				found |= F_OWN;
-			}
+			INT_FIELD("change_ownership", 0, 1, ev->change_ownership, F_OWN)
 			break;
 		case 'v':
-			if (tok_eq(key, klen, "va_start") && parse_num(&val, vend, &v)) {
-				ev->va_start = (unsigned long)v;
-				found |= F_VA;
-			}
-			break;
 		case 's':
-			if (tok_eq(key, klen, "size") && parse_num(&val, vend, &v)) {
-				ev->size = (unsigned long)v;
-				found |= F_SIZE;
+			if (tok_eq(key, klen, "va_start") || tok_eq(key, klen, "size")) {
+				unsigned long u;
+				bool neg;
+
+				if (!parse_unum(&val, vend, &u, &neg) || neg || val != vend) {
+					bad = true;
+				} else if (key[0] == 'v') {
+					ev->va_start = u;
+					found |= F_VA;
+				} else {
+					ev->size = u;
+					found |= F_SIZE;
+				}
+				continue;
 			}
 			break;
 		case 'n':
-			if (tok_eq(key, klen, "num_purged") && parse_num(&val, vend, &v)) {
-				ev->npurged = (unsigned long)v;
-				found |= F_PURGED;
-			} else if (tok_eq(key, klen, "nr_lazy") && parse_num(&val, vend, &v) && v >= 0) {
-				ev->nr_lazy = v;	/* free_vmap_area_noflush */
-			}
+			INT_FIELD("num_purged", 0, LONG_MAX, ev->npurged, F_PURGED)
+			INT_FIELD("nr_lazy", 0, LONG_MAX, ev->nr_lazy, 0)	/* free_vmap_area_noflush */
 			break;
 		default:
 			break;
 		}
+#undef INT_FIELD
 	}
+	if ((found & (F_VA | F_SIZE)) == (F_VA | F_SIZE) && ev->size > ULONG_MAX - ev->va_start)
+		bad = true;	/* an area that wraps the address space */
+	if (bad)
+		return F_BAD;
 	if (null_page)
 		ev->pfn = -1UL;
 	return found;
@@ -852,9 +891,11 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 	const char *s = line, *end = line + len, *p, *tok, *name, *nend, *lb = NULL;
 	long cpu = -1, secs, frac = 0;
 	int type, ndigits;
-	unsigned int need;
+	unsigned int need, fields;
 	struct pl_trace_event e;
 
+	if ((!line || !ev) && pl_arg_refused(__func__, "NULL argument"))
+		return -1;
 	while (end > s && (end[-1] == '\r' || end[-1] == ' '))
 		end--;
 	while (s < end && (*s == ' ' || *s == '\t'))
@@ -875,6 +916,8 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 		const char *q = p + 1;
 
 		if (q < end && is_digit(*q) && parse_num(&q, end, &cpu) && q < end && *q == ']') {
+			if (cpu >= PL_TRACE_MAX_CPUS)
+				return -1;	/* no kernel has that CPU */
 			lb = p;
 			p = q + 1;
 			break;
@@ -896,7 +939,8 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 	}
 	if (!tok)
 		return -1;
-	if (!parse_num(&tok, p, &secs) || *tok != '.')
+	/* seconds whose nanoseconds fit 64 bits: no wrapped timestamp */
+	if (!parse_range(&tok, p, 0, (long)(UINT64_MAX / 1000000000ull) - 1, &secs) || *tok != '.')
 		return -1;
 	tok++;
 	for (ndigits = 0; tok < p && is_digit(*tok); tok++, ndigits++)
@@ -945,8 +989,9 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 		e.reason = -1;
 		e.sync = -1;
 	}
-	if (((type >= PL_TRACE_PRESSURE_FIRST ? parse_pressure_fields(p, end, &e) :
-					       parse_fields(p, end, &e)) & need) != need)
+	fields = type >= PL_TRACE_PRESSURE_FIRST ? parse_pressure_fields(p, end, &e) :
+						   parse_fields(p, end, &e);
+	if ((fields & F_BAD) || (fields & need) != need)
 		return -1;
 	if (type == PL_TRACE_PAGE_FREE_BATCHED)
 		e.order = 0;
@@ -1001,6 +1046,8 @@ static void warn_line(struct pl_trace_reader *r, const char *what)
 
 int pl_trace_next(struct pl_trace_reader *r, struct pl_trace_event *ev)
 {
+	if ((!r || !ev) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
 	for (;;) {
 		char *line = r->buf + r->pos, *nl;
 		size_t avail = r->len - r->pos;
@@ -1040,6 +1087,11 @@ int pl_trace_next(struct pl_trace_reader *r, struct pl_trace_event *ev)
 		}
 		if (!ret)
 			continue;
+		if (r->stats.events && ev->ts_ns > r->stats.last_ns &&
+		    ev->ts_ns - r->stats.last_ns > PL_TRACE_MAX_GAP_S * 1000000000ull) {
+			warn_line(r, "timestamp jumps more than a week, skipped");
+			continue;
+		}
 		ev->line = r->stats.lines;
 		if (!r->stats.events)
 			r->stats.first_ns = ev->ts_ns;

@@ -17,8 +17,9 @@
  * alone or inside a larger block, with no drain or allocation between,
  * went to the buddy at the free (any other way there fires a drain).
  *
- * Invariant: @pending[pfn] is nonzero only while the pfn's latest event
- * was a PCP-order free; @lines holds each busy free's line once.
+ * Invariant: @pending holds a pfn only while the pfn's latest event was a
+ * PCP-order free; @lines holds each busy free's line once. Memory follows
+ * the trace's events, never the values of its pfns.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,17 +27,76 @@
 #include "pagelab/replay.h"
 #include "pagelab/trace.h"
 
-static int grow_pending(struct pl_pcp_busy *b, unsigned long end)
+/*
+ * @pending: kernel pfn -> 1 + line, open addressing with linear probing and
+ * backward-shift deletion. A hash, not an array by pfn: its size follows
+ * the frees awaiting their next event, never the highest pfn a trace names.
+ */
+static inline size_t slot_of(unsigned long pfn, size_t cap)
 {
-	size_t n = max((size_t)end, b->pending_len * 2);
-	uint32_t *p = realloc(b->pending, n * sizeof(*p));
+	return (size_t)((pfn * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
 
-	if (!p)
+static struct pl_pcp_pending *lookup(const struct pl_pcp_busy *b, unsigned long pfn)
+{
+	if (!b->pending_cap)
+		return NULL;
+	for (size_t i = slot_of(pfn, b->pending_cap);; i = (i + 1) & (b->pending_cap - 1)) {
+		struct pl_pcp_pending *e = &b->pending[i];
+
+		if (!e->line)
+			return NULL;
+		if (e->pfn == pfn)
+			return e;
+	}
+}
+
+static void insert(struct pl_pcp_busy *b, unsigned long pfn, unsigned long line)
+{
+	size_t i = slot_of(pfn, b->pending_cap);
+
+	while (b->pending[i].line)
+		i = (i + 1) & (b->pending_cap - 1);
+	b->pending[i].pfn = pfn;
+	b->pending[i].line = line;
+	b->pending_len++;
+}
+
+static int grow_pending(struct pl_pcp_busy *b)
+{
+	struct pl_pcp_pending *old = b->pending;
+	size_t ocap = b->pending_cap, ncap = ocap ? ocap * 2 : 1024;
+
+	b->pending = calloc(ncap, sizeof(*b->pending));
+	if (!b->pending) {
+		b->pending = old;
 		return -ENOMEM;
-	memset(p + b->pending_len, 0, (n - b->pending_len) * sizeof(*p));
-	b->pending = p;
-	b->pending_len = n;
+	}
+	b->pending_cap = ncap;
+	b->pending_len = 0;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].line)
+			insert(b, old[i].pfn, old[i].line);
+	free(old);
 	return 0;
+}
+
+/* Remove @e, moving later entries of its probe run back into the hole. */
+static void erase(struct pl_pcp_busy *b, struct pl_pcp_pending *e)
+{
+	size_t mask = b->pending_cap - 1, hole = (size_t)(e - b->pending);
+
+	for (size_t j = (hole + 1) & mask; b->pending[j].line; j = (j + 1) & mask) {
+		size_t home = slot_of(b->pending[j].pfn, b->pending_cap);
+
+		/* move j into the hole unless its home lies cyclically in (hole, j] */
+		if (((j - home) & mask) >= ((j - hole) & mask)) {
+			b->pending[hole] = b->pending[j];
+			hole = j;
+		}
+	}
+	b->pending[hole].line = 0;
+	b->pending_len--;
 }
 
 static int push_line(struct pl_pcp_busy *b, unsigned long line)
@@ -56,17 +116,32 @@ static int push_line(struct pl_pcp_busy *b, unsigned long line)
 
 int pl_pcp_busy_event(struct pl_pcp_busy *b, const struct pl_trace_event *ev)
 {
-	unsigned long pfn = ev->pfn, end;
+	unsigned long pfn, end;
+	struct pl_pcp_pending *e;
 	bool from_buddy;
 
-	if (pfn == -1UL || pfn >= (1UL << 32) || ev->order < 0 || ev->order > MAX_PAGE_ORDER)
+	if (!b || !ev) {
+		pl_warn_ratelimited("pl_pcp_busy_event: NULL argument");
+		return -EINVAL;
+	}
+	pfn = ev->pfn;
+	if (pfn >= PL_TRACE_PFN_LIMIT || ev->order < 0 || ev->order > MAX_PAGE_ORDER)
 		return 0;
 	switch (ev->type) {
 	case PL_TRACE_PAGE_FREE:
-		if (pfn >= b->pending_len && grow_pending(b, pfn + 1))
+		e = lookup(b, pfn);
+		if (!pcp_allowed_order((unsigned int)ev->order) || ev->line >= UINT32_MAX - 1) {
+			if (e)
+				erase(b, e);
+			return 0;
+		}
+		if (e) {
+			e->line = ev->line + 1;
+			return 0;
+		}
+		if ((b->pending_len + 1) * 2 > b->pending_cap && grow_pending(b))
 			return -ENOMEM;
-		b->pending[pfn] = pcp_allowed_order((unsigned int)ev->order) &&
-					  ev->line < UINT32_MAX - 1 ? (uint32_t)ev->line + 1 : 0;
+		insert(b, pfn, ev->line + 1);
 		return 0;
 	case PL_TRACE_ZONE_LOCKED:
 	case PL_TRACE_EXTFRAG:
@@ -79,13 +154,15 @@ int pl_pcp_busy_event(struct pl_pcp_busy *b, const struct pl_trace_event *ev)
 	default:
 		return 0;
 	}
-	end = min(pfn + (1UL << ev->order), (unsigned long)b->pending_len);
-	for (; pfn < end; pfn++) {
-		if (!b->pending[pfn])
+	if (!b->pending_len)
+		return 0;
+	for (end = pfn + (1UL << ev->order); pfn < end; pfn++) {
+		e = lookup(b, pfn);
+		if (!e)
 			continue;
-		if (from_buddy && push_line(b, b->pending[pfn] - 1UL))
+		if (from_buddy && push_line(b, e->line - 1UL))
 			return -ENOMEM;
-		b->pending[pfn] = 0;
+		erase(b, e);
 	}
 	return 0;
 }
@@ -99,7 +176,7 @@ static int cmp_line(const void *a, const void *b)
 
 void pl_pcp_busy_finish(struct pl_pcp_busy *b)
 {
-	if (b->nr)
+	if (b && b->nr)
 		qsort(b->lines, b->nr, sizeof(*b->lines), cmp_line);
 }
 
@@ -122,6 +199,8 @@ bool pl_pcp_busy_has(const struct pl_pcp_busy *b, unsigned long line)
 
 void pl_pcp_busy_release(struct pl_pcp_busy *b)
 {
+	if (!b)
+		return;
 	free(b->pending);
 	free(b->lines);
 	memset(b, 0, sizeof(*b));

@@ -37,6 +37,17 @@
 #include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 
+/*
+ * The pfns followed: below the caller's limit (the snapshot's span), or
+ * PL_TRACE_DENSE_SPAN without one, so that the bitmap and pageblock arrays
+ * are bounded by a machine's size, never by a pfn a trace names.
+ */
+static unsigned long pfn_end(const struct pl_positional *pos)
+{
+	return pos->pfn_limit && pos->pfn_limit < PL_TRACE_DENSE_SPAN ? pos->pfn_limit
+								      : PL_TRACE_DENSE_SPAN;
+}
+
 static int grow_seen(struct pl_positional *pos, unsigned long end_pfn)
 {
 	size_t words = (end_pfn + 63) / 64, nw;
@@ -113,7 +124,7 @@ static int note_type(struct pl_positional *pos, unsigned long pfn, int order, in
 	unsigned long pb = pfn >> pageblock_order, end;
 
 	if (mt < 0 || mt >= MIGRATE_PCPTYPES || order < 0 || order > MAX_PAGE_ORDER ||
-	    pfn >= (1UL << 40))
+	    pfn + (1UL << order) > pfn_end(pos))
 		return 0;
 	end = (pfn + (1UL << order) - 1) >> pageblock_order;
 	if (end >= pos->pb_nr) {
@@ -147,7 +158,11 @@ static int sight(struct pl_positional *pos, const struct pl_trace_event *ev, int
 	unsigned long nr, fresh = 0;
 
 	nr = 1UL << ev->order;
-	if (ev->pfn + nr > (1UL << 40) || grow_seen(pos, ev->pfn + nr))
+	if (ev->pfn + nr > pfn_end(pos)) {
+		pos->out_of_range++;	/* not followed: no memory by the pfn's value */
+		return 0;
+	}
+	if (grow_seen(pos, ev->pfn + nr))
 		return -ENOMEM;
 	for (unsigned long p = ev->pfn; p < ev->pfn + nr; p++) {
 		uint64_t bit = 1ull << (p % 64);
@@ -202,6 +217,11 @@ int pl_positional_event(struct pl_positional *pos, const struct pl_trace_event *
 {
 	int kind;
 
+	if ((!pos || !ev) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
+	if (ev->order < 0 || ev->order > MAX_PAGE_ORDER || ev->fallback_order < 0 ||
+	    ev->fallback_order > MAX_PAGE_ORDER || ev->cpu >= PL_TRACE_MAX_CPUS)
+		return 0;	/* what the parser never returns */
 	note_emptied(pos, ev);
 	switch (ev->type) {
 	case PL_TRACE_ZONE_LOCKED:
@@ -273,9 +293,13 @@ unsigned long pl_positional_pcp_owners(const struct pl_positional *pos, unsigned
 				       unsigned long end_pfn, const int *count, const int *batch,
 				       unsigned int nr_cpus, unsigned short *owner)
 {
-	long *seen = calloc(nr_cpus ? nr_cpus : 1, sizeof(*seen));
+	long *seen;
 	unsigned long moved = 0;
 
+	if ((!pos || !count || !batch || !owner || nr_cpus > PL_SNAP_MAX_CPUS) &&
+	    pl_arg_refused(__func__, "NULL argument or too many CPUs"))
+		return 0;
+	seen = calloc(nr_cpus ? nr_cpus : 1, sizeof(*seen));
 	if (!seen)
 		return 0;	/* then every sighting stays with its CPU, as before */
 	for (size_t i = 0; i < pos->nr; i++)
@@ -311,6 +335,8 @@ unsigned long pl_positional_pcp_owners(const struct pl_positional *pos, unsigned
 
 void pl_positional_release(struct pl_positional *pos)
 {
+	if (!pos)
+		return;
 	free(pos->rec);
 	free(pos->seen);
 	free(pos->pb_type);

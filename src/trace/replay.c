@@ -61,6 +61,8 @@
 #define NSEC_PER_SEC 1000000000ull
 /* kswapd counts as running until it has been quiet this long: follow_kswapd() */
 #define KSWAPD_QUIET_NS 1000000ull
+/* four times lazy_max_pages() of a PL_TRACE_MAX_CPUS machine (fls(8192) = 14) */
+#define LAZY_NR_MAX (4L * 14 * ((32L << 20) >> PAGE_SHIFT))
 
 /* A traced vmap area: its reserved range and the pages taken for it in bulk. */
 struct replay_area {
@@ -111,8 +113,7 @@ struct pl_replay {
 	unsigned int last_area_pages;	/* pages (with the guard) of the last traced vmap area */
 	struct replay_area **claim;	/* per vCPU: a freed area whose bulk pages vfree gives back */
 	uint64_t kswapd_until;		/* a traced kswapd run ends after this trace time (0: none) */
-	uint16_t *on_pcp;		/* kernel pfn -> PCP_HELD(cpu, order) of its PCP; 0 none known */
-	size_t on_pcp_len;
+	struct pfn_table on_pcp;	/* kernel pfn -> PCP_HELD(cpu, order) of its PCP (in .order) */
 	bool *drained_all;		/* per vCPU: this drain run was replayed as drain_all_pages() */
 	const struct pl_pcp_busy *busy;	/* frees the kernel sent to the buddy; NULL: none */
 	bool busy_free;			/* the free being replayed is one of them */
@@ -274,8 +275,11 @@ static const struct pl_migrate_ops replay_migrate_ops = {
 
 struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state *st)
 {
-	struct pl_replay *r = calloc(1, sizeof(*r));
+	struct pl_replay *r;
 
+	if (!m && pl_arg_refused(__func__, "NULL machine"))
+		return NULL;
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	r->m = m;
@@ -337,12 +341,24 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 	return r;
 }
 
-void pl_replay_set_emit(struct pl_replay *r, FILE *f) { r->emit = f; }
+void pl_replay_set_emit(struct pl_replay *r, FILE *f)
+{
+	if (!r && pl_arg_refused(__func__, "NULL argument"))
+		return;
+	r->emit = f;
+}
 
-void pl_replay_set_pfn_limit(struct pl_replay *r, unsigned long limit) { r->pfn_limit = limit; }
+void pl_replay_set_pfn_limit(struct pl_replay *r, unsigned long limit)
+{
+	if (!r && pl_arg_refused(__func__, "NULL argument"))
+		return;
+	r->pfn_limit = limit;
+}
 
 int pl_replay_set_tick_phase(struct pl_replay *r, unsigned int cpu, long phase_ns)
 {
+	if (!r && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
 	if (cpu >= r->m->nr_cpus || phase_ns < 0 || phase_ns >= (long)NSEC_PER_SEC || r->started) {
 		pl_warn_ratelimited("pl_replay_set_tick_phase: cpu %u phase %ld ns: %s", cpu, phase_ns,
 				    r->started ? "the replay has started" : "out of range");
@@ -355,8 +371,8 @@ int pl_replay_set_tick_phase(struct pl_replay *r, unsigned int cpu, long phase_n
 int pl_replay_set_tick_times(struct pl_replay *r, unsigned int cpu, const uint64_t *times,
 			     size_t n)
 {
-	const char *why = cpu >= r->m->nr_cpus ? "no such vCPU" : r->started ? "the replay has started"
-			  : n && !times ? "NULL times" : NULL;
+	const char *why = !r ? "NULL replay" : cpu >= r->m->nr_cpus ? "no such vCPU"
+			  : r->started ? "the replay has started" : n && !times ? "NULL times" : NULL;
 	uint64_t *t = NULL;
 
 	for (size_t i = 1; !why && i < n; i++)
@@ -379,17 +395,32 @@ int pl_replay_set_tick_times(struct pl_replay *r, unsigned int cpu, const uint64
 
 void pl_replay_set_pcp_busy(struct pl_replay *r, const struct pl_pcp_busy *busy)
 {
+	if (!r && pl_arg_refused(__func__, "NULL argument"))
+		return;
 	r->busy = busy;
 }
 
 void pl_replay_set_timeline(struct pl_replay *r, void (*fn)(void *ctx, unsigned long t), void *ctx)
 {
+	if (!r && pl_arg_refused(__func__, "NULL argument"))
+		return;
 	r->timeline = fn;
 	r->timeline_ctx = ctx;
 }
 
-const struct pl_trace_score *pl_replay_score(const struct pl_replay *r) { return &r->score; }
-const unsigned long *pl_replay_warnings(const struct pl_replay *r) { return r->warn; }
+const struct pl_trace_score *pl_replay_score(const struct pl_replay *r)
+{
+	if (!r && pl_arg_refused(__func__, "NULL argument"))
+		return NULL;
+	return &r->score;
+}
+
+const unsigned long *pl_replay_warnings(const struct pl_replay *r)
+{
+	if (!r && pl_arg_refused(__func__, "NULL argument"))
+		return NULL;
+	return r->warn;
+}
 
 static int warn(struct pl_replay *r, enum pl_trace_warn w, const struct pl_trace_event *ev)
 {
@@ -482,10 +513,20 @@ static void advance_time(struct pl_replay *r, uint64_t ts)
 
 /* ---- allocations and frees --------------------------------------------------- */
 
+/*
+ * The kernel pfns the replay's bitmap covers: the snapshot's span (the pfn
+ * limit) or PL_TRACE_DENSE_SPAN, never the highest pfn a trace names.
+ */
+static unsigned long dense_end(const struct pl_replay *r)
+{
+	return r->pfn_limit && r->pfn_limit < PL_TRACE_DENSE_SPAN ? r->pfn_limit
+								   : PL_TRACE_DENSE_SPAN;
+}
+
 /* Mark (or clear) kernel pfns [@pfn, @end) as freed by the trace. */
 static void mark_freed(struct pl_replay *r, unsigned long pfn, unsigned long end, bool on)
 {
-	if (end > (1UL << 40))
+	if (end > dense_end(r))
 		return;
 	if (on && (end + 63) / 64 > r->freed_words) {
 		size_t nw = max((end + 63) / 64, r->freed_words * 2);
@@ -693,8 +734,11 @@ static int replay_vmap(struct pl_replay *r, const struct pl_trace_event *ev)
 	unsigned long count = ev->size >> PAGE_SHIFT;
 	struct replay_area *ra;
 
-	if (ev->failed || count < 2 || count > (1UL << 30))
+	if (ev->failed || count < 2)
 		return 0;
+	/* an area of more pages than the machine has cannot be vmalloc'ed on it */
+	if (count - 1 > r->m->max_pfn)
+		return warn(r, PL_TW_alloc_failed, ev);
 	r->last_area_pages = (unsigned int)count;
 	ra = calloc(1, sizeof(*ra) + (count - 1) * sizeof(ra->bulk[0]));
 	if (!ra)
@@ -737,11 +781,21 @@ static void stand_in(unsigned long pages)
  * stood in for (areas of the traced size); an area from before the trace
  * is stood in for by the pages nr_lazy grew by.
  */
-static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *ev)
+static int replay_vunmap(struct pl_replay *r, const struct pl_trace_event *in)
 {
-	struct pfn_ent *e = table_find(&r->areas, ev->va_start);
+	struct pfn_ent *e = table_find(&r->areas, in->va_start);
 	unsigned long pages = e ? e->order : 0;
+	struct pl_trace_event capped = *in;
+	const struct pl_trace_event *ev = &capped;
 	struct replay_area *ra;
+
+	/*
+	 * The kernel purges once vmap_lazy_nr passes lazy_max_pages(), 32 MiB
+	 * per bit of the CPU count: a backlog far past that for the largest
+	 * machine is no kernel's, and standing in for it would never end.
+	 */
+	if (capped.nr_lazy > LAZY_NR_MAX)
+		capped.nr_lazy = -1;
 
 	if (!e && ev->nr_lazy > 0 && r->last_nr_lazy > 0 && ev->nr_lazy > r->last_nr_lazy)
 		pages = (unsigned long)(ev->nr_lazy - r->last_nr_lazy);
@@ -798,20 +852,30 @@ static int pcp_holder(uint16_t held, int order)
  */
 static void set_on_pcp(struct pl_replay *r, unsigned long pfn, int cpu, int order)
 {
-	if (pfn >= (1UL << 40) || cpu >= 255)
-		return;
-	if (cpu >= 0 && pfn >= r->on_pcp_len) {
-		size_t n = max(pfn + 1, r->on_pcp_len * 2);
-		uint16_t *p = realloc(r->on_pcp, n * sizeof(*p));
+	struct pfn_ent *e;
 
-		if (!p)
-			return;	/* then remote drains go unseen: a replay as before */
-		memset(p + r->on_pcp_len, 0, (n - r->on_pcp_len) * sizeof(*p));
-		r->on_pcp = p;
-		r->on_pcp_len = n;
+	if (pfn >= PL_TRACE_PFN_LIMIT || cpu >= 255)
+		return;
+	/* a hash: its size follows the pages on PCPs, not the pfns' values */
+	e = table_find(&r->on_pcp, pfn);
+	if (cpu < 0) {
+		if (e)
+			table_remove(&r->on_pcp, e);
+		return;
 	}
-	if (pfn < r->on_pcp_len)
-		r->on_pcp[pfn] = cpu < 0 ? 0 : PCP_HELD(cpu, order);
+	if (e)
+		e->order = PCP_HELD(cpu, order);
+	else
+		table_insert(&r->on_pcp, pfn, NULL, PCP_HELD(cpu, order));
+	/* out of memory: remote drains go unseen, a replay as before */
+}
+
+/* The on_pcp entry of kernel pfn @pfn, 0 if none. */
+static uint16_t on_pcp(const struct pl_replay *r, unsigned long pfn)
+{
+	const struct pfn_ent *e = table_find(&r->on_pcp, pfn);
+
+	return e ? (uint16_t)e->order : 0;
 }
 
 /*
@@ -864,7 +928,7 @@ static void follow_pcp(struct pl_replay *r, const struct pl_trace_event *ev)
 		set_on_pcp(r, ev->pfn, (int)cpu, (int)ev->order);
 		break;
 	case PL_TRACE_PCPU_DRAIN:
-		held = ev->pfn < r->on_pcp_len ? pcp_holder(r->on_pcp[ev->pfn], (int)ev->order) : -1;
+		held = pcp_holder(on_pcp(r, ev->pfn), (int)ev->order);
 		set_on_pcp(r, ev->pfn, -1, 0);
 		if (held < 0 || held == (int)cpu || r->drained_all[cpu])
 			break;
@@ -911,6 +975,15 @@ static void follow_kswapd(struct pl_replay *r, const struct pl_trace_event *ev)
 
 int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 {
+	if ((!r || !ev) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
+	/* an event the parser never returns: refused, nothing replayed */
+	if (((unsigned int)ev->type >= NR_PL_TRACE_TYPES || ev->order < 0 ||
+	     ev->order > MAX_PAGE_ORDER || ev->fallback_order < 0 || ev->fallback_order > MAX_PAGE_ORDER ||
+	     ev->migratetype < 0 || ev->migratetype > PL_TRACE_MAX_MIGRATETYPE ||
+	     (ev->pfn >= PL_TRACE_PFN_LIMIT && ev->pfn != -1UL)) &&
+	    pl_arg_refused(__func__, "an event outside the parser's ranges"))
+		return -EINVAL;
 	if (ev->cpu >= r->m->nr_cpus)
 		return warn(r, PL_TW_cpu_out_of_range, ev);
 	advance_time(r, ev->ts_ns);
@@ -968,7 +1041,7 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 			if (r->blocks.slot[i].key)
 				__free_pages(r->blocks.slot[i].page, r->blocks.slot[i].order);
 	free(r->freed);
-	free(r->on_pcp);
+	free(r->on_pcp.slot);
 	free(r->drained_all);
 	for (unsigned int c = 0; c < r->m->nr_cpus; c++)
 		free(r->tick_times[c].t);
@@ -984,6 +1057,9 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 void pl_free_pages_by_order(struct pl_machine *m, unsigned long out[NR_PAGE_ORDERS])
 {
 	struct zone *zone;
+
+	if ((!m || !out) && pl_arg_refused(__func__, "NULL argument"))
+		return;
 
 	memset(out, 0, sizeof(unsigned long) * NR_PAGE_ORDERS);
 	for_each_populated_zone(zone, m)

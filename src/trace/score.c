@@ -21,6 +21,8 @@ enum { RUN_NONE, RUN_REFILL, RUN_DRAIN, RUN_DIRECT };
 
 void pl_trace_score_init(struct pl_trace_score *s)
 {
+	if (!s && pl_arg_refused(__func__, "NULL argument"))
+		return;
 	memset(s, 0, sizeof(*s));
 }
 
@@ -123,9 +125,23 @@ void pl_trace_score_pressure_finish(struct pl_trace_score *s)
 
 void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event *ev)
 {
-	unsigned int cpu = ev->cpu;
+	unsigned int cpu;
 	int kind = RUN_NONE;
 
+	if ((!s || !ev) && pl_arg_refused(__func__, "NULL argument"))
+		return;
+	cpu = ev->cpu;
+	/*
+	 * What the parser never returns: no such type, or a page event's order or
+	 * migratetype out of range (a pressure event's order may be -1: whole-zone
+	 * compaction; score_pressure() indexes nothing by it).
+	 */
+	if ((unsigned int)ev->type >= NR_PL_TRACE_TYPES)
+		return;
+	if (ev->type < PL_TRACE_PRESSURE_FIRST &&
+	    (ev->order < 0 || ev->order > MAX_PAGE_ORDER || ev->fallback_order < 0 ||
+	     ev->fallback_order > MAX_PAGE_ORDER))
+		return;
 	if (cpu >= PL_SCORE_MAX_CPUS)
 		return;
 	if (cpu >= s->nr_cpus)
@@ -203,6 +219,8 @@ void pl_trace_score_event(struct pl_trace_score *s, const struct pl_trace_event 
 
 unsigned long pl_trace_score_zone_lock(const struct pl_trace_score *s)
 {
+	if (!s && pl_arg_refused(__func__, "NULL argument"))
+		return 0;
 	return s->pcp_refills + s->pcp_drain_calls + s->buddy_direct_allocs + s->buddy_direct_frees;
 }
 
@@ -217,6 +235,9 @@ void pl_tp_to_trace_event(const struct pl_tp_event *tp, uint64_t ts_ns, struct p
 		[PL_TP_MM_PAGE_ALLOC_EXTFRAG] = PL_TRACE_EXTFRAG,
 	};
 
+	if ((!tp || !ev || (unsigned int)tp->tp >= NR_PL_TP) &&
+	    pl_arg_refused(__func__, "NULL argument or no such tracepoint"))
+		return;
 	/* a page event: the pressure fields (from @pid on) are not its own */
 	memset(ev, 0, offsetof(struct pl_trace_event, pid));
 	ev->type = type[tp->tp];
@@ -261,6 +282,9 @@ static void print_gfp(FILE *f, gfp_t gfp)
 
 void pl_trace_print_event(FILE *f, const struct pl_trace_event *ev)
 {
+	if ((!f || !ev || (unsigned int)ev->type >= NR_PL_TRACE_TYPES) &&
+	    pl_arg_refused(__func__, "NULL argument or no such event type"))
+		return;
 	fprintf(f, "          pagelab-0     [%03u] .....  %llu.%06llu: %s: ", ev->cpu,
 		(unsigned long long)(ev->ts_ns / 1000000000ull),
 		(unsigned long long)(ev->ts_ns % 1000000000ull / 1000), pl_trace_type_names[ev->type]);

@@ -22,6 +22,7 @@
  * allocated its ring buffers) is a different starting state.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +45,93 @@ static FILE *open_in(const char *dir, const char *file)
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return fopen(path, "r");
+	return pl_fopen_input(path);	/* a regular file: no FIFO or device */
 }
 
 static int bad(const char *file, unsigned long line)
 {
 	pl_warn_ratelimited("snapshot: %s line %lu: malformed", file, line);
 	return -EINVAL;
+}
+
+/* One line naming file, line and field: what a refused snapshot prints. */
+static int bad_field(const char *file, unsigned long line, const char *field, const char *why)
+{
+	pl_warn_ratelimited("snapshot: %s line %lu: %s: %s", file, line, field, why);
+	return -EINVAL;
+}
+
+static int bad_zone(const char *file, const char *zone, const char *why)
+{
+	pl_warn_ratelimited("snapshot: %s: zone %s: %s", file, zone, why);
+	return -EINVAL;
+}
+
+/*
+ * A decimal count as the kernel prints one (%lu): digits only, no sign,
+ * no wrap past ULONG_MAX; blanks before it skipped, *@p past it.
+ */
+static bool scan_count(const char **p, unsigned long *v)
+{
+	const char *s = *p;
+	unsigned long x = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned long d = (unsigned long)(*s - '0');
+
+		if (x > (ULONG_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	*p = s;
+	*v = x;
+	return true;
+}
+
+/* Nothing but blanks (and the newline) left at @s. */
+static bool at_end(const char *s)
+{
+	return s[strspn(s, " \t\r\n")] == '\0';
+}
+
+/* Exactly @n counts then the end of the line: one more or one less is malformed. */
+static bool scan_row(const char *s, unsigned long *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!scan_count(&s, &v[i]))
+			return false;
+	return at_end(s);
+}
+
+/* The kernel's zones, in the order every /proc file lists them. */
+static const char *const zone_order[] = { "DMA", "DMA32", "Normal", "HighMem", "Movable", "Device" };
+
+static int zone_rank(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(zone_order); i++)
+		if (!strcmp(name, zone_order[i]))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Zones of one file's section must come in the kernel's order, each once:
+ * @last is the rank of the previous one (-1 at the start).
+ */
+static int zone_in_order(const char *file, unsigned long ln, const char *name, int *last)
+{
+	int r = zone_rank(name);
+
+	if (r < 0)
+		return bad_field(file, ln, "zone", "not a kernel zone name");
+	if (r <= *last)
+		return bad_field(file, ln, "zone", "out of order or listed twice");
+	*last = r;
+	return 0;
 }
 
 /*
@@ -72,6 +153,7 @@ static int read_buddyinfo(FILE *f, struct pl_snapshot *s)
 {
 	char line[1024], name[16];
 	unsigned long ln = 0;
+	int last = -1;
 
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long v[NR_PAGE_ORDERS];
@@ -83,9 +165,11 @@ static int read_buddyinfo(FILE *f, struct pl_snapshot *s)
 			return bad("buddyinfo", ln);
 		if (other_node("buddyinfo", ln, node))
 			return -EOPNOTSUPP;
-		if (sscanf(line + n, "%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu", &v[0], &v[1],
-			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]) != 11)
-			return bad("buddyinfo", ln);
+		if (zone_in_order("buddyinfo", ln, name, &last))
+			return -EINVAL;
+		if (!scan_row(line + n, v, NR_PAGE_ORDERS))
+			return bad_field("buddyinfo", ln, "nr_free",
+					 "want 11 counts (orders 0..10), each 0..ULONG_MAX");
 		z = zone_by_name(s, name, true);
 		if (!z)
 			return bad("buddyinfo", ln);
@@ -107,15 +191,27 @@ static int read_pagetypeinfo(FILE *f, struct pl_snapshot *s)
 	char line[1024], name[16], type[32];
 	unsigned long ln = 0;
 	bool counts = false;
+	int last = -1, last_mt = -1, last_counts = -1;
 
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long v[NR_PAGE_ORDERS];
 		struct pl_snap_zone *z;
 		int node, n, mt;
+		const char *zn;
 
 		ln++;
 		if (!strncmp(line, "Number of blocks type", 21)) {
 			counts = true;
+			continue;
+		}
+		if (!strncmp(line, "Page block order:", 17) || !strncmp(line, "Pages per block:", 16)) {
+			bool order = line[5] == 'b';
+			const char *p = line + (order ? 17 : 16);
+			unsigned long want = order ? pageblock_order : pageblock_nr_pages;
+
+			if (!scan_count(&p, &v[0]) || !at_end(p) || v[0] != want)
+				return bad_field("pagetypeinfo", ln, order ? "Page block order"
+						 : "Pages per block", "not the kernel's x86-64 pageblock (9, 512)");
 			continue;
 		}
 		if (strncmp(line, "Node", 4))
@@ -125,24 +221,37 @@ static int read_pagetypeinfo(FILE *f, struct pl_snapshot *s)
 				return bad("pagetypeinfo", ln);
 			if (other_node("pagetypeinfo", ln, node))
 				return -EOPNOTSUPP;
-			mt = mt_by_name(type);
-			if (mt < 0 || sscanf(line + n, "%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu",
-					     &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-					     &v[8], &v[9], &v[10]) != 11)
-				return bad("pagetypeinfo", ln);
 			/* names are right-aligned: strip the padding */
-			z = zone_by_name(s, name + strspn(name, " "), true);
+			zn = name + strspn(name, " ");
+			mt = mt_by_name(type);
+			if (mt < 0)
+				return bad_field("pagetypeinfo", ln, "type", "not a migratetype");
+			if (zone_rank(zn) != last) {	/* a new zone starts */
+				if (zone_in_order("pagetypeinfo", ln, zn, &last))
+					return -EINVAL;
+				last_mt = -1;
+			}
+			if (mt <= last_mt)
+				return bad_field("pagetypeinfo", ln, "type", "out of order or listed twice");
+			last_mt = mt;
+			if (!scan_row(line + n, v, NR_PAGE_ORDERS))
+				return bad_field("pagetypeinfo", ln, "free count",
+						 "want 11 counts (orders 0..10), each 0..ULONG_MAX");
+			z = zone_by_name(s, zn, true);
 			if (!z)
 				return bad("pagetypeinfo", ln);
 			memcpy(z->free_mt[mt], v, sizeof(v));
 			z->has_pagetypeinfo = true;
 		} else {
-			if (sscanf(line, "Node %d, zone %15s%n", &node, name, &n) != 2 ||
-			    sscanf(line + n, "%lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3],
-				   &v[4]) != 5)
+			if (sscanf(line, "Node %d, zone %15s%n", &node, name, &n) != 2)
 				return bad("pagetypeinfo", ln);
 			if (other_node("pagetypeinfo", ln, node))
 				return -EOPNOTSUPP;
+			if (zone_in_order("pagetypeinfo", ln, name, &last_counts))
+				return -EINVAL;
+			if (!scan_row(line + n, v, MIGRATE_TYPES))
+				return bad_field("pagetypeinfo", ln, "blocks",
+						 "want a count per migratetype (5)");
 			z = zone_by_name(s, name, true);
 			if (!z)
 				return bad("pagetypeinfo", ln);
@@ -157,16 +266,18 @@ static int read_zoneinfo(FILE *f, struct pl_snapshot *s)
 	char line[1024], name[16], key[32];
 	struct pl_snap_zone *z = NULL;
 	unsigned long ln = 0;
-	int cpu = -1;
+	int cpu = -1, last = -1;
 
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long v;
-		int node;
+		int node, n = 0;
 
 		ln++;
 		if (sscanf(line, "Node %d, zone %15s", &node, name) == 2) {
 			if (other_node("zoneinfo", ln, node))
 				return -EOPNOTSUPP;
+			if (zone_in_order("zoneinfo", ln, name, &last))
+				return -EINVAL;
 			z = zone_by_name(s, name, true);
 			if (!z)
 				return bad("zoneinfo", ln);
@@ -175,27 +286,50 @@ static int read_zoneinfo(FILE *f, struct pl_snapshot *s)
 		}
 		if (!z)
 			continue;
-		if (sscanf(line, " cpu: %d", &cpu) == 1) {
-			if (cpu < 0 || cpu >= PL_SNAP_MAX_CPUS)
-				return bad("zoneinfo", ln);
+		if (sscanf(line, " cpu: %n", &n) == 0 && n > 0) {
+			const char *p = line + n;
+
+			if (!scan_count(&p, &v) || !at_end(p) || v >= PL_SNAP_MAX_CPUS)
+				return bad_field("zoneinfo", ln, "cpu", "not a CPU number 0..1023");
+			cpu = (int)v;
 			if ((unsigned int)cpu + 1 > z->nr_pcp_cpus)
 				z->nr_pcp_cpus = (unsigned int)cpu + 1;
 			continue;
 		}
 		if (sscanf(line, " pages free %lu", &v) == 1)
 			continue;
-		if (sscanf(line, " %31[a-z_]: %lu", key, &v) == 2) {
+		/* the fields pagelab reads: a strict count each, else the line is refused */
+		n = 0;
+		if (sscanf(line, " %31[a-z_]:%n", key, &n) == 1 && n > 0) {
+			const char *p = line + n;
+			bool pcp = cpu >= 0 && (!strcmp(key, "count") || !strcmp(key, "high") ||
+						!strcmp(key, "batch"));
+
+			if (!pcp && strcmp(key, "start_pfn"))
+				continue;
+			if (!scan_count(&p, &v) || !at_end(p) ||
+			    v > (pcp ? (unsigned long)INT_MAX : PL_TRACE_PFN_LIMIT))
+				return bad_field("zoneinfo", ln, key, pcp ? "not a count 0..INT_MAX"
+									   : "not a pfn below 2^40");
 			if (cpu >= 0 && !strcmp(key, "count"))
 				z->pcp_count[cpu] = (int)v;
 			else if (cpu >= 0 && !strcmp(key, "high"))
 				z->pcp_high[cpu] = (int)v;
 			else if (cpu >= 0 && !strcmp(key, "batch"))
 				z->pcp_batch[cpu] = (int)v;
-			else if (!strcmp(key, "start_pfn"))
+			else
 				z->start_pfn = v;
 			continue;
 		}
-		if (sscanf(line, " %31[a-z_] %lu", key, &v) == 2) {
+		n = 0;
+		if (sscanf(line, " %31[a-z_]%n", key, &n) == 1 && n > 0 &&
+		    (!strcmp(key, "min") || !strcmp(key, "low") || (!strcmp(key, "high") && cpu < 0) ||
+		     !strcmp(key, "promo") || !strcmp(key, "spanned") || !strcmp(key, "present") ||
+		     !strcmp(key, "managed"))) {
+			const char *p = line + n;
+
+			if (!scan_count(&p, &v) || !at_end(p) || v > PL_TRACE_PFN_LIMIT)
+				return bad_field("zoneinfo", ln, key, "not a page count below 2^40");
 			if (!strcmp(key, "min"))
 				z->wmark[WMARK_MIN] = v;
 			else if (!strcmp(key, "low"))
@@ -242,9 +376,21 @@ static int read_vmstat(FILE *f, struct pl_snapshot *s)
 	bool has_pgfree = false, has_pgalloc = false;
 	char name[64];
 
+	unsigned long ln = 0;
+	int n;
+
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %lu", name, &v) != 2)
+		const char *p;
+
+		ln++;
+		if (sscanf(line, "%63s%n", name, &n) != 1)
 			continue;
+		if (strcmp(name, "nr_free_pages") && strncmp(name, "pgalloc_", 8) && strcmp(name, "pgfree"))
+			continue;
+		p = line + n;
+		/* pgalloc_* summed below: each small enough that the sum cannot wrap */
+		if (!scan_count(&p, &v) || !at_end(p) || v > ULONG_MAX / 8)
+			return bad_field("vmstat", ln, name, "not a count");
 		if (!strcmp(name, "nr_free_pages")) {
 			s->nr_free_pages = v;
 			s->has_vmstat = true;
@@ -400,7 +546,65 @@ static int read_sysctls(const char *dir, struct pl_snapshot *s)
 	return check_sysctls(s);
 }
 
-int pl_snapshot_read(const char *dir, struct pl_snapshot *s)
+/*
+ * The numbers against each other, as a kernel's always are: managed <=
+ * present <= spanned, a zone inside the pfns a kernel can have, watermarks
+ * min <= low <= high, the free pages of buddyinfo and of pagetypeinfo
+ * within the zone's managed pages (and no count so large that the pages
+ * wrap), pageblocks within the span, PCP counts within the zone.
+ * Return: 0 or -EINVAL with one warning naming the file, zone and field.
+ */
+static int check_numbers(const struct pl_snapshot *s)
+{
+	for (int i = 0; i < s->nr_zones; i++) {
+		const struct pl_snap_zone *z = &s->zone[i];
+		unsigned long free = 0, free_mt = 0, blocks = 0, pcp = 0;
+		bool sized = z->spanned || z->present || z->managed;
+
+		if (sized && (z->managed > z->present || z->present > z->spanned))
+			return bad_zone("zoneinfo", z->name, "want managed <= present <= spanned");
+		if (z->start_pfn + z->spanned > PL_TRACE_PFN_LIMIT)
+			return bad_zone("zoneinfo", z->name, "start_pfn + spanned past 2^40 pfns");
+		if (z->wmark[WMARK_MIN] > z->wmark[WMARK_LOW] ||
+		    z->wmark[WMARK_LOW] > z->wmark[WMARK_HIGH])
+			return bad_zone("zoneinfo", z->name, "watermarks: want min <= low <= high");
+		for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+			unsigned long mt_sum = 0;
+
+			/* at most 2^40 pages: counts past that would wrap the sums */
+			if (z->nr_free[o] > PL_TRACE_PFN_LIMIT >> o)
+				return bad_zone("buddyinfo", z->name, "a free count past 2^40 pages");
+			free += z->nr_free[o] << o;
+			for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+				if (z->free_mt[mt][o] > PL_TRACE_PFN_LIMIT >> o)
+					return bad_zone("pagetypeinfo", z->name,
+							"a free count past 2^40 pages");
+				mt_sum += z->free_mt[mt][o];
+			}
+			free_mt += mt_sum << o;
+		}
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+			if (z->blocks_mt[mt] > PL_TRACE_PFN_LIMIT >> pageblock_order)
+				return bad_zone("pagetypeinfo", z->name, "a block count past 2^40 pages");
+			blocks += z->blocks_mt[mt];
+		}
+		for (unsigned int c = 0; c < z->nr_pcp_cpus; c++)
+			pcp += (unsigned long)z->pcp_count[c];
+		if (!sized)
+			continue;	/* no zoneinfo: nothing to hold the counts against */
+		if (free > z->managed)
+			return bad_zone("buddyinfo", z->name, "more free pages than the zone manages");
+		if (free_mt > z->managed)
+			return bad_zone("pagetypeinfo", z->name, "more free pages than the zone manages");
+		if (blocks > (z->spanned + pageblock_nr_pages - 1) / pageblock_nr_pages + 1)
+			return bad_zone("pagetypeinfo", z->name, "more pageblocks than the zone spans");
+		if (pcp > z->managed)
+			return bad_zone("zoneinfo", z->name, "more PCP pages than the zone manages");
+	}
+	return 0;
+}
+
+static int read_into(const char *dir, struct pl_snapshot *s)
 {
 	static const struct {
 		const char *file;
@@ -428,6 +632,8 @@ int pl_snapshot_read(const char *dir, struct pl_snapshot *s)
 		pl_warn_ratelimited("snapshot: no buddyinfo or zoneinfo in %s", dir);
 		return -ENOENT;
 	}
+	if (check_numbers(s))
+		return -EINVAL;
 	if (read_sysctls(dir, s))
 		return -EINVAL;
 	if (!s->has_vmstat) {
@@ -441,9 +647,33 @@ int pl_snapshot_read(const char *dir, struct pl_snapshot *s)
 	return 0;
 }
 
+int pl_snapshot_read(const char *dir, struct pl_snapshot *snap)
+{
+	struct pl_snapshot *s;
+	int ret;
+
+	if (!dir || !snap) {
+		pl_warn_ratelimited("pl_snapshot_read: NULL %s", dir ? "snapshot" : "directory");
+		return -EINVAL;
+	}
+	s = malloc(sizeof(*s));	/* read aside: a refused snapshot leaves *@snap as it was */
+	if (!s)
+		return -ENOMEM;
+	ret = read_into(dir, s);
+	if (!ret)
+		*snap = *s;
+	free(s);
+	return ret;
+}
+
 unsigned int pl_snapshot_nr_cpus(const struct pl_snapshot *s)
 {
 	unsigned int n = 0;
+
+	if (!s && pl_arg_refused(__func__, "NULL argument"))
+		return 0;
+	if (s->nr_zones < 0 || s->nr_zones > PL_SNAP_MAX_ZONES)
+		return 0;	/* no snapshot pl_snapshot_read() makes */
 
 	for (int i = 0; i < s->nr_zones; i++)
 		n = max(n, s->zone[i].nr_pcp_cpus);
@@ -480,6 +710,12 @@ int pl_snapshot_gap(const struct pl_snapshot *before, const struct pl_snapshot *
 
 void pl_snapshot_free_by_order(const struct pl_snapshot *s, unsigned long out[NR_PAGE_ORDERS])
 {
+	if ((!s || !out) && pl_arg_refused(__func__, "NULL argument"))
+		return;
+	if (s->nr_zones < 0 || s->nr_zones > PL_SNAP_MAX_ZONES) {
+		memset(out, 0, NR_PAGE_ORDERS * sizeof(*out));
+		return;
+	}
 	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
 		out[o] = 0;
 		for (int i = 0; i < s->nr_zones; i++)

@@ -33,6 +33,7 @@
  * Invariant: a set bit in @held is an allocated order-0 page the state owns.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pagelab/replay.h"
@@ -43,6 +44,8 @@ const char *const pl_state_level_names[] = { "fresh", "counts", "positional" };
 
 int pl_state_level_parse(const char *s)
 {
+	if (!s)
+		return -EINVAL;
 	for (int i = 0; i <= PL_STATE_POSITIONAL; i++)
 		if (!strcmp(s, pl_state_level_names[i]))
 			return i;
@@ -107,9 +110,14 @@ static void snapshot_sysctls(const struct pl_snapshot *snap, struct pl_config *c
 
 void pl_snapshot_config(const struct pl_snapshot *snap, struct pl_config *cfg)
 {
-	unsigned long dma = zone_pages(snap, ZONE_DMA), dma32 = zone_pages(snap, ZONE_DMA32);
-	unsigned long normal = zone_pages(snap, ZONE_NORMAL);
+	unsigned long dma, dma32, normal;
 
+	if ((!snap || !cfg || snap->nr_zones < 0 || snap->nr_zones > PL_SNAP_MAX_ZONES) &&
+	    pl_arg_refused(__func__, "NULL argument or no snapshot of pl_snapshot_read()"))
+		return;
+	dma = zone_pages(snap, ZONE_DMA);
+	dma32 = zone_pages(snap, ZONE_DMA32);
+	normal = zone_pages(snap, ZONE_NORMAL);
 	snapshot_layout(cfg);
 	cfg->dma_bytes = dma << PAGE_SHIFT;
 	cfg->dma32_bytes = (dma + dma32) << PAGE_SHIFT;
@@ -736,13 +744,67 @@ static void offline_sections(struct pl_loaded_state *st, struct zone *zone)
 	}
 }
 
+/*
+ * Does @snap fit @m? Each of its zones with pages must land in a populated
+ * zone of the machine whose managed pages can hold the snapshot's free
+ * pages (buddy and PCP): a snapshot of a larger machine is refused here,
+ * before anything on @m changes. Return: 0 or -EINVAL with one warning.
+ */
+static int snapshot_fits(struct pl_machine *m, const struct pl_snapshot *snap)
+{
+	unsigned long free_in[MAX_NR_ZONES] = { 0 };
+
+	if (snap->nr_zones < 0 || snap->nr_zones > PL_SNAP_MAX_ZONES)
+		goto bad;
+	for (int i = 0; i < snap->nr_zones; i++) {
+		const struct pl_snap_zone *sz = &snap->zone[i];
+		int z = pl_zone_of(sz->name);
+		unsigned long pages = 0;
+
+		if (z < 0 || z >= MAX_NR_ZONES || sz->nr_pcp_cpus > PL_SNAP_MAX_CPUS)
+			goto bad;
+		for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+			if (sz->nr_free[o] > (ULONG_MAX >> MAX_PAGE_ORDER) / NR_PAGE_ORDERS)
+				goto bad;
+			pages += sz->nr_free[o] << o;
+		}
+		for (unsigned int c = 0; c < sz->nr_pcp_cpus; c++)
+			pages += sz->pcp_count[c] > 0 ? (unsigned long)sz->pcp_count[c] : 0;
+		if (pages && !populated_zone(&m->node_zones[z])) {
+			pl_warn_ratelimited("load_state: the snapshot's zone %s has free pages, the "
+					    "machine has no such zone", sz->name);
+			return -EINVAL;
+		}
+		free_in[z] += pages;
+	}
+	for (int z = 0; z < MAX_NR_ZONES; z++)
+		if (free_in[z] > m->node_zones[z].present_pages) {
+			pl_warn_ratelimited("load_state: the snapshot has %lu free pages in zone %s, "
+					    "the machine's zone has %lu pages: a snapshot of a larger "
+					    "machine", free_in[z], m->node_zones[z].name,
+					    m->node_zones[z].present_pages);
+			return -EINVAL;
+		}
+	return 0;
+bad:
+	pl_warn_ratelimited("load_state: a malformed snapshot (pl_snapshot_read() gives none such)");
+	return -EINVAL;
+}
+
 static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapshot *snap,
 				    const struct pl_positional *pos)
 {
-	struct pl_loaded_state *st = calloc(1, sizeof(*st));
+	struct pl_loaded_state *st;
 	struct pl_this saved = pl_this;
 	struct zone *zone;
 
+	if (!m || !snap) {
+		pl_warn_ratelimited("pl_machine_load_state: NULL %s", m ? "snapshot" : "machine");
+		return NULL;
+	}
+	if (snapshot_fits(m, snap))
+		return NULL;
+	st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
 	st->m = m;
@@ -818,6 +880,8 @@ struct pl_loaded_state *pl_machine_load_positional(struct pl_machine *m,
 size_t pl_state_pretrace(const struct pl_loaded_state *st, const unsigned long **pfn,
 			 const unsigned char **order)
 {
+	if ((!st || !pfn || !order) && pl_arg_refused(__func__, "NULL argument"))
+		return 0;
 	*pfn = st->pre_pfn;
 	*order = st->pre_order;
 	return st->nr_pre;
@@ -828,6 +892,9 @@ void pl_snapshot_config_positional(const struct pl_snapshot *snap, const struct 
 {
 	unsigned long dma_end = 0, dma32_end = 0, normal_end = 0;
 
+	if ((!snap || !pos || !cfg || snap->nr_zones < 0 || snap->nr_zones > PL_SNAP_MAX_ZONES) &&
+	    pl_arg_refused(__func__, "NULL argument or no snapshot of pl_snapshot_read()"))
+		return;
 	snapshot_layout(cfg);
 	for (int i = 0; i < snap->nr_zones; i++) {
 		const struct pl_snap_zone *sz = &snap->zone[i];
@@ -868,10 +935,14 @@ static struct page *take_run(struct pl_loaded_state *st, unsigned long pfn, unsi
 
 struct page *pl_state_take(struct pl_loaded_state *st, unsigned int order, int mt)
 {
-	unsigned long nr = 1UL << order, max = st->m->max_pfn;
+	unsigned long nr, max;
 
 	(void)mt;
-	if (!st || order > MAX_PAGE_ORDER || st->nr_held < nr)
+	if ((!st || order > MAX_PAGE_ORDER) && pl_arg_refused(__func__, "NULL state or order"))
+		return NULL;
+	nr = 1UL << order;
+	max = st->m->max_pfn;
+	if (st->nr_held < nr)
 		return NULL;
 	/* scattered, as the kernel's long-lived pages are: random probes first */
 	for (int i = 0; i < 32; i++) {

@@ -176,6 +176,8 @@ void pl_state_load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned i
 size_t pl_state_pcp_sighted(const struct pl_loaded_state *st, const unsigned long **pfn,
 			    const unsigned short **cpu)
 {
+	if ((!st || !pfn || !cpu) && pl_arg_refused(__func__, "NULL argument"))
+		return 0;
 	*pfn = st->pcp_pfn;
 	*cpu = st->pcp_cpu;
 	return st->nr_pcp;

@@ -62,8 +62,13 @@ static int grow(struct pl_tick_phase *tp, unsigned int cpu)
 
 int pl_tick_phase_event(struct pl_tick_phase *tp, const struct pl_trace_event *ev)
 {
-	unsigned int cpu = ev->cpu;
-	bool drain = ev->type == PL_TRACE_PCPU_DRAIN;
+	unsigned int cpu;
+	bool drain;
+
+	if ((!tp || !ev) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
+	cpu = ev->cpu;
+	drain = ev->type == PL_TRACE_PCPU_DRAIN;
 
 	if (cpu >= PL_SNAP_MAX_CPUS)
 		return 0;
@@ -141,7 +146,11 @@ long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu)
 {
 	uint32_t bins[PL_TICK_BINS] = { 0 };
 	uint64_t sum_us[PL_TICK_BINS] = { 0 };
-	long ns = cpu < tp->nr_cpus ? phase_of(tp->bins[cpu], tp->sum_us[cpu], PL_TICK_MIN_RUNS) : -1;
+	long ns;
+
+	if (!tp && pl_arg_refused(__func__, "NULL argument"))
+		return -1;
+	ns = cpu < tp->nr_cpus ? phase_of(tp->bins[cpu], tp->sum_us[cpu], PL_TICK_MIN_RUNS) : -1;
 
 	if (ns >= 0)
 		return ns;
@@ -156,6 +165,8 @@ long pl_tick_phase_ns(const struct pl_tick_phase *tp, unsigned int cpu)
 size_t pl_tick_phase_runs(const struct pl_tick_phase *tp, unsigned int cpu,
 			  const uint64_t **starts)
 {
+	if ((!tp || !starts) && pl_arg_refused(__func__, "NULL argument"))
+		return 0;
 	if (cpu >= tp->nr_cpus || !tp->runs[cpu].nr) {
 		*starts = NULL;
 		return 0;
@@ -166,6 +177,8 @@ size_t pl_tick_phase_runs(const struct pl_tick_phase *tp, unsigned int cpu,
 
 void pl_tick_phase_release(struct pl_tick_phase *tp)
 {
+	if (!tp)
+		return;
 	for (unsigned int c = 0; tp->runs && c < tp->nr_cpus; c++)
 		free(tp->runs[c].start);
 	free(tp->runs);
