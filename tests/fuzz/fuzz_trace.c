@@ -37,6 +37,9 @@
 #include <zstd.h>
 #include "../../bench/suites/artifact.h"
 #include "pagelab/pagelab.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
+#include "pagelab/trace.h"
 
 #define FZ_TRACE_MAX	(256u << 10)
 

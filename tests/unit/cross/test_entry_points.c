@@ -14,6 +14,9 @@
 #include <unistd.h>
 #include "helpers.h"
 #include "pagelab/pagelab.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
+#include "pagelab/trace.h"
 
 static struct pl_machine *small_machine(void)
 {

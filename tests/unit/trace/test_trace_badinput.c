@@ -15,6 +15,9 @@
 #include <unistd.h>
 #include "helpers.h"
 #include "pagelab/pagelab.h"
+#include "pagelab/replay.h"
+#include "pagelab/snapshot.h"
+#include "pagelab/trace.h"
 #include "trace_fixtures.h"
 
 #define PFX "  a-1 [000] ..... 10.000001: "
