@@ -17,7 +17,11 @@ import os
 import stat
 from pathlib import Path
 
-from .validate import ValidationError
+
+class ValidationError(RuntimeError):
+    """A results document, file or argument that pagelab refuses (one line).
+
+    Defined here, at the bottom of the imports, and re-exported by validate."""
 
 # Results files and manifests: a results document of a long sweep is a few MiB.
 MAX_INPUT_BYTES = 256 << 20

@@ -22,6 +22,9 @@ import json
 import math
 from pathlib import Path
 
+from . import files
+from .files import ValidationError  # noqa: F401 (callers import it from here)
+
 MAX_FILE_BYTES = 256 << 20
 # Measurement fields and the types they must have (bool is not a number).
 _FIELDS = {"suite": str, "test": str, "design": str, "unit": str}
@@ -30,8 +33,6 @@ _NUMERIC_COUNTERS = ("zone_lock_acquisitions", "zone_lock_contentions", "zone_lo
                      "zone_lock_hold_ns")
 
 
-class ValidationError(RuntimeError):
-    """A results document or argument that pagelab refuses (one line)."""
 
 
 def _is_num(v) -> bool:
@@ -120,7 +121,6 @@ def results_doc(doc, where: str) -> None:
 
 def read_text(path: Path) -> str:
     """A results file's text; OSError and bad encodings become ValidationError."""
-    from . import files          # a regular file, read up to the cap (files.py)
     try:
         return files.read_bytes(path, MAX_FILE_BYTES).decode("utf-8")
     except UnicodeDecodeError:
@@ -150,7 +150,6 @@ def writable(path: Path) -> Path:
     The check is a real one: the parent directories are made (as saving
     would make them) and a probe file beside @path is created and removed.
     """
-    from . import files          # a regular file or a new path (files.py)
     path = files.check_output(path)
     probe = path.with_name(path.name + ".probe")
     try:
