@@ -368,6 +368,21 @@ int pl_snapshot_pressure_delta(const struct pl_snapshot *before, const struct pl
 	return 0;
 }
 
+/*
+ * The vmstat counters a snapshot keeps: the page totals and the pressure
+ * counters. Only these are checked as counts; a kernel's other lines pass.
+ */
+static bool vmstat_kept(const char *name)
+{
+	if (!strcmp(name, "nr_free_pages") || !strncmp(name, "pgalloc_", 8) ||
+	    !strcmp(name, "pgfree") || !strncmp(name, "allocstall_", 11))
+		return true;
+	for (int i = 0; i < NR_PL_VMSTAT_PRESSURE; i++)
+		if (i != PL_VP_allocstall && !strcmp(name, pl_vmstat_pressure_names[i]))
+			return true;
+	return false;
+}
+
 static int read_vmstat(FILE *f, struct pl_snapshot *s)
 {
 	char line[256];
@@ -385,10 +400,10 @@ static int read_vmstat(FILE *f, struct pl_snapshot *s)
 		ln++;
 		if (sscanf(line, "%63s%n", name, &n) != 1)
 			continue;
-		if (strcmp(name, "nr_free_pages") && strncmp(name, "pgalloc_", 8) && strcmp(name, "pgfree"))
+		if (!vmstat_kept(name))
 			continue;
 		p = line + n;
-		/* pgalloc_* summed below: each small enough that the sum cannot wrap */
+		/* pgalloc_* and allocstall_* summed below: each small enough that the sum cannot wrap */
 		if (!scan_count(&p, &v) || !at_end(p) || v > ULONG_MAX / 8)
 			return bad_field("vmstat", ln, name, "not a count");
 		if (!strcmp(name, "nr_free_pages")) {
