@@ -65,6 +65,10 @@ struct side {
 	long tick_ms;		/* vCPU 0's phase in the run reported (tick_probe()), else -1 */
 	long probe_ms[PL_TICK_PROBES];			/* vCPU 0's phase in each probe */
 	unsigned long probe_drain_calls[PL_TICK_PROBES];	/* and its drain calls */
+	struct pl_trace_score probe_score[PL_TICK_PROBES];	/* each probe's counters */
+	double parse_s;		/* the kernel's side: reading and scoring the trace */
+	double replay_s;	/* the reported run's replay loop */
+	double replay_total_s;	/* every run of this design (the tick probes) */
 	unsigned long state_free_by_order[NR_PAGE_ORDERS];
 };
 
@@ -294,6 +298,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	const char *emit = probe ? NULL : param_str(b, "emit_trace", NULL);
 	FILE *ef = NULL;
 	struct tl_ctx tc;
+	unsigned long long lock0;
 	double t0;
 	int ret;
 
@@ -395,6 +400,9 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
 		exit(1);
 	}
+	/* the lock traffic of the replay alone: not the machine's boot or the state's load */
+	bench_zone_lock_stat(m, &ls);
+	lock0 = ls.acquisitions;
 	t0 = now_s();
 	while ((ret = pl_evstream_next(rd, &ev)) > 0) {
 		if (ev.type == PL_TRACE_ALLOC_VMAP_AREA || ev.type == PL_TRACE_FREE_VMAP_AREA)
@@ -437,7 +445,7 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 	s->score.pr.compact_deferred = s->mm_ev[PL_EV_COMPACT_DEFERRED];
 	s->score.pr.kswapd_wakes = s->mm_ev[PL_EV_KSWAPD_RUN];
 	bench_zone_lock_stat(m, &ls);
-	s->zone_lock_actual = ls.acquisitions;
+	s->zone_lock_actual = ls.acquisitions - lock0;
 	s->has_mm = true;
 	pl_replay_destroy(r, true);
 	pl_state_release(st);
@@ -574,6 +582,8 @@ static void pick_probe(const struct replay_run *c, unsigned int d, void *const *
 	struct pl_trace_score scores[PL_TICK_PROBES];
 	long probe_ms[PL_TICK_PROBES];
 	unsigned long drains[PL_TICK_PROBES];
+	struct pl_trace_score probe_score[PL_TICK_PROBES];
+	double total_s = 0;
 	int at;
 
 	for (size_t i = 0; i < PL_TICK_PROBES; i++) {
@@ -582,6 +592,8 @@ static void pick_probe(const struct replay_run *c, unsigned int d, void *const *
 		scores[i] = o->s.score;
 		probe_ms[i] = o->s.tick_ms;
 		drains[i] = o->s.score.pcp_drain_calls;
+		probe_score[i] = o->s.score;
+		total_s += o->secs;
 	}
 	at = pl_tick_medoid(scores, PL_TICK_PROBES);
 	if (want_outputs(c->b)) {
@@ -602,6 +614,8 @@ static void pick_probe(const struct replay_run *c, unsigned int d, void *const *
 	}
 	memcpy(s->probe_ms, probe_ms, sizeof(s->probe_ms));
 	memcpy(s->probe_drain_calls, drains, sizeof(s->probe_drain_calls));
+	memcpy(s->probe_score, probe_score, sizeof(s->probe_score));
+	s->replay_total_s = total_s;
 	s->tick_ms = probe_ms[at];
 }
 
@@ -706,6 +720,8 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 		print_arr(c->drained_pages_by_order_mt[o], MIGRATE_TYPES);
 	}
 	putchar(']');
+	if (s->has_mm)	/* the registry's zone-lock-actual, beside the estimator */
+		printf(", \"zone_lock_acquisitions_actual\": %llu", s->zone_lock_actual);
 	if (s->has_free) {
 		printf(", \"nr_free_pages_end\": %lu, \"pcp_pages_end\": %lu, "
 		       "\"free_pages_by_order_end\": ", s->nr_free, s->pcp_pages);
@@ -749,7 +765,24 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 			printf("%s%ld", i ? ", " : "", s->probe_ms[i]);
 		printf("], \"tick_probe_drain_calls\": ");
 		print_arr(s->probe_drain_calls, PL_TICK_PROBES);
+		/* every probe's counters: the spread beside the reported run */
+		printf(", \"tick_probe_counters\": [");
+		for (int i = 0; i < PL_TICK_PROBES; i++) {
+			const struct pl_trace_score *p = &s->probe_score[i];
+
+			printf("%s{\"pcp_refills\": %lu, \"pcp_refill_pages\": %lu, "
+			       "\"pcp_drain_calls\": %lu, \"pcp_drained_pages\": %lu, "
+			       "\"zone_lock_acquisitions\": %lu, \"fallback_events\": %lu}", i ? ", " : "",
+			       p->pcp_refills, p->pcp_refill_pages, p->pcp_drain_calls,
+			       p->pcp_drained_pages, pl_trace_score_zone_lock(p), p->fallback_events);
+		}
+		putchar(']');
 	}
+	/* where the time went: the kernel's side parses, a design's side replays */
+	printf(", \"timings\": {\"parse_s\": %.6f, \"replay_s\": %.6f, \"replay_total_s\": %.6f, "
+	       "\"events_per_s\": %.6g}", s->parse_s, s->replay_s, s->replay_total_s,
+	       !strcmp(s->test, "kernel") ? (s->parse_s > 0 ? (double)st->events / s->parse_s : 0)
+	       : (s->replay_s > 0 ? (double)st->events / s->replay_s : 0));
 	printf(", \"timeline\": [");
 	for (size_t i = 0; i < s->nr_tl; i++) {
 		unsigned int n = min(s->nr_cpus, (unsigned int)ARRAY_SIZE(s->tl[i].refills));
@@ -900,8 +933,10 @@ static int run_replay(struct bench *b)
 			strerror(errno));
 		return 1;
 	}
+	k.parse_s = now_s();
 	kernel_side(&a, has_snap ? &snap : NULL, &k, &stats,
 		    state == PL_STATE_POSITIONAL ? &pos : NULL, &tick, follow_busy ? &busy : NULL, es);
+	k.parse_s = now_s() - k.parse_s;
 	pl_pcp_busy_finish(&busy);
 	if (!stats.events) {
 		/* an empty file, or text that is no trace: nothing to score */
@@ -963,9 +998,11 @@ static int run_replay(struct bench *b)
 	if (b->json)
 		emit_json(b, &k, &stats);
 	emit_text(b->out, &k);
-	fprintf(b->out, "         %lu events (%lu lines), %lu lost, %.1f s of trace, format %s\n",
+	fprintf(b->out, "         %lu events (%lu lines), %lu lost, %.1f s of trace, format %s; "
+		"parsed and scored in %.2f s (%.2f M events/s)\n",
 		stats.events, stats.lines, stats.lost_events, k.seconds,
-		pl_trace_format_names[stats.format]);
+		pl_trace_format_names[stats.format], k.parse_s,
+		k.parse_s > 0 ? (double)stats.events / k.parse_s / 1e6 : 0.0);
 	if (k.has_gap)
 		print_gap(b->out, &k.gap);
 	if (follow_busy)
@@ -996,6 +1033,9 @@ static int run_replay(struct bench *b)
 		else
 			s = task_side(outs[d], &secs);
 		s.seconds = k.seconds;
+		s.replay_s = secs;
+		if (!probing)
+			s.replay_total_s = secs;
 		if (b->json)
 			emit_json(b, &s, &stats);
 		emit_text(b->out, &s);

@@ -14,6 +14,7 @@
   pagelab trace record [-o FILE] [--seconds N] [-- CMD ...]
   pagelab replay TRACE --design A --design B ... [--state fresh|counts|positional]
                  [--emit-trace DIR] [--tick kernel|first|MS] [--no-pcp-busy] [--label L]
+                 [--faithful DESIGN]
   pagelab replay-table RESULTS...
   pagelab list [suites|presets|switches|machines|metrics] [--metrics] [--json]
   pagelab run NAME [--cells FILTER] [--resume] [--jobs N] [--cluster ADDRESS] | run --list
@@ -402,6 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--no-pcp-busy", action="store_true",
                     help="replay every free to its CPU's PCP (default: the frees the trace shows "
                     "found their PCP lock held go straight to the buddy, as the kernel ran them)")
+    rp.add_argument("--faithful", metavar="DESIGN", help="the design judged against the kernel "
+                    "(default v6.18; run first if no --design builds it); every other design is "
+                    "shown as its change against it")
     rp.add_argument("--label", help="name of this trace in tables and file names")
     rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
     rp.add_argument("--together", action="store_true", default=None,

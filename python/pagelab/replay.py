@@ -13,9 +13,14 @@ trace and the after-snapshot) and a "replay" record (pagelab's side), with the
 same counter keys.  This module only runs the engine and compares counters;
 it parses no trace events itself.
 
-The fidelity table: one row per metric, the kernel's value, each design's
-value and its ratio design/kernel, plus the total variation distance (TVD)
-between the kernel's and the design's end-of-trace free pages by order.
+The replay table: one row per replay metric of the registry (metrics.py,
+declared in C), the kernel's value, the faithful design's (v6.18, or
+--faithful DESIGN; it always runs) with its ratio to the kernel judged
+ok/MISS where the registry compares the figure with the kernel, and the
+spread of its tick probes; every other design as its change against the
+faithful design, better or worse by the metric's direction.  The total
+variation distance (TVD) between the kernel's and a design's end-of-trace
+free pages by order is a row of its own.
 A trace with lost events is flagged in the table, the saved results and the
 report, and so is one whose before/after snapshots do not bracket it
 (stale_snapshot_text(): vmstat's page counts between them against the trace's).
@@ -31,44 +36,41 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import designs as designs_mod
-from . import files, validate
+from . import files, metrics, stats, validate
 from .runner import BenchError, Measurement, run_raw, save_results
 from .trace_artifact import TraceError, opened
 
 STATES = ("fresh", "counts", "positional")
-# (label, counter key or ratio (num, den), target: within 10% when True)
-METRICS = [
-    ("PCP refills", "pcp_refills", True),
-    ("pages per refill", ("pcp_refill_pages", "pcp_refills"), True),
-    ("PCP drain calls", "pcp_drain_calls", True),
-    ("pages drained", "pcp_drained_pages", True),
-    ("zone->lock acquisitions", "zone_lock_acquisitions", True),
-    ("fallback events", "fallback_events", False),
-    ("  fragmenting", "fallback_fragmenting", False),
-    ("  change ownership", "fallback_change_ownership", False),
-    ("  pageblocks claimed", "fallback_pageblocks_claimed", False),
-    ("buddy direct allocs", "buddy_direct_allocs", False),
-    ("buddy direct frees", "buddy_direct_frees", False),
-    ("page allocs", "allocs", False),
-    ("page frees", "frees", False),
-    ("free pages at end", "nr_free_pages_end", False),
-    ("PCP pages at end", "pcp_pages_end", False),
-    ("vmalloc allocs", "vmalloc_allocs", False),
-    ("vmalloc purges", "vmalloc_purges", False),
-]
+FAITHFUL = "v6.18"      # the design judged against the kernel unless --faithful names another
 RATIO_TARGET = 0.10
 TVD_TARGET = 0.05
+# The registry ids of figures computed here rather than read from a counter.
+SHARE_ID, TVD_ID = "free-high-order-share", "buddyinfo-tvd"
+
+
+def _high_order_share(pages: list | None) -> float | None:
+    """Share of free pages in order-9 and order-10 blocks (pageblock-sized and up)."""
+    if not pages or sum(pages) <= 0:
+        return None
+    return sum(pages[9:]) / sum(pages)
 
 
 def metric_value(counters: dict, key) -> float | None:
-    """A counter, or a ratio of two counters; None when missing or 0/0."""
+    """A counter, or a ratio of two counters; None when missing or 0/0.
+
+    @key: a counter name, a (num, den) pair, or a registry Metric (its
+    counter, or counter/per; the end-of-trace high-order share computed)."""
+    if isinstance(key, metrics.Metric):
+        if key.id == SHARE_ID:
+            return _high_order_share(counters.get("free_pages_by_order_end"))
+        key = (key.counter, key.per) if key.per else key.counter
     if isinstance(key, tuple):
         num, den = (counters.get(k) for k in key)
         if num is None or den is None or den == 0:
             return None
         return num / den
     v = counters.get(key)
-    return None if v is None else float(v)
+    return None if v is None or isinstance(v, (list, dict)) else float(v)
 
 
 def tvd(p: list[float], q: list[float]) -> float | None:
@@ -81,35 +83,98 @@ def tvd(p: list[float], q: list[float]) -> float | None:
     return 0.5 * sum(abs(a / sp - b / sq) for a, b in zip(p, q))
 
 
-def fidelity_rows(kernel: dict, designs: dict[str, dict]) -> list[dict]:
-    """Rows {metric, kernel, values{design: v}, ratios{design: r}, target, ok{design: bool}}."""
-    kc = kernel.get("counters", {})
+def _ratio(v, kv) -> float | None:
+    if v is None or kv is None:
+        return None
+    if kv:
+        return v / kv
+    return 1.0 if v == 0 else None   # the kernel had none: no ratio (JSON has no Infinity)
+
+
+def _value(rec: dict, kernel: dict, m: metrics.Metric) -> float | None:
+    c = rec.get("counters", {})
+    if m.id == TVD_ID:
+        if rec is kernel:
+            return 0.0
+        return tvd(kernel.get("counters", {}).get("free_pages_by_order_end") or [],
+                   c.get("free_pages_by_order_end") or [])
+    return metric_value(c, m)
+
+
+def _spread(rec: dict, m: metrics.Metric) -> tuple[float, float] | None:
+    """(min, max) of @m over the tick probes of @rec, when the engine probed."""
+    probes = rec.get("tick_probe_counters") or []
+    vals = [metric_value(p, m) for p in probes]
+    vals = [v for v in vals if v is not None]
+    return (min(vals), max(vals)) if len(vals) >= 2 and len(vals) == len(probes) else None
+
+
+def _change(v, base) -> float | None:
+    """The plain change of @v against @base, in percent (None when undefined)."""
+    if v is None or base is None:
+        return None
+    if base == 0:
+        return 0.0 if v == 0 else None
+    return (v / base - 1.0) * 100.0
+
+
+def _judgement(change: float | None, direction: str) -> str:
+    if change is None:
+        return ""
+    if abs(change) < 0.005:
+        return "same"
+    if direction == metrics.NEUTRAL:
+        return "not judged"
+    return "better" if (change < 0) == (direction == metrics.LOWER) else "worse"
+
+
+def fidelity_rows(kernel: dict, designs: dict[str, dict], faithful: str | None = None,
+                  samples: dict | None = None) -> list[dict]:
+    """One row per replay metric of the registry (metrics.replay_metrics()).
+
+    Row: {"metric": id, "label", "unit", "direction", "kernel_compared", "kernel": value,
+    "values": {design: v}, "ratios": {design: v/kernel}, "ok": {faithful: bool} (only the
+    faithful design, only kernel-compared metrics), "spread": {design: [min, max]} over the
+    tick probes, "in_spread": {faithful: bool}, "changes": {design: % vs faithful},
+    "judged": {design: better|worse|same|not judged}, "marks": {design: (I)|(R)|""} with
+    @samples ({design: [counters per rep]}) of two reps or more}."""
+    faithful = faithful if faithful in designs else None
     rows = []
-    for label, key, target in METRICS:
-        kv = metric_value(kc, key)
-        row = {"metric": label, "kernel": kv, "values": {}, "ratios": {}, "target": target, "ok": {},
-               "fraction": isinstance(key, tuple)}
+    for m in metrics.replay_metrics():
+        kv = None if not m.kernel and m.id == "zone-lock-actual" else _value(kernel, kernel, m)
+        row = {"metric": m.id, "label": m.name, "unit": m.unit, "direction": m.direction,
+               "kernel_compared": m.kernel, "kernel": kv, "values": {}, "ratios": {}, "ok": {},
+               "spread": {}, "in_spread": {}, "changes": {}, "judged": {}, "marks": {}}
         for d, rec in designs.items():
-            v = metric_value(rec.get("counters", {}), key)
+            v = _value(rec, kernel, m)
             row["values"][d] = v
-            if v is None or kv is None:
-                r = None
-            elif kv:
-                r = v / kv
-            else:                      # the kernel had none: 1x if pagelab has none too
-                r = 1.0 if v == 0 else None   # else no ratio (JSON has no Infinity)
-            row["ratios"][d] = r
-            if target:
-                row["ok"][d] = r is not None and abs(r - 1) <= RATIO_TARGET
+            row["ratios"][d] = None if m.id == TVD_ID else _ratio(v, kv)
+            sp = _spread(rec, m)
+            if sp:
+                row["spread"][d] = list(sp)
+        if faithful is not None:
+            base = row["values"][faithful]
+            if m.kernel:
+                if m.id == TVD_ID:
+                    ok = base is not None and base <= TVD_TARGET
+                else:
+                    r = row["ratios"][faithful]
+                    ok = r is not None and abs(r - 1) <= RATIO_TARGET
+                row["ok"][faithful] = ok
+                sp = row["spread"].get(faithful)
+                row["in_spread"][faithful] = bool(sp and kv is not None and sp[0] <= kv <= sp[1])
+            for d in designs:
+                if d == faithful:
+                    continue
+                ch = _change(row["values"][d], base)
+                row["changes"][d] = ch
+                row["judged"][d] = _judgement(ch, m.direction)
+                if samples and len(samples.get(d, [])) >= 2 and len(samples.get(faithful, [])) >= 2:
+                    vb = [_value({"counters": c}, kernel, m) for c in samples[faithful]]
+                    vn = [_value({"counters": c}, kernel, m) for c in samples[d]]
+                    if None not in vb and None not in vn:
+                        row["marks"][d] = stats.verdict(vb, vn, m.direction)
         rows.append(row)
-    row = {"metric": "buddyinfo TVD", "kernel": 0.0, "values": {}, "ratios": {}, "target": True,
-           "ok": {}}
-    for d, rec in designs.items():
-        t = tvd(kc.get("free_pages_by_order_end") or [],
-                rec.get("counters", {}).get("free_pages_by_order_end") or [])
-        row["values"][d] = t
-        row["ok"][d] = t is not None and t <= TVD_TARGET
-    rows.append(row)
     return rows
 
 
@@ -117,32 +182,109 @@ def _fmt(v, fraction: bool = False) -> str:
     if v is None:
         return "-"
     if fraction:
-        return f"{v:.2f}"
+        return f"{v:.2f}" if v >= 0.1 or v == 0 else f"{v:.3f}"
     if isinstance(v, float) and not v.is_integer():
         return f"{v:.3f}" if abs(v) < 100 else f"{v:.0f}"
     return f"{int(v)}"
 
 
+def _is_fraction(row: dict) -> bool:
+    return row["unit"] == "fraction" or row["metric"] == "pages-per-refill"
+
+
+def _kernel_cell(row: dict, d: str) -> str:
+    """The faithful design's cell against the kernel: ratio and ok/MISS."""
+    if row["metric"] == TVD_ID:
+        v = row["values"].get(d)
+        if v is None:
+            return "-"
+        return f"<= {TVD_TARGET} " + ("ok" if row["ok"].get(d) else "MISS")
+    r = row["ratios"].get(d)
+    v = row["values"].get(d)
+    if row["kernel"] is None:
+        return ""
+    cell = ("inf" if row["kernel"] == 0 and v else "-") if r is None else f"{r:.2f}x"
+    if row["kernel_compared"] and d in row["ok"]:
+        cell += " ok" if row["ok"][d] else " MISS"
+        if not row["ok"][d] and row["in_spread"].get(d):
+            cell += " (kernel inside the spread)"
+    return cell
+
+
+def _change_cell(row: dict, d: str) -> str:
+    """Another design's cell: its change against the faithful design, judged
+    by the metric's direction ("=" when equal; "up from 0" when the faithful
+    design had none, since no percentage exists)."""
+    v = row["values"].get(d)
+    if v is None:
+        return "-"
+    ch, how = row["changes"].get(d), row["judged"].get(d, "")
+    mark = row["marks"].get(d, "")
+    mark = mark + " " if mark else ""
+    if ch is None:               # the faithful design's figure is 0 (or missing)
+        if v == 0:
+            return "="
+        worse = row["direction"] == metrics.LOWER
+        how = "not judged" if row["direction"] == metrics.NEUTRAL else ("worse" if worse else "better")
+        return f"{mark}up from 0 {how}"
+    if how == "same" or ch == 0:
+        return "="
+    body = f"{ch:+.1f}%" if abs(ch) >= 1 else f"{ch:+.2f}%"
+    return f"{mark}{body} {how}"
+
+
+def _spread_cell(row: dict, d: str) -> str:
+    sp = row["spread"].get(d)
+    if not sp:
+        return ""
+    f = _is_fraction(row)
+    return f"{_fmt(sp[0], f)}..{_fmt(sp[1], f)}"
+
+
+def faithful_of(result: dict) -> str | None:
+    """The design judged against the kernel: the result's, else v6.18 when it ran."""
+    f = result.get("faithful")
+    if f in result.get("designs", {}):
+        return f
+    return FAITHFUL if FAITHFUL in result.get("designs", {}) else None
+
+
+def _label(row: dict) -> str:
+    way = {metrics.LOWER: "lower", metrics.HIGHER: "higher"}.get(row["direction"], "neutral")
+    return f"{row['label']} ({row['unit']}, {way})"
+
+
 def fidelity_text(result: dict) -> str:
-    """The fidelity table of one replay result (see run()), as aligned text."""
-    rows, designs = result["rows"], list(result["designs"])
-    head = ["metric", "kernel"]
-    for d in designs:
-        head += [d, "x kernel"]
+    """The replay table of one result (see run()), as aligned text.
+
+    The faithful design alone is judged against the kernel (ok/MISS, within
+    10%; buddyinfo TVD <= 0.05) with the tick probes' spread beside it; every
+    other design is shown as its change against the faithful design, better
+    or worse by the metric registry's direction, (I)/(R) where reps allow."""
+    faithful = faithful_of(result)
+    rows = result.get("rows")
+    if not rows or "label" not in rows[0]:    # none saved, or an older result's
+        rows = fidelity_rows(result["kernel"], result["designs"], faithful)
+    others = [d for d in result["designs"] if d != faithful]
+    probed = faithful is not None and any(r["spread"].get(faithful) for r in rows)
+    head = ["metric (unit, better)", "kernel"]
+    if faithful:
+        head += [faithful, "x kernel"] + (["tick probes"] if probed else [])
+    for d in others:
+        head += [d, f"vs {faithful}" if faithful else "x kernel"]
     table = [head]
     for r in rows:
-        line = [r["metric"], "" if r["metric"] == "buddyinfo TVD" else _fmt(r["kernel"], r.get("fraction"))]
-        for d in designs:
-            line.append(_fmt(r["values"].get(d), r.get("fraction")))
-            if r["metric"] == "buddyinfo TVD":
-                mark = "" if r["values"].get(d) is None else (" ok" if r["ok"].get(d) else " MISS")
-                line.append(f"<= {TVD_TARGET}{mark}")
-            else:
-                rr = r["ratios"].get(d)
-                mark = "" if not r["target"] or rr is None else (" ok" if r["ok"][d] else " MISS")
-                v = r["values"].get(d)
-                none = "inf" if r["kernel"] == 0 and v else "-"   # the kernel had none
-                line.append((none if rr is None else f"{rr:.2f}x") + mark)
+        f = _is_fraction(r)
+        fmt = (lambda v: "-" if v is None else f"{v:.3f}") if r["metric"] == TVD_ID \
+            else (lambda v: _fmt(v, f))
+        line = [_label(r), "" if r["metric"] == TVD_ID else fmt(r["kernel"])]
+        if faithful:
+            line += [fmt(r["values"].get(faithful)), _kernel_cell(r, faithful)]
+            if probed:
+                line.append(_spread_cell(r, faithful))
+        for d in others:
+            line.append(fmt(r["values"].get(d)))
+            line.append(_change_cell(r, d) if faithful else _kernel_cell(r, d))
         table.append(line)
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     out = [f"trace {result['trace']}: {result['events']} events, state {result['state']}"]
@@ -152,23 +294,53 @@ def fidelity_text(result: dict) -> str:
     stale = stale_snapshot_text(result)
     if stale:
         out.append("WARNING: " + stale)
+    for d, rec in result["designs"].items():
+        for note in rec.get("design_notes") or []:
+            out.append(f"design {d}: {note}")
     for row in table:
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                              for i, (c, w) in enumerate(zip(row, widths))).rstrip())
-    out.append(f"targets: within {RATIO_TARGET:.0%} of the kernel on the rows marked ok/MISS; "
-               f"buddyinfo TVD <= {TVD_TARGET}")
-    for d in designs:
+    if faithful:
+        out.append(f"{faithful} is the faithful design: judged against the kernel, ok within "
+                   f"{RATIO_TARGET:.0%} on the rows the registry compares with it (buddyinfo TVD "
+                   f"<= {TVD_TARGET})" + (", its tick probes' min..max beside it" if probed else "")
+                   + ("; every other design as its change against it (better/worse by the "
+                      "metric's direction; (I)/(R): 95% intervals over the reps do not overlap)"
+                      if others else ""))
+    else:
+        out.append(f"no faithful design ran ({FAITHFUL}, or --faithful DESIGN): ratios to the "
+                   "kernel shown, none judged")
+    for d in result["designs"]:
         rec = result["designs"][d]
         if rec.get("tick_phase_ms") is not None:   # the engine tried four phases
             calls = "/".join(str(c) for c in rec.get("tick_probe_drain_calls") or [])
             phases = "/".join(str(c) for c in rec.get("tick_probe_ms") or [])
             out.append(f"vmstat tick ({d}): replayed at {phases} ms (drain calls {calls}); "
                        f"the run at {rec['tick_phase_ms']} ms reported, nearest their median")
-    for d in designs:
+    out += timing_lines(result)
+    for d in result["designs"]:
         w = result["designs"][d].get("warnings") or {}
         if any(w.values()):
             out.append(f"warnings ({d}): " + ", ".join(f"{k} {v}" for k, v in sorted(w.items()) if v))
     return "\n".join(out) + "\n"
+
+
+def timing_lines(result: dict) -> list[str]:
+    """Parse and replay throughput, from the engine's timings."""
+    out = []
+    n = result.get("events") or 0
+    kt = (result.get("kernel") or {}).get("timings") or {}
+    if kt.get("parse_s"):
+        out.append(f"parse: {n} events in {kt['parse_s']:.2f} s "
+                   f"({n / kt['parse_s'] / 1e6:.2f} M events/s, the kernel's side scored too)")
+    for d, rec in result.get("designs", {}).items():
+        tm = rec.get("timings") or {}
+        if tm.get("replay_s"):
+            total = tm.get("replay_total_s") or tm["replay_s"]
+            out.append(f"replay ({d}): {tm['replay_s']:.2f} s ({n / tm['replay_s'] / 1e6:.2f} M "
+                       f"events/s)" + (f", {total:.2f} s over every tick probe"
+                                       if total > tm["replay_s"] * 1.01 else ""))
+    return out
 
 
 def stale_snapshot_text(result: dict) -> str | None:
@@ -188,64 +360,98 @@ def stale_snapshot_text(result: dict) -> str | None:
             "figure is suspect")
 
 
-def _high_order_share(pages: list | None) -> float | None:
-    """Share of free pages in order-9 and order-10 blocks (pageblock-sized and up)."""
-    if not pages or sum(pages) <= 0:
-        return None
-    return sum(pages[9:]) / sum(pages)
+# replay-table's columns: registry ids (a column each), in this order
+TABLE_METRICS = ("pcp-refills", "pages-per-refill", "pcp-drain-calls", "pcp-drained-pages",
+                 "zone-lock-est", "zone-lock-actual", "fallback-events", "fallback-fragmenting",
+                 "fallback-pageblocks-claimed", SHARE_ID, TVD_ID)
+SHORT = {"pcp-refills": "refills", "pages-per-refill": "pages/refill",
+         "pcp-drain-calls": "drain calls", "pcp-drained-pages": "drained",
+         "zone-lock-est": "zone->lock", "zone-lock-actual": "counted",
+         "fallback-events": "fallbacks", "fallback-fragmenting": "fragmenting",
+         "fallback-pageblocks-claimed": "claimed", SHARE_ID: "free >=o9", TVD_ID: "TVD"}
 
 
-def _ratio_cell(v, kv, name: str, fraction: bool) -> str:
-    if name == "kernel":
-        return _fmt(v, fraction)
-    if v is None or kv is None:
-        return "-"
-    return f"{v / kv:.2f}x" if kv else ("1.00x" if v == 0 else "inf")
+def samples_of(measurements, designs) -> dict:
+    """{design: [counters of each rep]} from a replay's measurements."""
+    out: dict = {}
+    for m in measurements:
+        d = m.design if not isinstance(m, dict) else m.get("design")
+        c = m.counters if not isinstance(m, dict) else m.get("counters", {})
+        if d in designs:
+            out.setdefault(d, []).append(c)
+    return out
+
+
+def _table_cell(row: dict, d: str | None, faithful: str | None) -> str:
+    f = _is_fraction(row)
+    if d is None:                                  # the kernel's row
+        if row["metric"] == TVD_ID:
+            return ""
+        return _fmt(row["kernel"], f) if row["metric"] != SHARE_ID else \
+            ("-" if row["kernel"] is None else f"{row['kernel']:.1%}")
+    v = row["values"].get(d)
+    val = ("-" if v is None else f"{v:.1%}") if row["metric"] == SHARE_ID else _fmt(v, f)
+    if row["metric"] == TVD_ID:
+        val = "-" if v is None else f"{v:.3f}"
+    if d == faithful:
+        if not row["kernel_compared"] or row["metric"] == TVD_ID:
+            mark = {True: " ok", False: " MISS"}.get(row["ok"].get(d), "")
+            return val + mark
+        r = row["ratios"].get(d)
+        k = "-" if r is None else f"{r:.2f}x"
+        return f"{val} ({k} {'ok' if row['ok'].get(d) else 'MISS'}" \
+               f"{', in spread' if not row['ok'].get(d) and row['in_spread'].get(d) else ''})"
+    if faithful is None:
+        return val
+    ch = _change_cell(row, d)
+    return f"{val} ({ch})" if ch not in ("-", "=") else (val if ch == "-" else f"{val} (=)")
 
 
 def presets_text(docs: list[dict]) -> str:
-    """One row per (trace, design) of saved replay results: zone->lock and fragmentation.
+    """One row per (trace, design) of saved replay results.
 
-    Columns: PCP refills, pages per refill, drain calls and pages drained (the
-    kernel's value in the "kernel" row, ratios to it in the others); zone->lock
-    acquisitions and their ratio to the kernel's estimate;
-    fallback events, fragmenting ones and pageblocks claimed (the kernel's in
-    the "kernel" row); the share of free pages in order >= 9 blocks at the end;
-    the buddyinfo TVD against the kernel.
+    The kernel's row holds its figures; the faithful design's row its figures
+    with the ratio to the kernel and ok/MISS on the figures the registry
+    compares with the kernel; every other design's row its figures with the
+    change against the faithful design, better/worse by the registry's
+    direction ((I)/(R) where the result has reps). Columns: TABLE_METRICS.
     """
-    head = ["trace", "state", "design", "refills", "pages/refill", "drain calls", "drained",
-            "zone->lock", "x kernel", "fallbacks", "fragmenting", "claimed", "free >=o9", "TVD"]
+    reg = metrics.registry()
+    head = ["trace", "state", "design"] + [SHORT[i] for i in TABLE_METRICS]
     table = [head]
     for doc in docs:
         rep = doc.get("replay")
         if not rep:
             continue
-        kc = rep["kernel"].get("counters", {})
-        kz = kc.get("zone_lock_acquisitions")
-        rows = [("kernel", kc)] + [(d, r.get("counters", {})) for d, r in rep["designs"].items()]
-        for name, c in rows:
-            z = c.get("zone_lock_acquisitions")
-            share = _high_order_share(c.get("free_pages_by_order_end"))
-            t = None if name == "kernel" else tvd(kc.get("free_pages_by_order_end") or [],
-                                                  c.get("free_pages_by_order_end") or [])
-            lost = " (LOSSY)" if rep.get("lost_events") and name == "kernel" else ""
-            lost += " (STALE)" if stale_snapshot_text(rep) and name == "kernel" else ""
-            ratios = [_ratio_cell(metric_value(c, key), metric_value(kc, key), name,
-                                  isinstance(key, tuple))
-                      for key in ("pcp_refills", ("pcp_refill_pages", "pcp_refills"),
-                                  "pcp_drain_calls", "pcp_drained_pages")]
-            table.append([rep["label"] + lost, rep["state"], name] + ratios + [_fmt(z),
-                          "" if name == "kernel" or not kz or z is None else f"{z / kz:.2f}x",
-                          _fmt(c.get("fallback_events")), _fmt(c.get("fallback_fragmenting")),
-                          _fmt(c.get("fallback_pageblocks_claimed")),
-                          "-" if share is None else f"{share:.1%}", "" if t is None else f"{t:.3f}"])
+        for key in ("kernel", "designs"):
+            if not isinstance(rep.get(key), dict):
+                raise BenchError(f"{doc.get('path', 'results')}: its replay section has no "
+                                 f"'{key}' (not a pagelab replay result, or a damaged one)")
+        faithful = faithful_of(rep)
+        rows = {r["metric"]: r for r in fidelity_rows(
+            rep["kernel"], rep["designs"], faithful,
+            samples_of(doc.get("measurements", []), rep["designs"]))}
+        lost = " (LOSSY)" if rep.get("lost_events") else ""
+        lost += " (STALE)" if stale_snapshot_text(rep) else ""
+        order = [None] + ([faithful] if faithful else []) + \
+                [d for d in rep["designs"] if d != faithful]
+        for d in order:
+            name = "kernel" if d is None else d + (" (faithful)" if d == faithful else "")
+            table.append([rep.get("label", "?") + (lost if d is None else ""),
+                          rep.get("state", "?"), name]
+                         + [_table_cell(rows[i], d, faithful) for i in TABLE_METRICS])
     if len(table) == 1:
         raise BenchError("no replay results among the files given")
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) if i < 3 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-                     for r in table) + "\n"
-
+    out = ["  ".join(c.ljust(w) if i < 3 else c.rjust(w)
+                     for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in table]
+    out.append("columns: " + "; ".join(
+        f"{SHORT[i]} = {reg[i].name} ({reg[i].unit}, "
+        f"{ {'lower': 'lower is better', 'higher': 'higher is better'}.get(reg[i].direction, 'not judged') })"
+        for i in TABLE_METRICS if i in reg))
+    out.append("the faithful design: (ratio to the kernel, ok within 10% / MISS; TVD ok <= 0.05); "
+               "every other design: (change against the faithful design, better/worse)")
+    return "\n".join(out) + "\n"
 
 def _records(stdout: str, designs: list[str]) -> tuple[dict, dict[str, dict]]:
     """The kernel record and the replay record of each of @designs, from JSON lines."""
@@ -308,7 +514,7 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
         together: bool | None = None, jobs: int | None = None, tick: str | None = None,
         snapshot: str | Path | None = None, after: str | Path | None = None,
-        pcp_busy: bool = True) -> dict:
+        pcp_busy: bool = True, faithful: str | None = None) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
 
     @snapshot: a directory of /proc/{zoneinfo,buddyinfo,pagetypeinfo,vmstat}
@@ -333,8 +539,12 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     @pcp_busy: False replays every free of a PCP order to its CPU's PCP; by
     default the frees the trace shows found their PCP busy go to the buddy.
 
+    @faithful: the design judged against the kernel (default v6.18); it is
+    run first when @designs lack it (a spec building the same design counts).
+
     Returns {"trace", "label", "state", "events", "lost_events", "kernel": record,
-    "designs": {design: replay record of rep 0}, "rows": fidelity_rows(...),
+    "designs": {design: replay record of rep 0}, "faithful": design,
+    "rows": fidelity_rows(...),
     "measurements": [Measurement ...], "deterministic": bool}.
     """
     if state is not None and state not in STATES:
@@ -351,7 +561,13 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):
         raise BenchError("a design is given twice")
-    designs_mod.check(designs)     # the C parser, before the trace is read
+    canon = designs_mod.check(designs)     # the C parser, before the trace is read
+    want = faithful or FAITHFUL
+    fcanon = designs_mod.canonical([want])[0]
+    faithful = next((d for d in designs if canon[d] == fcanon), None)
+    if faithful is None:
+        designs = [want] + list(designs)
+        faithful = want
     tick_param = _tick_param(tick)
     if not pcp_busy:
         tick_param["pcp_busy"] = "0"
@@ -410,7 +626,8 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         "trace": str(trace), "label": label,
         "state": first[designs[0]].get("state", state or "default"),
         "events": kernel.get("events", first[designs[0]].get("events")), "lost_events": lost,
-        "kernel": kernel, "designs": first, "rows": fidelity_rows(kernel, first),
+        "kernel": kernel, "designs": first, "faithful": faithful,
+        "rows": fidelity_rows(kernel, first, faithful, samples_of(measurements, first)),
         "measurements": measurements, "deterministic": deterministic,
         "manifest": manifest, "kernel_buddyinfo_pages": snap_pages,
     }
@@ -445,7 +662,7 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
                      args.reps, args.label, args.together, args.jobs, args.tick,
-                     args.snapshot, args.after, not args.no_pcp_busy)
+                     args.snapshot, args.after, not args.no_pcp_busy, args.faithful)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))
