@@ -208,7 +208,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %s%s\n", *name,
 			d.mt_counts_blocks || d.vmap_bump_wide_align || d.pcp_owner_bulk_fallback ||
 			d.pcp_premerge || d.targeted_drain || d.pcp_block_economy || d.economy_batch ||
-			d.economy_ramp
+			d.economy_ramp || d.pcp_batch2x
 				? "  (with pagelab's own extension, not in any seed)" : "");
 	}
 }

@@ -69,6 +69,9 @@ struct side {
 	double parse_s;		/* the kernel's side: reading and scoring the trace */
 	double replay_s;	/* the reported run's replay loop */
 	double replay_total_s;	/* every run of this design (the tick probes) */
+	/* what the design changed in the loaded state, or could not (pl_state_design_notes()) */
+	char notes[PL_STATE_MAX_NOTES][PL_STATE_NOTE_LEN];
+	int nr_notes;
 	unsigned long state_free_by_order[NR_PAGE_ORDERS];
 };
 
@@ -347,6 +350,13 @@ static void pagelab_side(const struct bench *b, const struct artifact *a, const 
 		}
 		if (pl_warn_count() != warns && !quiet)
 			fprintf(stderr, "pagelab: %s\n", why);
+		{
+			const char *notes[PL_STATE_MAX_NOTES];
+
+			s->nr_notes = pl_state_design_notes(st, notes);
+			for (int i = 0; i < s->nr_notes; i++)
+				snprintf(s->notes[i], sizeof(s->notes[i]), "%s", notes[i]);
+		}
 	}
 	s->state_tvd = -1;
 	if (st) {
@@ -778,6 +788,16 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 		}
 		putchar(']');
 	}
+	if (strcmp(s->test, "kernel")) {
+		printf(", \"design_notes\": [");
+		for (int i = 0; i < s->nr_notes; i++) {
+			printf("%s\"", i ? ", " : "");
+			for (const char *ch = s->notes[i]; *ch; ch++)
+				printf(*ch == '"' || *ch == '\\' ? "\\%c" : "%c", *ch);
+			putchar('"');
+		}
+		putchar(']');
+	}
 	/* where the time went: the kernel's side parses, a design's side replays */
 	printf(", \"timings\": {\"parse_s\": %.6f, \"replay_s\": %.6f, \"replay_total_s\": %.6f, "
 	       "\"events_per_s\": %.6g}", s->parse_s, s->replay_s, s->replay_total_s,
@@ -1046,6 +1066,8 @@ static int run_replay(struct bench *b)
 		if (s.state_tvd >= 0)
 			fprintf(b->out, ", loaded state's buddyinfo TVD %.4f", s.state_tvd);
 		fputc('\n', b->out);
+		for (int i = 0; i < s.nr_notes; i++)
+			fprintf(b->out, "         design %s: %s\n", designs[d], s.notes[i]);
 		if (s.tick_ms >= 0)
 			fprintf(b->out, "         tick at %ld ms; drain calls at %ld/%ld/%ld/%ld ms: "
 				"%lu/%lu/%lu/%lu\n", s.tick_ms, s.probe_ms[0], s.probe_ms[1],

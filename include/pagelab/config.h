@@ -70,6 +70,11 @@
  *             allocation fails, drain only the CPUs that hold pages of the
  *             needed migratetype, most first, retrying after each, instead
  *             of drain_all_pages().
+ * @pcp_batch2x: pagelab's own what-if of 6.18's batch rule: zone_batchsize()
+ *             doubled (63 -> 127 on a zone over 1 GiB), the batch that
+ *             nr_pcp_alloc() and nr_pcp_free() scale and pcp->high's floor
+ *             (batch << 2) follows. After a loaded state the batch is
+ *             recomputed from the loaded zone (pl_pcp_design_batch()).
  */
 enum vmap_index {
 	VMAP_INDEX_RBTREE,	/* the augmented rbtree of 6.18 */
@@ -93,6 +98,7 @@ struct pl_design {
 	bool economy_batch;		/* pagelab's own, see above */
 	bool economy_ramp;		/* pagelab's own, see above */
 	bool vmap_bump_wide_align;	/* pagelab's own extension, see above */
+	bool pcp_batch2x;		/* pagelab's own, see above */
 };
 
 /* The architectures whose boot-time memory shapes pagelab models. */

@@ -470,6 +470,14 @@ int pl_zone_set_section_online(struct zone *zone, unsigned long pfn, bool online
 /** pl_pcp_set_high_batch() - a pcp's high and batch as reported (high may be below high_min). */
 int pl_pcp_set_high_batch(struct zone *zone, unsigned int cpu, int high, int batch);
 
+/**
+ * pl_pcp_design_batch() - the batch @zone's design computes for it when that
+ * differs from 6.18's zone_batchsize(), else 0. A snapshot reports 6.18's
+ * batch; a design that computes another (pcp_batch2x) gets its own after a
+ * load, from the loaded zone, as the kernel under that design would have.
+ */
+int pl_pcp_design_batch(const struct zone *zone);
+
 /* ---- debug checker (mm/debug.c) ------------------------------------------- */
 
 

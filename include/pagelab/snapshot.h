@@ -248,4 +248,16 @@ bool pl_state_onlining(struct pl_loaded_state *st, unsigned long pfn, unsigned i
 /** pl_state_release() - free the handle; the pages it held stay allocated on the machine. */
 void pl_state_release(struct pl_loaded_state *st);
 
+#define PL_STATE_MAX_NOTES 4
+#define PL_STATE_NOTE_LEN 200
+
+/**
+ * pl_state_design_notes() - what the machine's design changed in the loaded
+ * state, or could not apply to it: one line each (a design's batch rule
+ * re-applied to the loaded zone; pcp_owner's pageblock ownership, which a
+ * 6.18 kernel's snapshot cannot have). Every output prints them.
+ * Return: the number of lines, each at @notes[i].
+ */
+int pl_state_design_notes(const struct pl_loaded_state *st, const char *notes[PL_STATE_MAX_NOTES]);
+
 #endif /* PAGELAB_SNAPSHOT_H */

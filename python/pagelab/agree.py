@@ -52,7 +52,14 @@ def _cells(run_dir: Path) -> dict:
             doc.pop("cells", None)
             render_saved(doc)
             doc["cells"] = doc.pop("_cells", [])
+        if not isinstance(doc, dict) or not isinstance(doc.get("cells", []), list):
+            raise BenchError(f"{f}: 'cells' is not a list of judged cells")
         for c in doc.get("cells", []):
+            missing = [k for k in ("row", "col", "mark", "change")
+                       if not isinstance(c, dict) or k not in c]
+            if missing:
+                raise BenchError(f"{f}: a judged cell has no '{missing[0]}' (not a pagelab "
+                                 "reproduce document, or a damaged one)")
             out[(doc.get("seed", f.stem), c["row"], c["col"])] = dict(c, measure=doc.get("measure"))
     return out
 

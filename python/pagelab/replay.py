@@ -451,6 +451,11 @@ def presets_text(docs: list[dict]) -> str:
         for i in TABLE_METRICS if i in reg))
     out.append("the faithful design: (ratio to the kernel, ok within 10% / MISS; TVD ok <= 0.05); "
                "every other design: (change against the faithful design, better/worse)")
+    for doc in docs:      # what a design changed in the loaded state, or could not
+        rep = doc.get("replay") or {}
+        for d, rec in (rep.get("designs") or {}).items():
+            for note in rec.get("design_notes") or []:
+                out.append(f"design {d} ({rep.get('label', '?')}): {note}")
     return "\n".join(out) + "\n"
 
 def _records(stdout: str, designs: list[str]) -> tuple[dict, dict[str, dict]]:

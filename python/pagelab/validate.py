@@ -114,9 +114,41 @@ def results_doc(doc, where: str) -> None:
         raise ValidationError(f"{where}: 'command' is not a list of strings")
     if doc.get("timeline") is not None:
         _timeline(doc["timeline"], where)
+    if doc.get("replay") is not None:
+        replay_section(doc["replay"], where)
     reg = doc.get("metrics", {})
     if not isinstance(reg, dict) or not all(isinstance(v, dict) for v in reg.values()):
         raise ValidationError(f"{where}: 'metrics' is not an object of metric entries")
+
+
+def replay_section(rep, where: str) -> None:
+    """A saved `pagelab replay` result: the kernel's record and each design's,
+    each with its counters, so that no table meets a missing key later."""
+    if not isinstance(rep, dict):
+        raise ValidationError(f"{where}: its 'replay' section is not an object")
+    kernel = rep.get("kernel")
+    if not isinstance(kernel, dict):
+        raise ValidationError(f"{where}: its replay section has no kernel record ('kernel'): "
+                              "not a whole pagelab replay result")
+    designs = rep.get("designs")
+    if not isinstance(designs, dict) or not designs:
+        raise ValidationError(f"{where}: its replay section has no design records ('designs')")
+    for name, rec in [("kernel", kernel)] + list(designs.items()):
+        if not isinstance(rec, dict) or not isinstance(rec.get("counters"), dict):
+            raise ValidationError(f"{where}: replay record '{name}' has no 'counters' object")
+        for k, v in rec["counters"].items():
+            if not (_is_num(v) or isinstance(v, list)):
+                raise ValidationError(f"{where}: replay record '{name}' counter '{k}' is not "
+                                      "a number")
+    for k, typ in (("label", str), ("state", str), ("trace", str)):
+        if k in rep and not isinstance(rep[k], typ):
+            raise ValidationError(f"{where}: replay '{k}' is not a string")
+    for k in ("events", "lost_events"):
+        if k in rep and rep[k] is not None and not _is_num(rep[k]):
+            raise ValidationError(f"{where}: replay '{k}' is not a number")
+    if rep.get("faithful") is not None and rep["faithful"] not in designs:
+        raise ValidationError(f"{where}: replay's faithful design '{rep['faithful']}' has no "
+                              "record")
 
 
 def read_text(path: Path) -> str:

@@ -66,6 +66,8 @@ const struct pl_design_switch pl_design_switches[] = {
 		    "a PCP drain merges buddies on the same PCP under pcp->lock first (Zi Yan's review of seed 003)"),
 	BOOL_SWITCH(targeted_drain, "pagelab",
 		    "a failed allocation drains only the CPUs holding the migratetype, most first (seed 003 thread)"),
+	BOOL_SWITCH(pcp_batch2x, "pagelab",
+		    "zone_batchsize() doubled (63 -> 127): the batch that sizes refills, drains and pcp->high's floor (a what-if of 6.18's batch rule)"),
 	BOOL_SWITCH_IMPLIES(pcp_block_economy, "pagelab",
 			    "the zone buddy deals in whole pageblocks, PCPs split and merge below them, steal blocks (seed 003 thread)",
 			    pcp_owner),

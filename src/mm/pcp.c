@@ -58,6 +58,26 @@ static int zone_batchsize(const struct zone *zone)
 	return rounddown_pow_of_two(batch + batch / 2) - 1;
 }
 
+/*
+ * The design's batch: 6.18's, or for pcp_batch2x (pagelab's own what-if)
+ * twice that, still of the form 2^n - 1.
+ */
+static int design_batchsize(const struct zone *zone)
+{
+	int batch = max(1, zone_batchsize(zone));
+
+	if (zone->machine->config.design.pcp_batch2x)
+		batch = 2 * batch + 1;
+	return batch;
+}
+
+int pl_pcp_design_batch(const struct zone *zone)
+{
+	int ours = design_batchsize(zone);
+
+	return ours != max(1, zone_batchsize(zone)) ? ours : 0;
+}
+
 static int zone_highsize(const struct zone *zone, int batch, int nr_cpus, int fraction)
 {
 	unsigned long total = fraction ? zone->managed_pages / (unsigned long)fraction
@@ -76,7 +96,7 @@ static int zone_highsize(const struct zone *zone, int batch, int nr_cpus, int fr
  */
 static void zone_set_pageset_high_and_batch(struct zone *zone, unsigned int nr_cpus, bool boot)
 {
-	int batch = max(1, zone_batchsize(zone));
+	int batch = design_batchsize(zone);
 	int fraction = (int)zone->machine->config.percpu_pagelist_high_fraction;
 	int high_min = zone_highsize(zone, batch, (int)nr_cpus, fraction);
 	int high_max = fraction ? high_min

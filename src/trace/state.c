@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pagelab/replay.h"
@@ -861,6 +862,15 @@ static struct pl_loaded_state *load(struct pl_machine *m, const struct pl_snapsh
 	if (st->unplaced)
 		pl_warn_ratelimited("load_state: %lu free blocks found no room in their pageblocks",
 				    st->unplaced);
+	/*
+	 * A rule the design changes that a loaded state cannot carry: a 6.18
+	 * kernel's snapshot has no pageblock owners, so pcp_owner (and what
+	 * implies it) starts with none; said, never dropped silently.
+	 */
+	if (m->config.design.pcp_owner)
+		pl_state_note(st, "pcp_owner: the loaded PCP pages lie in no owned pageblock (a 6.18 "
+			      "kernel's snapshot has no owners); ownership starts with the first "
+			      "whole-block refill");
 	pl_this = saved;
 	return st;
 }
@@ -986,6 +996,26 @@ bool pl_state_onlining(struct pl_loaded_state *st, unsigned long pfn, unsigned i
 		return false;
 	st->offline[b / 64] &= ~(1ull << (b % 64));
 	return true;
+}
+
+void pl_state_note(struct pl_loaded_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st->nr_notes >= PL_STATE_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(st->notes[st->nr_notes++], PL_STATE_NOTE_LEN, fmt, ap);
+	va_end(ap);
+}
+
+int pl_state_design_notes(const struct pl_loaded_state *st, const char *notes[PL_STATE_MAX_NOTES])
+{
+	int n = st ? st->nr_notes : 0;
+
+	for (int i = 0; i < n; i++)
+		notes[i] = st->notes[i];
+	return n;
 }
 
 void pl_state_release(struct pl_loaded_state *st)

@@ -28,7 +28,13 @@ struct pl_loaded_state {
 	unsigned long *pcp_pfn;		/* positional: PCP sightings placed, and on whose PCP */
 	unsigned short *pcp_cpu;
 	size_t nr_pcp, cap_pcp;
+	/* what the design changed after the load, or could not: one line each */
+	char notes[PL_STATE_MAX_NOTES][PL_STATE_NOTE_LEN];
+	int nr_notes;
 };
+
+void pl_state_note(struct pl_loaded_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static inline bool held(const struct pl_loaded_state *st, unsigned long pfn)
 {
