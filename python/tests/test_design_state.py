@@ -38,3 +38,20 @@ def test_batch_rule_reaches_a_positional_replay(tmp_path, capsys):
     assert BATCH in table and OWNER in table
     html = write_report([out], tmp_path / "report.html").read_text()
     assert BATCH.replace(">", "&gt;") in html and OWNER in html
+
+
+def test_each_engine_warning_once_per_design():
+    """Tick probing replays each design four times, quietly after the first:
+    each warning of the trace is printed once per design, no more, no less."""
+    import os
+    import subprocess
+    from collections import Counter
+    bench = os.environ.get("PAGELAB_BENCH") or str(Path(__file__).resolve().parents[2] / "build"
+                                                   / "pagelab-bench")
+    trace = TRACE.parent / "ftrace-6.18.txt"
+    proc = subprocess.run([bench, "replay", f"trace={trace}", "state=fresh",
+                           "design=v6.18,v6.18+pcp_premerge,pcp-owner"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = Counter(ln for ln in proc.stderr.splitlines() if ln.startswith("pagelab: replay: line"))
+    assert lines and set(lines.values()) == {3}, lines

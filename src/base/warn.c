@@ -4,8 +4,12 @@
  *
  * Like the kernel's printk_ratelimited(): at most RATELIMIT_BURST messages
  * per RATELIMIT_INTERVAL are printed, the rest are counted as suppressed and
- * the count is reported when printing resumes. All state is protected by
- * warn_lock (a pthread mutex: warnings are a slow path).
+ * the count is reported when printing resumes. A warning given while quiet
+ * (pl_warn_set_quiet(): the caller reports it its own way) is recorded and
+ * spends none of the burst, so a front end that runs the same work quietly
+ * several times (replay's tick probes) still prints the next run's warnings.
+ * All state is protected by warn_lock (a pthread mutex: warnings are a slow
+ * path).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -51,10 +55,12 @@ void pl_warn_ratelimited(const char *fmt, ...)
 		ws.printed = 0;
 		ws.missed = 0;
 	}
-	if (ws.printed < RATELIMIT_BURST) {
+	/* a quiet warning (recorded, not printed) spends none of the burst */
+	if (ws.quiet) {
+		/* counted in total and kept as the last one, no more */
+	} else if (ws.printed < RATELIMIT_BURST) {
 		ws.printed++;
-		if (!ws.quiet)
-			fprintf(stderr, "pagelab: %s\n", msg);
+		fprintf(stderr, "pagelab: %s\n", msg);
 	} else {
 		ws.missed++;
 	}
