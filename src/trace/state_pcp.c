@@ -130,28 +130,38 @@ static int note_pcp(struct pl_loaded_state *st, unsigned long pfn, unsigned int 
 }
 
 /*
- * CPU @cpu's PCP of @zone: high and batch as reported (batch as the design
- * computes it, when its rule differs from 6.18's); the blocks the
+ * CPU @cpu's PCP of @zone: high and batch as reported (then batch as the
+ * design computes it, when its rule differs from 6.18's); the blocks the
  * trace saw on it and the unseen rest of the reported count
  * (positional), or held pages up to the reported count.
  */
+static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int cpu, int high,
+		     int batch, int count, const struct pl_positional *pos);
+
 void pl_state_load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int cpu, int high,
 		       int batch, int count, const struct pl_positional *pos)
 {
 	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 	int ours = pl_pcp_design_batch(zone);
 
+	load_pcp(st, zone, cpu, high, batch, count, pos);
 	/*
 	 * The reported batch is what 6.18's rule gave the kernel's zone; a
 	 * design with a rule of its own gets its batch for the loaded zone
 	 * instead, as the kernel under it would have had (said once a zone).
+	 * Only after the pages are in: pcp->count is what the kernel had, and
+	 * the design's drain sizes must not drain them on the way in.
 	 */
-	if (batch > 0 && ours) {
-		if (!cpu)
-			pl_state_note(st, "pcp->batch as the design computes it for the loaded zone: "
-				      "%s %d -> %d (6.18 reported %d)", zone->name, batch, ours, batch);
-		batch = ours;
-	}
+	if (batch > 0 && ours && !pl_pcp_set_high_batch(zone, cpu, pcp->high, ours) && !cpu)
+		pl_state_note(st, "pcp->batch as the design computes it for the loaded zone: "
+			      "%s %d -> %d (6.18 reported %d)", zone->name, batch, ours, batch);
+}
+
+static void load_pcp(struct pl_loaded_state *st, struct zone *zone, unsigned int cpu, int high,
+		     int batch, int count, const struct pl_positional *pos)
+{
+	struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
 	if (batch > 0 && pl_pcp_set_high_batch(zone, cpu, min(high, pcp->high_max), batch))
 		return;
 	pl_enter(st->m, cpu);
