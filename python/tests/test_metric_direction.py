@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pagelab import ab, agree, compare, metrics, replay, report, reproduce
+from pagelab import ab, agree, compare, metrics, replay, report
+from pagelab.seeds.common import judge_cell
 from pagelab.cli import main
 from pagelab.runner import Measurement, save_results
 
@@ -97,19 +98,19 @@ def test_reproduce_cells():
     doc = {"measure": "wall", "mode": "default"}
     BASE, NEW = B5, N5
     for mid in LOWER:
-        assert reproduce.judge_cell(doc, mid, "new", BASE, NEW, mid).startswith("(I)")
+        assert judge_cell(doc, mid, "new", BASE, NEW, mid).startswith("(I)")
     for mid in HIGHER:
-        assert reproduce.judge_cell(doc, mid, "new", BASE, NEW, mid).startswith("(R)")
+        assert judge_cell(doc, mid, "new", BASE, NEW, mid).startswith("(R)")
     for mid in NEUTRAL:
-        assert reproduce.judge_cell(doc, mid, "new", BASE, NEW, mid).endswith("(not judged)")
+        assert judge_cell(doc, mid, "new", BASE, NEW, mid).endswith("(not judged)")
     marks = {c["row"]: c["mark"] for c in doc["_cells"]}
     assert marks == {"zone-lock": "(I)", "pages-per-zone-lock": "(R)", "free-pageblocks": "(R)",
                      "contig-1g-won": "(R)", "zone-lock-pages": ""}
     # under --mode instr a rate is a count of instructions: lower is better
     instr = {"measure": "instr", "mode": "default"}
     BASE, NEW = [100.0, 100.0], [50.0, 50.0]
-    assert reproduce.judge_cell(instr, "t", "new", BASE, NEW, "throughput").startswith("(I)")
-    assert reproduce.judge_cell(doc, "t", "new", B5, N5, "throughput").startswith("(R)")
+    assert judge_cell(instr, "t", "new", BASE, NEW, "throughput").startswith("(I)")
+    assert judge_cell(doc, "t", "new", B5, N5, "throughput").startswith("(R)")
 
 
 def test_agree(tmp_path):
