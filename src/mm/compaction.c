@@ -310,7 +310,7 @@ static struct page *isolate_movable(struct compact_control *cc, struct page *pag
 	if (PageBuddy(page) || PageTail(page) || !(page_flags(page) & (1UL << PG_movable)) ||
 	    page_ref_count(page) != 1 || !ops)
 		return NULL;
-	*order = page->alloc_order;
+	*order = READ_ONCE(page->alloc_order);
 	if (ops->isolate(cc->zone->machine->migrate_ctx, page, *order))
 		return NULL;
 	return page;
@@ -340,8 +340,10 @@ static unsigned long isolate_migratepages_block(struct compact_control *cc, unsi
 		}
 		head = isolate_movable(cc, page, &order);
 		if (!head) {
-			if (!PageTail(page) && page_ref_count(page) && page->alloc_order)
-				pfn += (1UL << page->alloc_order) - 1;
+			unsigned int held = READ_ONCE(page->alloc_order);
+
+			if (!PageTail(page) && page_ref_count(page) && held)
+				pfn += (1UL << held) - 1;
 			continue;
 		}
 		cc->migratepages[cc->nr_migratepages] = head;
@@ -641,6 +643,14 @@ enum pl_compact_result try_to_compact_pages(struct pl_machine *m, gfp_t gfp, uns
 
 	*capture = NULL;
 	if (!(gfp & __GFP_DIRECT_RECLAIM) || !order)
+		return PL_COMPACT_SKIPPED;
+	/*
+	 * Without a holder nothing is movable, so no compaction run could free
+	 * a block. Skipping it also keeps the migrate scanner's lockless reads
+	 * of other CPUs' struct pages (which the kernel tolerates) away from
+	 * machines driven by several real threads, where they are C data races.
+	 */
+	if (!m->migrate_ops)
 		return PL_COMPACT_SKIPPED;
 	for (int zi = highest_zoneidx; zi >= 0; zi--) {
 		struct zone *zone = &m->node_zones[zi];

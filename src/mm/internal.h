@@ -381,7 +381,7 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order)
 	if (unlikely(flags & PAGE_FLAGS_RESET_AT_FREE))
 		WRITE_ONCE(page->flags, flags & ~PAGE_FLAGS_RESET_AT_FREE);
 	if (unlikely(page->alloc_order))
-		page->alloc_order = 0;
+		WRITE_ONCE(page->alloc_order, 0);
 	return true;
 }
 
@@ -526,7 +526,7 @@ static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gf
 {
 	pl_vt_touch(page, true);
 	WRITE_ONCE(page->private, 0);
-	page->alloc_order = (unsigned char)order;
+	WRITE_ONCE(page->alloc_order, (unsigned char)order);
 	if (migratetype == MIGRATE_MOVABLE)
 		SetPageFlag(page, PG_movable);
 	set_page_count(page, 1);

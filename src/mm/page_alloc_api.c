@@ -102,7 +102,7 @@ static __always_inline int free_pages_fpi(const char *func, struct page *page, u
 		 * rest of the non-compound block now, in halves, and leave
 		 * the first page to the last put_page().
 		 */
-		page->alloc_order = 0;
+		WRITE_ONCE(page->alloc_order, 0);
 		while (order-- > 0)
 			__free_frozen_pages(page + (1UL << order), order, fpi);
 	}

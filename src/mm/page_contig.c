@@ -127,7 +127,7 @@ int split_page(struct page *page, unsigned int order)
 	/* Each page becomes an allocation of its own: refcount 1, order 0. */
 	nr = 1UL << order;
 	movable = page->flags & (1UL << PG_movable);
-	page->alloc_order = 0;
+	WRITE_ONCE(page->alloc_order, 0);
 	for (unsigned long i = 1; i < nr; i++) {
 		set_page_count(&page[i], 1);
 		if (movable)
