@@ -198,12 +198,6 @@ static __always_inline void add_to_free_list_dbg(struct page *page, struct zone 
 		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, 1L << order);
 }
 
-static inline void __add_to_free_list(struct page *page, struct zone *zone, unsigned int order,
-				      int migratetype, bool tail)
-{
-	add_to_free_list_dbg(page, zone, order, migratetype, tail, zone->vm_debug);
-}
-
 /* Move a free block between lists when its pageblock changes type. */
 inline void move_to_free_list(struct page *page, struct zone *zone, unsigned int order,
 				     int old_mt, int new_mt)
