@@ -33,7 +33,7 @@
 #define FZ_GFP_KNOWN                                                                          \
 	(__GFP_DMA32 | __GFP_MOVABLE | __GFP_RECLAIMABLE | __GFP_HIGH | __GFP_IO | __GFP_FS |  \
 	 __GFP_ZERO | __GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM | __GFP_NOWARN | __GFP_COMP | \
-	 __GFP_HARDWALL)
+	 __GFP_HARDWALL | __GFP_RETRY_MAYFAIL | __GFP_NORETRY)
 #define PL_MAX_REFCOUNT_TEST	(INT_MAX / 2)
 
 /* A second machine for the cross-machine cases, made once, never entered by others. */
@@ -92,7 +92,7 @@ enum {
 /* Bits pagelab does not define, chosen by @b. */
 static gfp_t unknown_gfp(gfp_t base, uint8_t b)
 {
-	static const gfp_t bits[] = { 0x1u, 0x2u, 0x200u, 0x1000u, 0x4000u, 0x8000u, 0x10000u,
+	static const gfp_t bits[] = { 0x1u, 0x2u, 0x200u, 0x1000u, 0x8000u,
 				      0x20000u, 0x80000u, 0x200000u, 0x1000000u, 0x80000000u };
 
 	if (b & 0x80)	/* the conflicting pair instead */
