@@ -7,6 +7,11 @@ are equal; the sign check covers every cell whose seed change is at least
 10% in magnitude (the bar: the same mark on >= 95% of all cells and the
 same sign on every such cell).
 
+A run is a `pagelab reproduce --out` directory or the results store:
+"store:[PATTERN][@FILE]" takes every seed experiment whose name matches
+PATTERN (default "seed-*", e.g. `pagelab run seed-001`), its document
+rendered from the stored cells exactly as `pagelab reproduce` saves it.
+
 `pagelab agree --seed RUN` compares one run with the seeds themselves: the
 seed's own verdict mark against ours on every cell where the seed publishes
 a figure (the bar: >= 95% of those cells); with --markdown, one row per
@@ -25,8 +30,50 @@ MARK_TARGET = 95.0      # % of cells with the same mark
 SIGN_FLOOR = 10.0       # |seed change| (%) from which the sign must agree
 
 
+def _store_docs(ref: str):
+    """Each seed experiment of the results store that "store:[PATTERN][@FILE]" names
+    (PATTERN a glob over experiment names, default "seed-*"), rendered from its stored
+    cells as `pagelab reproduce` would have saved it: (label, document)."""
+    import fnmatch
+    from .seed_cells import render_seed, stored_seed
+    from .store import Store, StoreError, default_path
+    pattern, _, path = ref[len("store:"):].partition("@")
+    pattern = pattern or "seed-*"
+    found = 0
+    with Store(path or default_path(), read_only=True) as st:
+        _, rows = st.query("SELECT DISTINCT experiment FROM runs ORDER BY experiment")
+        for (name,) in rows:
+            if not fnmatch.fnmatchcase(name, pattern):
+                continue
+            cell_rows = st.cell_rows(name)
+            seed = stored_seed(cell_rows)
+            if seed is None:
+                continue
+            last = st.last_run(name) or {}
+            try:
+                info = json.loads(last.get("machine") or "{}")
+            except ValueError:
+                info = {}
+            got = render_seed(seed, cell_rows, info if isinstance(info, dict) else {})
+            if got is None:
+                continue
+            doc = got[1]
+            doc["cells"] = doc.pop("_cells", [])
+            doc["created"] = f"{last['started']:%Y-%m-%dT%H:%M:%S}" if last.get("started") \
+                else "?"
+            found += 1
+            yield Path(f"store:{name}"), doc
+    if not found:
+        raise StoreError(f"{ref}: no seed experiment with results in the store matches "
+                         f"'{pattern}' (run `pagelab run seed-000` ...)")
+
+
 def _docs(run_dir: Path):
-    """Each seed document of a reproduce --out directory: (path, parsed JSON)."""
+    """Each seed document of a reproduce --out directory, or of the results store
+    ("store:[PATTERN][@FILE]"): (path or label, parsed JSON)."""
+    if str(run_dir).startswith("store:"):
+        yield from _store_docs(str(run_dir))
+        return
     paths = sorted(Path(run_dir).glob("seed-*.json"))
     if not paths:
         raise BenchError(f"{run_dir}: no seed-*.json (run pagelab reproduce --out {run_dir})")
@@ -221,5 +268,8 @@ def seed_table_markdown(run: Path) -> str:
               f"Judged by {mode}; commit {_short(machine.get('commit'))}, "
               f"{machine.get('cpu', '?')} x{machine.get('cores', '?')}, "
               f"{created}. "
-              "Regenerate: `pagelab reproduce all --out DIR && pagelab agree --seed DIR --markdown`."]
+              + ("Regenerate: `pagelab run seed-000` ... `seed-004`, then "
+                 f"`pagelab agree --seed {run} --markdown`." if str(run).startswith("store:") else
+                 "Regenerate: `pagelab reproduce all --out DIR && "
+                 "pagelab agree --seed DIR --markdown`.")]
     return "\n".join(lines)

@@ -303,8 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_reproduce)
 
     a = sub.add_parser("agree", help="do two reproduce runs give the same verdict marks?")
-    a.add_argument("run1", help="a reproduce --out directory")
-    a.add_argument("run2", nargs="?", help="another")
+    a.add_argument("run1", help="a reproduce --out directory, or store:[PATTERN][@FILE] (the seed "
+                   "experiments in the results store, default pattern seed-*)")
+    a.add_argument("run2", nargs="?", help="another (the same forms)")
     a.add_argument("--cells", action="store_true",
                    help="every cell of both runs side by side (markdown), e.g. instr against wall")
     a.add_argument("--seed", action="store_true",

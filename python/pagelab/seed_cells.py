@@ -150,8 +150,32 @@ def cells_fn(spec: dict):
 
 def render(exp: Experiment, cell_rows: list[dict], info: dict) -> tuple[str, dict] | None:
     """The seed's table from stored cells, and the document behind it; None if incomplete."""
+    return render_seed(_seed_dict(exp), cell_rows, info)
+
+
+def stored_seed(cell_rows: list[dict]) -> dict | None:
+    """The seed a stored experiment measured ({"id", "mode", "measure", "machine"}), read
+    from its cells' own specs (a seed group carries it), or None if it is not a seed's."""
+    from . import reproduce, stats
+    for row in cell_rows:
+        spec = row.get("spec")
+        if not (isinstance(spec, dict) and spec.get("kind") == "seedgroup"):
+            continue
+        seed = spec.get("seed")
+        # A store is a file someone may hand over: take only a seed this build knows.
+        if not (isinstance(seed, dict) and seed.get("id") in reproduce.SEEDS
+                and seed.get("mode") in reproduce.MODES and seed.get("measure") in stats.MEASURE_MODES
+                and isinstance(seed.get("machine"), dict)
+                and all(isinstance(k, str) and isinstance(v, str)
+                        for k, v in seed["machine"].items())):
+            return None
+        return seed
+    return None
+
+
+def render_seed(seed: dict, cell_rows: list[dict], info: dict) -> tuple[str, dict] | None:
+    """render() for the seed dict @seed (as stored in its cells' specs)."""
     from . import reproduce
-    seed = _seed_dict(exp)
     results = {row["spec"].get("key"): row["records"] for row in cell_rows
                if row["status"] == "ok"}
     ctx = RecordingCtx(seed, results)
