@@ -21,10 +21,17 @@
  * reclaimable allocations are never moved (PG_movable is set only for
  * MIGRATE_MOVABLE allocations).
  *
- * Not modelled (named so that no figure claims it): fast_isolate_freepages()
- * and fast_find_migrateblock() (the free-list searches that pick scanner
- * start points), lru_add_drain(), async compaction's contention aborts,
- * proactive compaction and kcompactd.
+ * The free-list searches that pick where the scanners work:
+ * fast_isolate_freepages() (a free block high in the zone, from the
+ * MOVABLE lists' tails) and fast_find_migrateblock() (a partly free block
+ * low in the zone, for costly orders), each rotating the list it read so
+ * that the next search sees other entries.
+ *
+ * Not modelled (named so that no figure claims it): lru_add_drain(), async
+ * compaction's contention aborts, the free scanner's async stride
+ * (it looks at every pfn), the rescan of a block whose migration failed
+ * (async gives the rest of the order-aligned block up instead),
+ * __reset_isolation_pfn()'s sampling (the reset clears every skip bit).
  *
  * Locking: isolation takes zone->lock per pageblock (the kernel's
  * compact_lock_irqsave() per block, without its need_resched() drops);
@@ -32,6 +39,7 @@
  * The capture control is the calling thread's (the kernel's
  * current->capture_control): a direct compactor runs inside one allocation.
  */
+#include <limits.h>
 #include <string.h>
 #include "internal.h"
 #include "validate.h"
@@ -118,13 +126,38 @@ static void reset_cached_positions(struct zone *zone)
 	zone_compact(zone)->compact_cached_free_pfn = ALIGN_DOWN(zone_end_pfn(zone) - 1, pageblock_nr_pages);
 }
 
+/*
+ * A free page among @pfn's block's samples (every 1 << PAGE_ALLOC_COSTLY_ORDER
+ * pages, as __reset_isolation_pfn() looks) in a MOVABLE block: a place a
+ * fresh free scan can start.
+ */
+static bool free_target_sampled(struct zone *zone, unsigned long pfn)
+{
+	unsigned long end = min(pfn + pageblock_nr_pages, zone_end_pfn(zone));
+
+	if (get_pageblock_migratetype(pfn_to_page(pfn)) != MIGRATE_MOVABLE)
+		return false;
+	for (; pfn < end; pfn += 1UL << PAGE_ALLOC_COSTLY_ORDER)
+		if (PageBuddy(pfn_to_page(pfn)))
+			return true;
+	return false;
+}
+
 void __reset_isolation_suitable(struct zone *zone)
 {
-	unsigned long pfn;
+	unsigned long pfn, init_free = 0;
 
-	for (pfn = zone_pageblock_base(zone); pfn < zone_end_pfn(zone); pfn += pageblock_nr_pages)
-		clear_pageblock_skip(zone, max(pfn, zone->zone_start_pfn));
+	for (pfn = zone_pageblock_base(zone); pfn < zone_end_pfn(zone); pfn += pageblock_nr_pages) {
+		unsigned long start = max(pfn, zone->zone_start_pfn);
+
+		clear_pageblock_skip(zone, start);
+		if (free_target_sampled(zone, start))
+			init_free = start;
+	}
 	reset_cached_positions(zone);
+	/* fast_isolate_freepages() searches deeper while the free scanner is above it */
+	if (init_free)
+		zone_compact(zone)->compact_init_free_pfn = init_free;
 	zone_compact(zone)->compact_blockskip_flush = false;
 }
 
@@ -216,15 +249,19 @@ static bool __isolate_free_page(struct zone *zone, struct page *page, unsigned i
 	return true;
 }
 
-/* Free pages of one pageblock [@start, @end) onto cc->freepages. Return: pages taken. */
-static unsigned long isolate_freepages_block(struct compact_control *cc, unsigned long start,
+/*
+ * Free pages of one pageblock [*@start, @end) onto cc->freepages; *@start
+ * is left where the scan stopped (@end when it went through the block).
+ * Return: pages taken.
+ */
+static unsigned long isolate_freepages_block(struct compact_control *cc, unsigned long *start,
 					     unsigned long end)
 {
 	struct zone *zone = cc->zone;
 	unsigned long pfn, nr_scanned = 0, total = 0;
 
 	spin_lock(&zone->lock);
-	for (pfn = start; pfn < end; pfn++) {
+	for (pfn = *start; pfn < end; pfn++) {
 		struct page *page = pfn_to_page(pfn);
 		unsigned int order;
 
@@ -239,12 +276,14 @@ static unsigned long isolate_freepages_block(struct compact_control *cc, unsigne
 		cc->nr_freepages += 1UL << order;
 		total += 1UL << order;
 		pfn += (1UL << order) - 1;
-		if (cc->nr_freepages >= cc->nr_migratepages)
+		if (cc->nr_freepages >= cc->nr_migratepages) {
+			pfn++;
 			break;
+		}
 	}
 	spin_unlock(&zone->lock);
+	*start = min(pfn, end);
 	cc->total_free_scanned += nr_scanned;
-	pl_count(PL_EV_COMPACT_FREE_SCANNED, nr_scanned);
 	pl_count(PL_EV_COMPACT_ISOLATED, total);
 	pl_count(PL_EV_COMPACT_ISOLATED_FREE, total);
 	return total;
@@ -263,12 +302,204 @@ static bool suitable_migration_target(struct compact_control *cc, unsigned long 
 	return is_migrate_movable(get_pageblock_migratetype(page));
 }
 
-/* isolate_freepages(): walk the free scanner down until enough targets. */
+/* ---- the free-list searches (6.18's fast_isolate_freepages(), fast_find_migrateblock()) ---- */
+
+/*
+ * freelist_scan_limit(): how many free-list entries a search may look at;
+ * it shrinks as searches fail in a row.
+ */
+static unsigned int freelist_scan_limit(const struct compact_control *cc)
+{
+	unsigned int shift = min(cc->fast_search_fail, 31u);
+
+	return (COMPACT_CLUSTER_MAX >> shift) + 1;
+}
+
+/*
+ * move_freelist_head(): @freepage becomes the first entry of @freelist,
+ * those before it go to the tail (the free scanner's search reads from
+ * the tail: the next one skips what this one saw). move_freelist_tail():
+ * @freepage and those before it go to the tail (the migrate search reads
+ * from the head). Both rotate the list around its head. Context: zone->lock.
+ */
+static void move_freelist_head(struct list_head *freelist, struct page *freepage)
+{
+	if (freelist->next != &freepage->buddy_list)
+		list_move_tail(freelist, &freepage->buddy_list);
+}
+
+static void move_freelist_tail(struct list_head *freelist, struct page *freepage)
+{
+	if (freelist->prev != &freepage->buddy_list)
+		list_move(freelist, &freepage->buddy_list);
+}
+
+/*
+ * next_search_order(): the order below @order, wrapping to cc->order - 1;
+ * -1 once the search is back where it began (then the next search begins
+ * an order lower).
+ */
+static int next_search_order(struct compact_control *cc, int order)
+{
+	if (--order < 0)
+		order = cc->order - 1;
+	if (order == cc->search_order) {
+		if (--cc->search_order < 0)
+			cc->search_order = cc->order - 1;
+		return -1;
+	}
+	return order;
+}
+
+/*
+ * fast_isolate_around(): after a free-list hit at @pfn, take the rest of
+ * its pageblock's free pages too (not for async direct compaction), and
+ * skip the block later if the scan went through it.
+ */
+static void fast_isolate_around(struct compact_control *cc, unsigned long pfn)
+{
+	struct zone *zone = cc->zone;
+	unsigned long start, end;
+
+	if (cc->nr_freepages >= cc->nr_migratepages)
+		return;
+	if (cc->direct_compaction && cc->mode == MIGRATE_ASYNC)
+		return;
+	start = max(ALIGN_DOWN(pfn, pageblock_nr_pages), zone->zone_start_pfn);
+	end = min(ALIGN_DOWN(pfn, pageblock_nr_pages) + pageblock_nr_pages, zone_end_pfn(zone));
+	isolate_freepages_block(cc, &start, end);
+	if (start == end && !cc->no_set_skip_hint)
+		set_pageblock_skip(zone, pfn);
+}
+
+/*
+ * fast_isolate_freepages(): before the linear free scan, search the
+ * MOVABLE free lists below cc->order, from their tails, for a block in the
+ * top quarter of the space between the scanners (the top half will do if
+ * the quarter has none), isolate it and the free pages around it. A search
+ * starting the free scanner's pass looks deeper and, finding nothing, moves
+ * the free scanner to the highest free block it saw (or, for a direct
+ * compactor, to the top half's lower bound). Costly or not, it needs
+ * cc->order > 0: compact_memory has nothing to search for.
+ */
+static void fast_isolate_freepages(struct compact_control *cc)
+{
+	struct zone *zone = cc->zone;
+	unsigned int limit = max(1u, freelist_scan_limit(cc) >> 1);
+	unsigned long nr_scanned = 0, low_pfn, min_pfn, highest = 0, distance;
+	struct page *page = NULL;
+	bool scan_start = false;
+	int order;
+
+	if (cc->order <= 0)
+		return;
+	if (cc->free_pfn >= zone_compact(zone)->compact_init_free_pfn) {
+		limit = pageblock_nr_pages >> 1;
+		scan_start = true;
+	}
+	distance = cc->free_pfn - cc->migrate_pfn;
+	low_pfn = ALIGN_DOWN(cc->free_pfn - (distance >> 2), pageblock_nr_pages);
+	min_pfn = ALIGN_DOWN(cc->free_pfn - (distance >> 1), pageblock_nr_pages);
+	if (min_pfn > low_pfn)
+		low_pfn = min_pfn;
+	/* from the order the last search isolated at, or the next after a failure */
+	cc->search_order = min(cc->order - 1, cc->search_order);
+
+	for (order = cc->search_order; !page && order >= 0; order = next_search_order(cc, order)) {
+		struct free_area *area = &zone->free_area[order];
+		struct list_head *freelist = &area->free_list[MIGRATE_MOVABLE], *pos;
+		struct page *last = NULL;
+		unsigned int order_scanned = 0;
+		unsigned long high_pfn = 0;
+
+		if (!READ_ONCE(area->nr_free))
+			continue;
+		spin_lock(&zone->lock);
+		for (pos = freelist->prev; pos != freelist; pos = pos->prev) {
+			struct page *freepage = list_entry(pos, struct page, buddy_list);
+			unsigned long pfn = page_to_pfn(freepage);
+
+			last = freepage;
+			order_scanned++;
+			nr_scanned++;
+			if (pfn >= highest)
+				highest = max(ALIGN_DOWN(pfn, pageblock_nr_pages), zone->zone_start_pfn);
+			if (pfn >= low_pfn) {
+				cc->fast_search_fail = 0;
+				cc->search_order = order;
+				page = freepage;
+				break;
+			}
+			if (pfn >= min_pfn && pfn > high_pfn) {
+				high_pfn = pfn;
+				limit >>= 1;	/* a candidate: a shorter search will do */
+			}
+			if (order_scanned >= limit)
+				break;
+		}
+		/* the top half's best when the quarter had none */
+		if (!page && high_pfn)
+			last = page = pfn_to_page(high_pfn);
+		/* rotate the list: the next search starts below what this one saw */
+		if (last)
+			move_freelist_head(freelist, last);
+		if (page) {
+			if (__isolate_free_page(zone, page, (unsigned int)order)) {
+				unsigned long n = 1UL << order;
+
+				WRITE_ONCE(page->private, (unsigned long)order);
+				list_add_tail(&page->lru, &cc->freepages[order]);
+				nr_scanned += n - 1;
+				cc->nr_freepages += n;
+				pl_count(PL_EV_COMPACT_ISOLATED, n);
+				pl_count(PL_EV_COMPACT_ISOLATED_FREE, n);
+			} else {
+				/* under the min watermark: give the search up */
+				order = cc->search_order + 1;
+				page = NULL;
+			}
+		}
+		spin_unlock(&zone->lock);
+		if (cc->nr_freepages >= cc->nr_migratepages)
+			break;
+		/* a smaller look at the next order, so the total stays near the limit */
+		if (order_scanned >= limit)
+			limit = max(1u, limit >> 1);
+	}
+
+	if (!page) {
+		cc->fast_search_fail++;
+		if (scan_start) {
+			if (highest >= min_pfn) {
+				page = pfn_to_page(highest);
+				cc->free_pfn = highest;
+			} else if (cc->direct_compaction && zone_spans_pfn(zone, min_pfn)) {
+				page = pfn_to_page(max(min_pfn, zone->zone_start_pfn));
+				if (!suitable_migration_target(cc, page_to_pfn(page)))
+					page = NULL;
+				cc->free_pfn = min_pfn;
+			}
+		}
+	}
+	if (highest && highest >= zone_compact(zone)->compact_cached_free_pfn) {
+		highest -= pageblock_nr_pages;
+		zone_compact(zone)->compact_cached_free_pfn = highest;
+	}
+	cc->total_free_scanned += nr_scanned;
+	if (page)
+		fast_isolate_around(cc, page_to_pfn(page));
+}
+
+/* isolate_freepages(): the free-list search, then the free scanner down until enough targets. */
 static void isolate_freepages(struct compact_control *cc)
 {
 	struct zone *zone = cc->zone;
-	unsigned long block_start, low_pfn, isolate_start = cc->free_pfn;
+	unsigned long block_start, low_pfn, isolate_start;
 
+	fast_isolate_freepages(cc);
+	if (cc->nr_freepages)
+		return;
+	isolate_start = cc->free_pfn;
 	block_start = ALIGN_DOWN(cc->free_pfn, pageblock_nr_pages);
 	low_pfn = ALIGN_UP_PL(cc->migrate_pfn + 1, pageblock_nr_pages);
 	for (; block_start >= low_pfn; block_start -= pageblock_nr_pages) {
@@ -278,8 +509,8 @@ static void isolate_freepages(struct compact_control *cc)
 		isolate_start = block_start;
 		if (!suitable_migration_target(cc, start) || !isolation_suitable(cc, start))
 			continue;
-		if (!isolate_freepages_block(cc, start, end))
-			update_pageblock_skip(cc, start);
+		if (!isolate_freepages_block(cc, &start, end))
+			update_pageblock_skip(cc, max(block_start, zone->zone_start_pfn));
 		if (cc->nr_freepages >= cc->nr_migratepages)
 			break;
 	}
@@ -359,7 +590,6 @@ static unsigned long isolate_migratepages_block(struct compact_control *cc, unsi
 		pfn = end;
 	cc->total_migrate_scanned += nr_scanned;
 	cc->nr_migrate_pages_isolated += nr_isolated;
-	pl_count(PL_EV_COMPACT_MIGRATE_SCANNED, nr_scanned);
 	pl_count(PL_EV_COMPACT_ISOLATED, nr_isolated);
 	/* a whole block scanned for nothing is skipped next time */
 	if (!nr_isolated && pfn == end && low == ALIGN_DOWN(low, pageblock_nr_pages))
@@ -367,25 +597,127 @@ static unsigned long isolate_migratepages_block(struct compact_control *cc, unsi
 	return pfn;
 }
 
+/* update_fast_start_pfn(): the lowest block a migrate search found, for a linear restart. */
+static void update_fast_start_pfn(struct compact_control *cc, unsigned long pfn)
+{
+	if (cc->fast_start_pfn == ULONG_MAX)
+		return;
+	if (!cc->fast_start_pfn || pfn < cc->fast_start_pfn)
+		cc->fast_start_pfn = pfn;
+}
+
+/* reinit_migrate_pfn(): after a failed search, scan on linearly from that block (once). */
+static unsigned long reinit_migrate_pfn(struct compact_control *cc)
+{
+	if (!cc->fast_start_pfn || cc->fast_start_pfn == ULONG_MAX)
+		return cc->migrate_pfn;
+	cc->migrate_pfn = cc->fast_start_pfn;
+	cc->fast_start_pfn = ULONG_MAX;
+	return cc->migrate_pfn;
+}
+
+/*
+ * fast_find_migrateblock(): where the migrate scanner goes next. At a
+ * pageblock start of a costly request (kcompactd's, or a direct one for a
+ * movable page), search the MOVABLE free lists from order cc->order - 1
+ * down to PAGE_ALLOC_COSTLY_ORDER, from their heads, for a free block low
+ * in the zone (the first half of the space between the scanners on the
+ * first pass, the first eighth later) whose pageblock is not skipped:
+ * migrating the rest of a block that is already partly free is the
+ * cheapest way to a free block of the order. Without one, scan on from the
+ * lowest block an earlier search found (reinit_migrate_pfn()).
+ * Return: the pfn to scan from.
+ */
+static unsigned long fast_find_migrateblock(struct compact_control *cc)
+{
+	struct zone *zone = cc->zone;
+	unsigned int limit = freelist_scan_limit(cc), nr_scanned = 0;
+	unsigned long pfn = cc->migrate_pfn, distance, high_pfn;
+	bool found = false;
+
+	if (cc->ignore_skip_hint || cc->finish_pageblock)
+		return pfn;
+	/* inside a block: the continuation of a COMPACT_CLUSTER_MAX round */
+	if (pfn != zone->zone_start_pfn && pfn != ALIGN_DOWN(pfn, pageblock_nr_pages))
+		return pfn;
+	/* small orders: few pages to migrate, a linear scan does */
+	if (cc->order <= PAGE_ALLOC_COSTLY_ORDER)
+		return pfn;
+	/* emptying a movable block for a non-movable request would mix types */
+	if (cc->direct_compaction && cc->migratetype != MIGRATE_MOVABLE)
+		return pfn;
+	distance = (cc->free_pfn - cc->migrate_pfn) >> 1;
+	if (cc->migrate_pfn != zone->zone_start_pfn)
+		distance >>= 2;
+	high_pfn = ALIGN_DOWN(cc->migrate_pfn + distance, pageblock_nr_pages);
+
+	for (int order = cc->order - 1; order >= PAGE_ALLOC_COSTLY_ORDER && !found &&
+	     nr_scanned < limit; order--) {
+		struct free_area *area = &zone->free_area[order];
+		struct list_head *freelist = &area->free_list[MIGRATE_MOVABLE], *pos;
+
+		if (!READ_ONCE(area->nr_free))
+			continue;
+		spin_lock(&zone->lock);
+		for (pos = freelist->next; pos != freelist; pos = pos->next) {
+			struct page *freepage = list_entry(pos, struct page, buddy_list);
+			unsigned long free_pfn;
+
+			if (nr_scanned++ >= limit) {
+				move_freelist_tail(freelist, freepage);
+				break;
+			}
+			free_pfn = page_to_pfn(freepage);
+			if (free_pfn >= high_pfn || get_pageblock_skip(zone, free_pfn))
+				continue;
+			/* the next search starts after this entry */
+			move_freelist_tail(freelist, freepage);
+			update_fast_start_pfn(cc, free_pfn);
+			pfn = max(ALIGN_DOWN(free_pfn, pageblock_nr_pages), zone->zone_start_pfn);
+			cc->fast_search_fail = 0;
+			found = true;
+			break;
+		}
+		spin_unlock(&zone->lock);
+	}
+	cc->total_migrate_scanned += nr_scanned;
+	if (!found) {
+		cc->fast_search_fail++;
+		pfn = reinit_migrate_pfn(cc);
+	}
+	return pfn;
+}
+
 enum isolate_migrate { ISOLATE_NONE, ISOLATE_SUCCESS };
 
-/* isolate_migratepages(): the next pageblock with something to migrate. */
+/*
+ * isolate_migratepages(): from where fast_find_migrateblock() says, the
+ * next pageblock worth scanning (not skipped, a suitable source), scanned
+ * once: ISOLATE_NONE if it gave nothing, and compact_zone() decides.
+ */
 static enum isolate_migrate isolate_migratepages(struct compact_control *cc)
 {
 	struct zone *zone = cc->zone;
-	unsigned long low_pfn = cc->migrate_pfn;
-	unsigned long block_end = ALIGN_UP_PL(low_pfn + 1, pageblock_nr_pages);
+	unsigned long low_pfn = fast_find_migrateblock(cc);
+	unsigned long block_end = ALIGN_DOWN(low_pfn, pageblock_nr_pages) + pageblock_nr_pages;
+	/* the search checked the skip bit of the block it found */
+	bool fast_find_block = low_pfn != cc->migrate_pfn && !cc->fast_search_fail;
 
-	for (; block_end <= cc->free_pfn; low_pfn = block_end, block_end += pageblock_nr_pages) {
+	for (; block_end <= cc->free_pfn; fast_find_block = false,
+	     cc->migrate_pfn = low_pfn = block_end, block_end += pageblock_nr_pages) {
 		unsigned long end = min(block_end, zone_end_pfn(zone));
 
-		if (!isolation_suitable(cc, low_pfn) || !suitable_migration_source(cc, low_pfn))
+		/* a block's skip bit is checked once, at its start */
+		if ((low_pfn == ALIGN_DOWN(low_pfn, pageblock_nr_pages) ||
+		     low_pfn == zone->zone_start_pfn) && !fast_find_block &&
+		    !isolation_suitable(cc, low_pfn))
+			continue;
+		if (!suitable_migration_source(cc, low_pfn))
 			continue;
 		low_pfn = isolate_migratepages_block(cc, low_pfn, end);
-		if (cc->nr_migratepages)
-			break;
+		cc->migrate_pfn = min(low_pfn, cc->free_pfn);
+		break;
 	}
-	cc->migrate_pfn = min(low_pfn, cc->free_pfn);
 	return cc->nr_migratepages ? ISOLATE_SUCCESS : ISOLATE_NONE;
 }
 
@@ -531,6 +863,7 @@ enum pl_compact_result compact_zone(struct compact_control *cc, struct capture_c
 	}
 	if (compaction_restarting(zone, cc->order))
 		__reset_isolation_suitable(zone);
+	cc->fast_start_pfn = 0;
 	if (cc->whole_zone) {
 		cc->migrate_pfn = zone->zone_start_pfn;
 		cc->free_pfn = ALIGN_DOWN(zone_end_pfn(zone) - 1, pageblock_nr_pages);
@@ -547,11 +880,13 @@ enum pl_compact_result compact_zone(struct compact_control *cc, struct capture_c
 	pl_count(PL_EV_COMPACT_RUN, 1);
 
 	while ((ret = compact_finished(cc)) == PL_COMPACT_CONTINUE) {
-		unsigned long start = cc->migrate_pfn;
-
+		/* the block the last migration left: finish it, no search elsewhere */
+		cc->finish_pageblock = ALIGN_DOWN(last_migrated_pfn, pageblock_nr_pages) ==
+			ALIGN_DOWN(cc->migrate_pfn, pageblock_nr_pages);
 		if (isolate_migratepages(cc) == ISOLATE_NONE)
 			goto check_drain;
-		last_migrated_pfn = max(zone->zone_start_pfn, start);
+		last_migrated_pfn = max(zone->zone_start_pfn,
+					ALIGN_DOWN(cc->migrate_pfn - 1, pageblock_nr_pages));
 		if (migrate_isolated(cc) && cc->direct_compaction && cc->mode == MIGRATE_ASYNC) {
 			/* async: give the block up at the first failure */
 			cc->migrate_pfn = ALIGN_UP_PL(cc->migrate_pfn, 1UL << cc->order);
@@ -589,6 +924,8 @@ check_drain:
 						    zone_compact(zone)->compact_cached_free_pfn : cc->free_pfn,
 						    cc->free_pfn);
 	}
+	pl_count(PL_EV_COMPACT_MIGRATE_SCANNED, cc->total_migrate_scanned);
+	pl_count(PL_EV_COMPACT_FREE_SCANNED, cc->total_free_scanned);
 	return ret;
 }
 
@@ -614,7 +951,7 @@ static enum pl_compact_result compact_zone_order(struct zone *zone, int order, g
 						 struct page **capture)
 {
 	struct compact_control cc = {
-		.order = order, .gfp_mask = gfp, .zone = zone,
+		.order = order, .search_order = order, .gfp_mask = gfp, .zone = zone,
 		.mode = prio == COMPACT_PRIO_ASYNC ? MIGRATE_ASYNC : MIGRATE_SYNC_LIGHT,
 		.alloc_flags = alloc_flags, .highest_zoneidx = highest_zoneidx,
 		.direct_compaction = true, .whole_zone = prio == MIN_COMPACT_PRIORITY,
@@ -763,7 +1100,8 @@ int pl_set_migrate_ops(struct pl_machine *m, const struct pl_migrate_ops *ops, v
 
 long pl_compact_zone(struct pl_machine *m, int zone_idx, int order, bool sync)
 {
-	struct compact_control cc = { .order = order, .gfp_mask = GFP_KERNEL | __GFP_MOVABLE,
+	struct compact_control cc = { .order = order, .search_order = order,
+				      .gfp_mask = GFP_KERNEL | __GFP_MOVABLE,
 				      .mode = sync ? MIGRATE_SYNC : MIGRATE_ASYNC,
 				      .whole_zone = true, .ignore_skip_hint = order < 0,
 				      .alloc_flags = ALLOC_WMARK_MIN };

@@ -287,8 +287,14 @@ struct compact_control {
 	unsigned int alloc_flags;
 	int highest_zoneidx;
 	enum migrate_mode mode;
+	/* the free-list searches: failures in a row, the order to search from, the restart pfn */
+	unsigned int fast_search_fail;
+	int search_order;
+	unsigned long fast_start_pfn;
 	bool ignore_skip_hint, no_set_skip_hint, ignore_block_suitable;
 	bool direct_compaction, whole_zone;
+	bool finish_pageblock;		/* rescan the block the last migration left */
+	bool proactive_compaction;	/* kcompactd's: stop at the fragmentation score's low mark */
 };
 
 /* The direct compactor's wish: a block of its order freed while it runs. */

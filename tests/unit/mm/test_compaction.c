@@ -18,6 +18,7 @@ struct holder {
 	struct page **pages;
 	unsigned int *order;
 	unsigned long nr, moved, refuse_from;
+	unsigned long first_src, first_dst;	/* pfns of the first migration, + 1 (0: none) */
 };
 
 static int h_isolate(void *ctx, struct page *page, unsigned int order)
@@ -39,7 +40,10 @@ static void h_migrate(void *ctx, struct page *src, struct page *dst, unsigned in
 	assert_int_equal(h->order[i - 1], order);
 	h->pages[i - 1] = dst;
 	dst->private = i;
-	h->moved++;
+	if (!h->moved++) {
+		h->first_src = page_to_pfn(src) + 1;
+		h->first_dst = page_to_pfn(dst) + 1;
+	}
 }
 
 static void h_putback(void *ctx, struct page *page, unsigned int order)
@@ -180,10 +184,13 @@ static void test_skip_bits(void **state)
 	for (pfn = zone_pageblock_base(z); pfn < zone_end_pfn(z); pfn += pageblock_nr_pages)
 		nr_skip += get_pageblock_skip(z, max(pfn, z->zone_start_pfn));
 	assert_true(nr_skip > 0);
-	/* the next run skips them: it scans nothing */
+	/*
+	 * the next run skips them: it scans no page of a block, only the
+	 * entries fast_find_migrateblock() looks at on the free lists
+	 */
 	scanned = ev(m, PL_EV_COMPACT_MIGRATE_SCANNED);
 	pl_compact_zone(m, ZONE_NORMAL, 9, false);
-	assert_int_equal(ev(m, PL_EV_COMPACT_MIGRATE_SCANNED), scanned);
+	assert_true(ev(m, PL_EV_COMPACT_MIGRATE_SCANNED) - scanned <= COMPACT_CLUSTER_MAX + 1);
 	/* a skip bit survives a migratetype change, as the kernel's separate bit */
 	pfn = max(zone_pageblock_base(z), z->zone_start_pfn);
 	if (get_pageblock_skip(z, pfn)) {
@@ -348,6 +355,124 @@ static void test_unsuitable_low_memory(void **state)
 	test_machine_done(m);
 }
 
+/*
+ * The free-list searches. Normal (pfns 0x1000-0x4000) is full of held
+ * movable pages; every other page of its lower half is free (single pages,
+ * the migration sources' blocks), a 16-page block is free at 0x1810, an
+ * 8-page block at 0x3a08, and single pages in the last block 0x3e00.
+ */
+#define FAST_SRC_BLOCK	0x1800UL	/* holds the free order-4 block */
+#define FAST_DST_BLOCK	0x3a00UL	/* holds the free order-3 block */
+#define FAST_LAST_BLOCK	0x3e00UL
+
+static void free_held(struct holder *h, const unsigned long *slot, unsigned long pfn)
+{
+	unsigned long i = slot[pfn];
+
+	assert_true(i && h->pages[i - 1]);
+	h->pages[i - 1]->private = 0;
+	__free_pages(h->pages[i - 1], 0);
+	h->pages[i - 1] = NULL;
+}
+
+static void fast_search_machine(struct pl_machine *m, struct holder *h)
+{
+	unsigned long *slot = calloc(m->max_pfn, sizeof(*slot)), n = 0, pfn;
+	struct zone *z = normal(m);
+	unsigned long wmark[NR_WMARK];
+	struct page *p;
+
+	h->pages = calloc(m->max_pfn, sizeof(*h->pages));
+	h->order = calloc(m->max_pfn, sizeof(*h->order));
+	/* every page of the zone taken: no free block left but those made below */
+	memcpy(wmark, z->_watermark, sizeof(wmark));
+	memset(z->_watermark, 0, sizeof(wmark));
+	while ((p = alloc_pages(GFP_KERNEL | __GFP_MOVABLE | __GFP_NOWARN, 0)) != NULL) {
+		h->pages[n] = p;
+		p->private = n + 1;
+		*(unsigned long *)page_address(p) = n;
+		slot[page_to_pfn(p)] = ++n;
+	}
+	memcpy(z->_watermark, wmark, sizeof(wmark));
+	drain_all_pages(NULL);
+	for (unsigned int o = 2; o < NR_PAGE_ORDERS; o++)	/* a page or two may stay */
+		assert_int_equal(z->free_area[o].nr_free, 0);
+	h->nr = h->refuse_from = n;
+	assert_int_equal(z->zone_start_pfn, 0x1000);
+	assert_int_equal(zone_end_pfn(z), 0x4000);
+	for (pfn = 0x1000; pfn < 0x2600; pfn += 2)
+		if (pfn < FAST_SRC_BLOCK || pfn >= FAST_SRC_BLOCK + pageblock_nr_pages)
+			free_held(h, slot, pfn);
+	for (pfn = FAST_SRC_BLOCK + 0x10; pfn < FAST_SRC_BLOCK + 0x20; pfn++)
+		free_held(h, slot, pfn);
+	for (pfn = FAST_DST_BLOCK + 8; pfn < FAST_DST_BLOCK + 16; pfn++)
+		free_held(h, slot, pfn);
+	for (pfn = FAST_LAST_BLOCK + 1; pfn < FAST_LAST_BLOCK + 64; pfn += 2)
+		free_held(h, slot, pfn);
+	drain_all_pages(NULL);
+	free(slot);
+	/* the two blocks are on the MOVABLE lists of their orders, nothing else above order 0 */
+	assert_int_equal(z->free_area[4].nr_free, 1);
+	assert_int_equal(z->free_area[3].nr_free, 1);
+	assert_int_equal(page_to_pfn(list_first_entry(&z->free_area[4].free_list[MIGRATE_MOVABLE],
+						      struct page, buddy_list)), FAST_SRC_BLOCK + 0x10);
+	assert_int_equal(pl_set_migrate_ops(m, &holder_ops, h), 0);
+}
+
+/*
+ * fast_find_migrateblock(): an order-9 compaction's migrate scanner starts
+ * in the pageblock whose order-4 block is free (low in the zone, from the
+ * MOVABLE free list), not at the zone's first block, whose pages are
+ * movable too. compact_memory scans linearly.
+ */
+static void test_fast_find_migrateblock(void **state)
+{
+	struct pl_machine *m = machine();
+	struct holder h = { 0 };
+
+	(void)state;
+	fast_search_machine(m, &h);
+	assert_int_equal(pl_compact_zone(m, ZONE_NORMAL, 9, true), PL_COMPACT_SUCCESS);
+	assert_true(h.moved > 0);
+	assert_int_equal(ALIGN_DOWN(h.first_src - 1, pageblock_nr_pages), FAST_SRC_BLOCK);
+	check_held(&h);
+	release(&h);
+	test_machine_done(m);
+
+	/* compact_memory (ignoring the skip bits) scans linearly from the zone's start */
+	m = machine();
+	memset(&h, 0, sizeof(h));
+	fast_search_machine(m, &h);
+	pl_compact_zone(m, ZONE_NORMAL, -1, true);
+	assert_true(h.moved > 0);
+	assert_int_equal(ALIGN_DOWN(h.first_src - 1, pageblock_nr_pages), 0x1000);
+	release(&h);
+	test_machine_done(m);
+}
+
+/*
+ * fast_isolate_freepages(): the first migration target is the free order-3
+ * block in the top quarter between the scanners, found on the MOVABLE
+ * list, then the free pages around it; not the last block's single pages,
+ * where the linear free scanner starts. The list it read is rotated: the
+ * entry it took was the tail, the next search starts elsewhere.
+ */
+static void test_fast_isolate_freepages(void **state)
+{
+	struct pl_machine *m = machine();
+	struct holder h = { 0 };
+
+	(void)state;
+	fast_search_machine(m, &h);
+	assert_int_equal(pl_compact_zone(m, ZONE_NORMAL, 9, true), PL_COMPACT_SUCCESS);
+	assert_true(h.moved > 0);
+	assert_int_equal(h.first_dst - 1, FAST_DST_BLOCK + 8);
+	check_held(&h);
+	assert_int_equal(pl_check_machine(m), 0);
+	release(&h);
+	test_machine_done(m);
+}
+
 static void test_bad_input(void **state)
 {
 	struct pl_machine *m = machine();
@@ -375,6 +500,8 @@ int main(void)
 		cmocka_unit_test(test_direct_compaction_captures),
 		cmocka_unit_test(test_suitable),
 		cmocka_unit_test(test_unsuitable_low_memory),
+		cmocka_unit_test(test_fast_find_migrateblock),
+		cmocka_unit_test(test_fast_isolate_freepages),
 		cmocka_unit_test(test_bad_input),
 	};
 
