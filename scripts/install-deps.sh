@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(gcc binutils make cmake ninja-build pkg-config libcmocka-dev liburcu-dev python3 python3-venv
 	clang libclang-rt-dev zlib1g-dev libzstd-dev liblzma-dev zstd xz-utils valgrind)
+pkgs+=(trace-cmd)  # scripts/capture-tracedat-fixture.sh, and `trace-cmd report` of a recording
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

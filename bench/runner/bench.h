@@ -152,6 +152,9 @@ extern const struct bench_suite suite_page_alloc_high_order;
 extern const struct bench_suite suite_machines;
 extern const struct bench_suite suite_replay;
 extern const struct bench_suite suite_trace_throughput;
+extern const struct bench_suite suite_trace_record;
+extern const struct bench_suite suite_trace_info;
+extern const struct bench_suite suite_trace_convert;
 extern const struct bench_suite suite_llfree_anchors;
 
 /* parallel.c: independent tasks of a run in up to @jobs forked processes */

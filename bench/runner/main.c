@@ -31,6 +31,9 @@ static const struct bench_suite *const suites[] = {
 	&suite_machines,
 	&suite_replay,
 	&suite_trace_throughput,
+	&suite_trace_record,
+	&suite_trace_info,
+	&suite_trace_convert,
 	&suite_llfree_anchors,
 };
 

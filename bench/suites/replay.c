@@ -93,8 +93,11 @@ static struct pl_trace_reader *open_trace(const char *path)
 	struct pl_trace_reader *r = pl_trace_open(path);
 
 	if (!r) {
-		fprintf(stderr, "pagelab-bench: replay: cannot read %s: %s\n", path,
-			pl_file_strerror(errno));
+		if (*pl_trace_open_error())	/* a trace.dat it cannot read: why */
+			fprintf(stderr, "pagelab-bench: replay: %s: %s\n", path, pl_trace_open_error());
+		else
+			fprintf(stderr, "pagelab-bench: replay: cannot read %s: %s\n", path,
+				pl_file_strerror(errno));
 		exit(2);
 	}
 	return r;

@@ -37,8 +37,12 @@ static struct pl_trace_reader *open_or_die(const char *path)
 	struct pl_trace_reader *r = pl_trace_open(path);
 
 	if (!r) {
-		fprintf(stderr, "pagelab-bench: trace_throughput: cannot read %s: %s\n", path,
-			strerror(errno));
+		if (*pl_trace_open_error())
+			fprintf(stderr, "pagelab-bench: trace_throughput: %s: %s\n", path,
+				pl_trace_open_error());
+		else
+			fprintf(stderr, "pagelab-bench: trace_throughput: cannot read %s: %s\n",
+				path, strerror(errno));
 		exit(2);
 	}
 	return r;

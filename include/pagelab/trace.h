@@ -101,11 +101,17 @@ extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
  *          such as vmstat_update, ran the event.
  * @kswapd: the task column names kswapd (kswapd0, kswapd1...): its reclaim
  *          freed the page.
+ * @pid, @comm: the task that ran the event (the task column of a text
+ *          trace; common_pid and the saved command lines of a trace.dat;
+ *          "<...>" where the trace does not name it, -1 where a text line
+ *          has no pid).
+ * @command: the task is the recorded command or a descendant of it (set
+ *          only after pl_trace_set_command_pid(); the reader follows the
+ *          trace's sched_process_fork events).
  * The memory-pressure events (types from PL_TRACE_PRESSURE_FIRST) also fill
- * these, from @pid on; the parser writes them for those events only (a page
- * event leaves them as they were):
- * @pid:    the task column's pid (-1 if the line has none): direct
- *          compaction and reclaim are a task's, which may change CPU.
+ * these, from @start_pfn on; the parser writes them for those events only (a
+ * page event leaves them as they were; direct compaction and reclaim are a
+ * task's, @pid, which may change CPU):
  * @start_pfn, @end_pfn, @nr_scanned, @nr_taken: an isolate event's range
  *          and counts (for a freepages event, pages taken off the buddy).
  * @migrate_pfn, @free_pfn, @zone_start, @zone_end: compact_zone()'s
@@ -144,7 +150,9 @@ struct pl_trace_event {
 	long nr_lazy;	/* free_vmap_area_noflush: the kernel's vmap_lazy_nr after it; -1 absent */
 	bool kworker;
 	bool kswapd;
+	bool command;
 	int pid;
+	char comm[16];
 	unsigned long start_pfn, end_pfn, nr_scanned, nr_taken;
 	unsigned long migrate_pfn, free_pfn, zone_start, zone_end;
 	int sync, status, priority, reason, order_failed;
@@ -201,7 +209,7 @@ extern const char *const pl_trace_warn_names[NR_PL_TRACE_WARN];
 /* ---- the streaming parser (src/trace/parse.c) --------------------------- */
 
 enum pl_trace_format { PL_TRACE_FMT_UNKNOWN, PL_TRACE_FMT_FTRACE, PL_TRACE_FMT_TRACE_CMD,
-		       PL_TRACE_FMT_PERF };
+		       PL_TRACE_FMT_PERF, PL_TRACE_FMT_TRACE_DAT };
 extern const char *const pl_trace_format_names[];
 
 /**
@@ -216,6 +224,8 @@ extern const char *const pl_trace_format_names[];
  * @max_cpu:      highest CPU number seen (-1 before any event).
  * @format:       the text format, detected from the lines.
  * @callchain_lines: `perf script` callchain frames (perf record -g), skipped.
+ * @forks:        sched_process_fork events read (followed, not returned).
+ * @dat_version:  a trace.dat's file version (6 or 7), else 0.
  */
 struct pl_trace_stats {
 	unsigned long lines;
@@ -228,16 +238,36 @@ struct pl_trace_stats {
 	int max_cpu;
 	enum pl_trace_format format;
 	unsigned long callchain_lines;
+	unsigned long forks;
+	int dat_version;
 };
 
 struct pl_trace_reader;
 
 /**
  * pl_trace_open() - open a trace file for streaming; gzip, zstd and xz are
- * recognised by their magic bytes and decompressed on the fly.
- * Return: the reader, or NULL with errno set (ENOENT, EACCES, ENOMEM...).
+ * recognised by their magic bytes and decompressed on the fly. A trace-cmd
+ * trace.dat (versions 6 and 7; plain, or whole inside gzip/zstd/xz) is
+ * recognised by its magic and read in binary (src/trace/tracedat.c).
+ * Return: the reader, or NULL with errno set (ENOENT, EACCES, ENOMEM, or
+ * EINVAL for a trace.dat pagelab cannot read: pl_trace_open_error() says
+ * why in one line).
  */
 struct pl_trace_reader *pl_trace_open(const char *path);
+
+/**
+ * pl_trace_open_error() - why this thread's last pl_trace_open() or
+ * pl_trace_open_mem() failed, one line ("" when it was not the file's
+ * content: see errno).
+ */
+const char *pl_trace_open_error(void);
+
+/**
+ * pl_trace_set_command_pid() - mark the events of task @pid and of every
+ * task the trace shows it forking (transitively) with ev->command; call
+ * before the first pl_trace_next(). Return: 0 or -ENOMEM.
+ */
+int pl_trace_set_command_pid(struct pl_trace_reader *r, int pid);
 
 /**
  * pl_trace_open_mem() - a reader over @len bytes at @buf (not copied; must
@@ -263,11 +293,58 @@ void pl_trace_close(struct pl_trace_reader *r);
 /**
  * pl_trace_parse_line() - parse one line (no newline) into *@ev.
  * Return: 1 an event, 0 a line with no event (header, comment, LOST
- * marker, an event pagelab does not read: *@ev untouched), -1 malformed.
+ * marker, an event pagelab does not read: *@ev untouched), 2 a
+ * sched_process_fork (only @ev->pid, the parent, and @ev->size, the
+ * child's pid, are set), -1 malformed.
  * @stats is updated with header numbers and LOST markers (may be NULL).
  */
 int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 			struct pl_trace_stats *stats);
+
+/* ---- who allocated (src/trace/tasks.c) -------------------------------- */
+
+/**
+ * struct pl_task_stat - one task's page events in a trace.
+ * @pid, @comm:  the task (the comm of its latest event).
+ * @command:     a task of the recorded command (ev->command).
+ * @allocs, @frees: successful mm_page_alloc, and mm_page_free(+_batched).
+ * @alloc_pages, @free_pages: their pages (2^order each).
+ */
+struct pl_task_stat {
+	int pid;
+	char comm[16];
+	bool command;
+	unsigned long allocs, frees, alloc_pages, free_pages;
+};
+
+/**
+ * struct pl_task_table - page allocations and frees by task (zero it to
+ * start). @total sums every task, @command the recorded command's tasks.
+ */
+struct pl_task_table {
+	struct pl_task_stat *t;
+	size_t nr, cap;
+	int32_t *slot;		/* open addressing by pid: index + 1 */
+	size_t mask;
+	struct pl_task_stat total, command;
+};
+
+/** pl_task_table_event() - account one event. Return: 0 or -ENOMEM. */
+int pl_task_table_event(struct pl_task_table *tt, const struct pl_trace_event *ev);
+/**
+ * pl_task_table_sort() - order @tt->t by allocations plus frees, most
+ * first (pid on a tie); the pid index is rebuilt.
+ */
+void pl_task_table_sort(struct pl_task_table *tt);
+/** pl_task_table_release() - free @tt's arrays (the struct is zeroed). */
+void pl_task_table_release(struct pl_task_table *tt);
+
+/**
+ * pl_task_match() - is @ev's task one of @spec: a comma-separated list of
+ * pids, comms (exact) and the word "command" (the recorded command's
+ * tasks)? Return: false for a NULL or empty @spec.
+ */
+bool pl_task_match(const char *spec, const struct pl_trace_event *ev);
 
 /* ---- scoring (src/trace/score.c) --------------------------------------- */
 
@@ -406,5 +483,8 @@ void pl_tp_to_trace_event(const struct pl_tp_event *tp, uint64_t ts_ns,
  * event names and fields, so pagelab's own trace diffs against a kernel's.
  */
 void pl_trace_print_event(FILE *f, const struct pl_trace_event *ev);
+
+/** pl_trace_print_gfp() - @gfp as the kernel prints gfp_flags (names joined by |). */
+void pl_trace_print_gfp(FILE *f, gfp_t gfp);
 
 #endif /* PAGELAB_TRACE_H */

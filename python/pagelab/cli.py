@@ -38,7 +38,7 @@ import sys
 from pathlib import Path
 
 from . import (ab, agree, budgets, compare, expcli, listing, replay, report, reproduce, runs,
-               show, trace_record, validate)
+               show, trace_convert, trace_info, trace_record, validate)
 from . import designs as designs_mod
 from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
                      suite_keys)
@@ -242,6 +242,14 @@ def cmd_trace_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace_convert(args: argparse.Namespace) -> int:
+    return trace_convert.cli(args)
+
+
+def cmd_trace_info(args: argparse.Namespace) -> int:
+    return trace_info.cli(args)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     return replay.cli(args, args.argv, OUT)
 
@@ -383,6 +391,25 @@ def build_parser() -> argparse.ArgumentParser:
                          usage="pagelab trace snapshot DIR")
     ts.add_argument("dir", metavar="DIR", help="a new directory (e.g. before/ or after/)")
     ts.set_defaults(func=cmd_trace_snapshot)
+    ti = tsub.add_parser("info", help="what a trace holds, and who allocated: page allocations "
+                         "and frees by task, the recorded command's share",
+                         usage="pagelab trace info TRACE [--tasks PID,COMM,...] [--command-pid PID] "
+                         "[--top N] [--json]")
+    ti.add_argument("trace", help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace "
+                    "file (trace.dat or text)")
+    ti.add_argument("--tasks", help="pids, comms or 'command', comma-separated: their share apart")
+    ti.add_argument("--command-pid", type=int, help="the recorded command's pid (an artifact's "
+                    "manifest gives it)")
+    ti.add_argument("--top", type=int, default=10, help="tasks listed by name (default 10)")
+    ti.add_argument("--json", action="store_true", help="the engine's record as JSON")
+    ti.set_defaults(func=cmd_trace_info)
+    tc = tsub.add_parser("convert", help="a trace (trace.dat or text) as pagelab's text; an "
+                         "artifact as an artifact with that text",
+                         usage="pagelab trace convert IN OUT")
+    tc.add_argument("input", metavar="IN", help="artifact or bare trace")
+    tc.add_argument("output", metavar="OUT", help="OUT.txt, OUT.txt.zst, or (an artifact IN) "
+                    "OUT.pltrace")
+    tc.set_defaults(func=cmd_trace_convert)
 
     rp = sub.add_parser("replay", help="replay a real trace under designs; fidelity vs the kernel")
     rp.add_argument("trace", help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace file")
@@ -408,6 +435,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default v6.18; run first if no --design builds it); every other design is "
                     "shown as its change against it")
     rp.add_argument("--label", help="name of this trace in tables and file names")
+    rp.add_argument("--tasks", help="report these tasks' share too (pids, comms or 'command', "
+                    "comma-separated); the replay stays system-wide")
     rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
     rp.add_argument("--together", action="store_true", default=None,
                     help="one pagelab-bench process per rep for all designs (design=A,B,...; "

@@ -39,6 +39,7 @@ from . import designs as designs_mod
 from . import files, metrics, stats, validate
 from .runner import BenchError, Measurement, run_raw, save_results
 from .trace_artifact import TraceError, opened
+from .trace_info import bench_info, tasks_text
 
 STATES = ("fresh", "counts", "positional")
 FAITHFUL = "v6.18"      # the design judged against the kernel unless --faithful names another
@@ -297,6 +298,9 @@ def fidelity_text(result: dict) -> str:
     for d, rec in result["designs"].items():
         for note in rec.get("design_notes") or []:
             out.append(f"design {d}: {note}")
+    if result.get("tasks"):
+        out.append(tasks_text(result["tasks"], result.get("command_pid"),
+                              result.get("task_filter")).rstrip("\n"))
     for row in table:
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                              for i, (c, w) in enumerate(zip(row, widths))).rstrip())
@@ -519,8 +523,13 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         emit_trace: str | Path | None = None, reps: int = 1, label: str | None = None,
         together: bool | None = None, jobs: int | None = None, tick: str | None = None,
         snapshot: str | Path | None = None, after: str | Path | None = None,
-        pcp_busy: bool = True, faithful: str | None = None) -> dict:
+        pcp_busy: bool = True, faithful: str | None = None,
+        tasks: str | None = None) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
+
+    @tasks (pids, comms, "command"): their share of the trace's allocations and
+    frees is reported too (result["tasks"]["selected"]); the replay stays
+    system-wide.
 
     @snapshot: a directory of /proc/{zoneinfo,buddyinfo,pagetypeinfo,vmstat}
     taken right before the trace, for a bare trace file (an artifact's own
@@ -624,6 +633,13 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
                     m.rep = rep
                     m.params = {**m.params, "label": label, "state": r.get("state", state)}
                     measurements.append(m)
+        # who allocated: the replay is system-wide, the header says whose events they are
+        # (after the replays, which report a bad trace in their own words; best effort)
+        command_pid = (manifest or {}).get("command_pid")
+        try:
+            who = bench_info(path / manifest["trace"] if manifest else path, command_pid, tasks)
+        except TraceError:
+            who = None
     lost = int(kernel.get("lost_events") or 0)
     if manifest is not None:
         lost = max(lost, int(manifest.get("lost_events") or 0))
@@ -635,6 +651,7 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         "rows": fidelity_rows(kernel, first, faithful, samples_of(measurements, first)),
         "measurements": measurements, "deterministic": deterministic,
         "manifest": manifest, "kernel_buddyinfo_pages": snap_pages,
+        "tasks": who, "command_pid": command_pid, "task_filter": tasks,
     }
 
 
@@ -667,7 +684,8 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
     try:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
                      args.reps, args.label, args.together, args.jobs, args.tick,
-                     args.snapshot, args.after, not args.no_pcp_busy, args.faithful)
+                     args.snapshot, args.after, not args.no_pcp_busy, args.faithful,
+                     args.tasks)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

@@ -2,41 +2,44 @@
 
   pagelab trace record [-o FILE] [--seconds N] [--buffer-kb KB] [-- CMD ...]
 
-Needs root.  Mounts tracefs at /sys/kernel/tracing if it is not there, makes an
-ftrace instance of its own (instances/pagelab-<pid>), enables exactly EVENTS
-(plus the percpu events the kernel has), and drains the instance's trace_pipe
-concurrently into a zstd file while the workload runs, so the ring buffer only
-has to absorb the reader's latency.  The buffer is sized from the event rate
-measured in a short probe, and at least 1/32 of memory per CPU (buffer_kb_for());
-the reader thread and
-zstd run at nice -10 so that a workload using every CPU cannot starve them.  /proc/{buddyinfo,pagetypeinfo,zoneinfo,vmstat,
-meminfo} and the vm sysctls of SYSCTL_FILES are copied right before tracing
-starts and right after it stops.
+Needs root.  Mounts tracefs at /sys/kernel/tracing if it is not there (and
+unmounts it afterwards), makes an ftrace instance of its own
+(instances/pagelab-<pid>), enables exactly EVENTS (plus the percpu events and
+sched_process_fork where the kernel has them) and has `pagelab-bench
+trace_record` move the instance's per-CPU ring-buffer pages, in binary, with
+splice(2), into a trace-cmd trace.dat while the workload runs: no text is made
+or parsed during the recording, so the recorder takes next to no CPU from the
+workload, and the buffer is empty within a poll interval of the workload's end.
+The recorder's own tasks (this process and the drain's threads) are kept out of
+the trace by the instance's set_event_notrace_pid, and listed in the manifest.
+/proc/{buddyinfo,pagetypeinfo,zoneinfo,vmstat,meminfo} and the vm sysctls of
+SYSCTL_FILES are copied right before tracing starts and right after it stops.
 
 Invariants: whatever happens (CMD fails, Ctrl-C, SIGTERM, an I/O error) the
-events this command enabled are disabled again and its instance is removed;
-nothing outside the instance is changed except mounting tracefs.  Lost events
-are counted from the per-CPU ring-buffer stats (overrun + dropped) and from
-"[LOST N EVENTS]" markers in the stream, and written to the manifest and to
-the trace's `# entries-in-buffer/entries-written` header, so every later report
-can flag them.
+events this command enabled are disabled again, its instance is removed, and
+tracefs is unmounted if this command mounted it; nothing outside the instance
+is changed.  Lost events are counted from the per-CPU ring-buffer stats
+(overrun + dropped) and from the pages' lost-event marks, and written to the
+manifest, so every later report can flag them.
 """
 from __future__ import annotations
 
 import datetime as _dt
+import contextlib
 import errno
+import json
 import os
 import platform
-import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
+from .runner import BenchError, bench_binary
+from .trace_info import bench_info
 from .trace_artifact import SNAPSHOT_FILES, SYSCTL_FILES, TraceError, is_archive, pack, write_manifest, FORMAT
 
 TRACEFS = Path("/sys/kernel/tracing")
@@ -55,16 +58,16 @@ PRESSURE_EVENTS = [
     "vmscan/mm_vmscan_direct_reclaim_end",
 ]
 OPTIONAL_SYSTEMS = ("percpu", "compaction")   # every event of these systems, where the kernel has them
+# who forked whom: the recorded command's tasks are its pid and its descendants
+OPTIONAL_EVENTS = ("sched/sched_process_fork",)
 REQUIRED = {"kmem/mm_page_alloc", "kmem/mm_page_free", "kmem/mm_page_alloc_zone_locked",
             "kmem/mm_page_pcpu_drain"}
-TRACE_NAME = "trace.txt.zst"
+TRACE_NAME = "trace.dat"
 BYTES_PER_EVENT = 64              # ring-buffer bytes per kmem event, header included, rounded up
-MIN_BUFFER_KB = 32 * 1024         # per CPU, and at least 1/32 of memory per CPU ...
-MAX_FLOOR_KB = 512 * 1024         # ... up to this much per CPU
-DRAIN_NICE = -10                  # the reader and zstd must not starve behind the workload
-HEADROOM_SECONDS = 8              # seconds of the probed rate x4 the buffer must absorb
-LOST_RE = re.compile(rb"\[LOST (\d+) EVENTS\]")
-ENTRIES_RE = re.compile(r"^# entries-in-buffer/entries-written: \d+/\d+", re.M)
+MIN_BUFFER_KB = 16 * 1024         # per CPU, and at least 1/256 of memory per CPU ...
+MAX_FLOOR_KB = 64 * 1024          # ... up to this much per CPU
+SCRATCH = "/dev/shm"              # where the drain keeps the pages until the trace.dat is written
+HEADROOM_SECONDS = 2              # seconds of the probed rate x4 the buffer must absorb
 
 
 def buffer_kb_for(per_cpu_rate: float, mem_kb: int, ncpu: int) -> int:
@@ -72,18 +75,18 @@ def buffer_kb_for(per_cpu_rate: float, mem_kb: int, ncpu: int) -> int:
 
     HEADROOM_SECONDS of 4x the probed rate, and at least a floor for the burst
     no probe sees: a process that exits frees all its memory on one CPU, two
-    events a page (mm_page_free and its mm_page_pcpu_drain) in a second or two,
-    faster than the reader turns them into text.  A 21 GiB python hog on this
-    2-CPU, 24 GiB VM lost 7.7 M of 33 M events with 1/64 of memory over all CPUs
-    (188 MiB per CPU) and none with 512 MiB per CPU.  So the floor is 1/32 of
-    memory per CPU (two 64-byte events a page), at least MIN_BUFFER_KB, at most
-    MAX_FLOOR_KB; and never more than 1/8 of memory over all CPUs (1 MiB per CPU
-    at the least, on a machine of many CPUs and little memory).
+    events a page (mm_page_free and its mm_page_pcpu_drain) in a second or two.
+    The binary drain moves whole pages with splice as fast as memory copies, so
+    the buffer only has to cover one poll interval of that burst, not (as the
+    text reader it replaced needed) seconds of it: the floor is 1/256 of memory
+    per CPU, at least MIN_BUFFER_KB, at most MAX_FLOOR_KB; and never more than
+    1/8 of memory over all CPUs (1 MiB per CPU at the least, on a machine of
+    many CPUs and little memory).
     """
     ncpu = max(1, ncpu)
     want = int(per_cpu_rate * 4 * HEADROOM_SECONDS * BYTES_PER_EVENT / 1024)
     cap = max(1024, mem_kb // 8 // ncpu)
-    floor = min(MAX_FLOOR_KB, cap, max(MIN_BUFFER_KB, mem_kb // 32))
+    floor = min(MAX_FLOOR_KB, cap, max(MIN_BUFFER_KB, mem_kb // 256))
     return min(cap, max(floor, want))
 
 
@@ -92,16 +95,24 @@ def _w(path: Path, text: str) -> None:
         f.write(text)
 
 
-def ensure_tracefs(root: Path = TRACEFS) -> Path:
-    """Mount tracefs at @root unless it is already there; return @root."""
+def ensure_tracefs(root: Path = TRACEFS) -> bool:
+    """Mount tracefs at @root unless it is already there; True if this call mounted it."""
     if (root / "instances").is_dir():
-        return root
+        return False
     r = subprocess.run(["mount", "-t", "tracefs", "nodev", str(root)],
                        capture_output=True, text=True)
     if r.returncode or not (root / "instances").is_dir():
         raise TraceError(f"cannot mount tracefs at {root}: "
                          f"{(r.stderr.strip().splitlines() or ['no instances directory'])[-1]}")
-    return root
+    return True
+
+
+def unmount_tracefs(root: Path = TRACEFS) -> None:
+    """Undo ensure_tracefs()'s mount (never raises: a busy tracefs stays, said on stderr)."""
+    r = subprocess.run(["umount", str(root)], capture_output=True, text=True)
+    if r.returncode:
+        print(f"pagelab: could not unmount {root} (mounted for this recording): "
+              f"{(r.stderr.strip().splitlines() or ['busy'])[-1]}", file=sys.stderr)
 
 
 def available_events(root: Path = TRACEFS) -> list[str]:
@@ -115,6 +126,7 @@ def available_events(root: Path = TRACEFS) -> list[str]:
         d = ev / system
         if d.is_dir():
             have += sorted(f"{system}/{p.name}" for p in d.iterdir() if (p / "enable").exists())
+    have += [e for e in OPTIONAL_EVENTS if (ev / e / "enable").exists()]
     return have
 
 
@@ -174,89 +186,65 @@ def mem_bytes() -> int:
     raise TraceError("/proc/meminfo has no MemTotal")
 
 
-def _boost(tid: int) -> None:
-    """Raise a reader thread's or zstd's priority (nice is per thread on Linux); best effort."""
+def _tids(pid: int) -> list[int]:
+    """The threads of process @pid (its own pid first)."""
     try:
-        os.setpriority(os.PRIO_PROCESS, tid, DRAIN_NICE)
+        return sorted(int(t) for t in os.listdir(f"/proc/{pid}/task"))
     except OSError:
-        pass
+        return [pid]
 
 
-class PipeDrain(threading.Thread):
-    """Copy an instance's trace_pipe into `zstd` until stop() and the buffer is empty.
+class BinaryDrain:
+    """`pagelab-bench trace_record`: the instance's per-CPU pages into a trace.dat.
 
-    Counts lines (events) and "[LOST N EVENTS]" markers on the way.  The pipe is
-    read non-blocking so that stop() never waits on a read that cannot end.
+    It prints "ready PID" once every CPU's trace_pipe_raw is open and stops when
+    its standard input closes; the caller turns tracing off first.
     """
 
-    def __init__(self, inst: Path, out: Path):
-        super().__init__(name="pagelab-trace-drain", daemon=True)
-        self.inst = inst
-        self.out = open(out, "wb")
-        self.z = subprocess.Popen(["zstd", "-q", "-1", "-c"], stdin=subprocess.PIPE, stdout=self.out)
-        _boost(self.z.pid)
-        self.fd = os.open(inst / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
-        self.lines = 0
-        self.lost_markers = 0        # events the markers say were lost
-        self.marker_lines = 0        # lines that are markers, not events
-        self.bytes = 0
-        self.error: BaseException | None = None
-        self._halt = threading.Event()
-
-    def run(self) -> None:
-        tail = b""
-        _boost(threading.get_native_id())
+    def __init__(self, inst: Path, out: Path, events: list[str], root: Path):
         try:
-            while True:
-                try:
-                    chunk = os.read(self.fd, 1 << 20)
-                except BlockingIOError:
-                    chunk = b""
-                if chunk:
-                    self.z.stdin.write(chunk)
-                    self.bytes += len(chunk)
-                    self.lines += chunk.count(b"\n")
-                    scan = tail + chunk
-                    cut = scan.rfind(b"\n") + 1
-                    found = LOST_RE.findall(scan[:cut])
-                    self.lost_markers += sum(int(n) for n in found)
-                    self.marker_lines += len(found)
-                    tail = scan[cut:][-256:]
-                    continue
-                if self._halt.is_set() and cpu_stats(self.inst)["entries"] == 0:
-                    break
-                time.sleep(0.02)
-        except BaseException as e:   # reported by finish(); the recorder cleans up
-            self.error = e
+            bench = bench_binary()
+        except BenchError as e:
+            raise TraceError(str(e)) from None
+        self.out = out
+        argv = [bench, "trace_record", f"instance={inst}", f"out={out}",
+                f"events={','.join(events)}", f"tracefs={root}"]
+        if os.access(SCRATCH, os.W_OK):     # tmpfs: no disk writeback during the workload
+            argv.append(f"scratch={SCRATCH}")
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line.startswith("ready"):
+            err = self.proc.stderr.read().strip().splitlines()
+            self.proc.wait()
+            raise TraceError(err[-1] if err else "pagelab-bench trace_record did not start")
+        # no priority boost: the drain wakes a few times a second and moves pages
+        # without copying them, where the text reader needed -10 to keep up
+        self.pids = _tids(self.proc.pid)
+
+    def finish(self) -> float:
+        """Stop (tracing is off), wait for the trace.dat; return the seconds it took."""
+        t0 = time.monotonic()
+        out, err = self.proc.communicate()     # closes its stdin: the drain's signal to stop
+        if self.proc.returncode:
+            lines = err.strip().splitlines()
+            raise TraceError(lines[-1] if lines else
+                             f"pagelab-bench trace_record exited with {self.proc.returncode}")
+        return time.monotonic() - t0
 
     def abort(self) -> None:
-        """On an error path: stop reading, release trace_pipe, kill zstd (never raises)."""
-        self._halt.set()
-        self.join(timeout=10)
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-        if self.z.poll() is None:
-            self.z.kill()
-            self.z.wait()
-        self.out.close()
-
-    def finish(self) -> None:
-        """Stop after the ring buffer is empty; close zstd; re-raise a reader error."""
-        self._halt.set()
-        self.join()
-        os.close(self.fd)
-        self.fd = -1
-        try:
-            self.z.stdin.close()
-        except OSError:
-            pass
-        rc = self.z.wait()
-        self.out.close()
-        if self.error:
-            raise TraceError(f"reading trace_pipe failed: {self.error}")
-        if rc:
-            raise TraceError(f"zstd exited with status {rc} while writing the trace")
+        """On an error path: stop the drain (never raises); it removes its own scratch files."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                f.close()
+            except OSError:
+                pass
+        with contextlib.suppress(OSError):
+            self.out.unlink()
 
 
 class Recorder:
@@ -267,7 +255,7 @@ class Recorder:
         self.inst = root / "instances" / f"pagelab-{os.getpid()}"
         self.enabled: list[str] = []
         self.buffer_kb = buffer_kb
-        self.drain: PipeDrain | None = None
+        self.drain: BinaryDrain | None = None
 
     # -- setup and teardown ---------------------------------------------------
     def setup(self) -> None:
@@ -285,7 +273,6 @@ class Recorder:
         _w(self.inst / "buffer_size_kb", str(self.buffer_kb))
         self.buffer_kb = int((self.inst / "buffer_size_kb").read_text().split()[0])
         _w(self.inst / "trace", "")          # clear the probe's events
-        self.header = (self.inst / "trace").read_text()
 
     def _size_buffer(self, probe_s: float = 0.3) -> int:
         """Per-CPU buffer_size_kb: HEADROOM_SECONDS of 4x the probed per-CPU rate."""
@@ -305,11 +292,12 @@ class Recorder:
             _w(self.inst / "tracing_on", "0")
         except OSError:
             pass
-        if self.drain is not None and self.drain.fd >= 0:
+        if self.drain is not None:
             try:
                 self.drain.abort()
             except Exception:
                 pass
+            self.drain = None
         for e in reversed(self.enabled):
             try:
                 _w(self.inst / "events" / e / "enable", "0")
@@ -322,60 +310,58 @@ class Recorder:
                 break
             except FileNotFoundError:
                 break
-            except OSError as e:         # EBUSY while a reader still holds trace_pipe
+            except OSError as e:         # EBUSY while a reader still holds a buffer
                 if e.errno != errno.EBUSY:
                     break
                 time.sleep(0.1)
 
     # -- the run ---------------------------------------------------------------
     def record(self, workdir: Path, seconds: float | None, command: list[str] | None) -> dict:
+        trace = workdir / TRACE_NAME
+        self.drain = BinaryDrain(self.inst, trace, self.events, self.root)
+        # the recorder's own tasks stay out of the trace: this process and the drain's threads
+        recorder = [os.getpid()] + self.drain.pids
+        _w(self.inst / "set_event_notrace_pid", " ".join(str(p) for p in recorder))
         stats0 = cpu_stats(self.inst)
-        body = workdir / "trace.body.zst"
-        self.drain = PipeDrain(self.inst, body)
-        self.drain.start()
         snapshot(workdir / "before")
+        started: list[int] = []
         t0 = time.monotonic()
         _w(self.inst / "tracing_on", "1")
         status, interrupted = None, False
         try:
-            status = run_workload(seconds, command)
+            status = run_workload(seconds, command, started)
         except KeyboardInterrupt:
             interrupted = True
         finally:
             _w(self.inst / "tracing_on", "0")
             elapsed = time.monotonic() - t0
             snapshot(workdir / "after")
-        self.drain.finish()
+        drain_s = self.drain.finish()
+        self.drain = None
         stats1 = cpu_stats(self.inst)
         d = {k: stats1[k] - stats0[k] for k in stats1}
-        ring_lost = d["overrun"] + d["dropped events"]
-        captured = self.drain.lines - self.drain.marker_lines
-        lost = max(ring_lost, self.drain.lost_markers)
-        written = captured + lost
-        header = ENTRIES_RE.sub(f"# entries-in-buffer/entries-written: {captured}/{written}",
-                                self.header, count=1)
-        trace = workdir / TRACE_NAME
-        with open(trace, "wb") as out:
-            subprocess.run(["zstd", "-q", "-c"], input=header.encode(), stdout=out, check=True)
-            with open(body, "rb") as src:
-                shutil.copyfileobj(src, out, 1 << 20)
-        body.unlink()
+        info = bench_info(trace)
+        lost = max(d["overrun"] + d["dropped events"], info["lost_events"])
         return {
             "format": FORMAT, "kernel": platform.release(),
             "nr_cpus": os.sysconf("SC_NPROCESSORS_ONLN"), "mem_bytes": mem_bytes(),
             "seconds": round(elapsed, 3), "command": command, "events": list(self.events),
-            "buffer_size_kb": self.buffer_kb, "entries_in_buffer": captured,
-            "entries_written": written, "lost_events": lost, "trace": TRACE_NAME,
-            "before": "before", "after": "after", "command_status": status,
+            "buffer_size_kb": self.buffer_kb, "entries_in_buffer": info["records"],
+            "entries_written": info["records"] + lost, "lost_events": lost, "trace": TRACE_NAME,
+            "trace_format": "trace.dat", "before": "before", "after": "after",
+            "command_status": status, "command_pid": started[0] if started else None,
+            "recorder_pids": recorder, "drain_seconds": round(drain_s, 3),
             "interrupted": interrupted,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         }
 
 
-def run_workload(seconds: float | None, command: list[str] | None) -> int | None:
+def run_workload(seconds: float | None, command: list[str] | None,
+                 started: list[int] | None = None) -> int | None:
     """Run @command (until it exits, or @seconds), or just sleep @seconds; Ctrl-C ends it.
 
-    Returns the command's exit status (None without a command).
+    Returns the command's exit status (None without a command); its pid is
+    appended to @started.
     """
     if not command:
         if seconds is None:
@@ -389,6 +375,8 @@ def run_workload(seconds: float | None, command: list[str] | None) -> int | None
         proc = subprocess.Popen(command, process_group=0)
     except OSError as e:
         raise TraceError(f"cannot run {command[0]}: {e.strerror}") from None
+    if started is not None:
+        started.append(proc.pid)
     try:
         return proc.wait(timeout=seconds)
     except (subprocess.TimeoutExpired, KeyboardInterrupt):
@@ -422,14 +410,14 @@ def record(output: Path | None, seconds: float | None, command: list[str] | None
         raise TraceError("--seconds must be positive")
     if buffer_kb is not None and buffer_kb < 64:
         raise TraceError("--buffer-kb must be at least 64")
-    if not shutil.which("zstd"):
-        raise TraceError("zstd not found (apt-get install zstd)")
     out = Path(output) if output else default_output()
     if out.exists():
         raise TraceError(f"{out} already exists")
     if not out.parent.is_dir():
         raise TraceError(f"{out.parent}: no such directory")
-    ensure_tracefs(root)
+    if is_archive(out) and str(out).endswith(".tar.zst") and not shutil.which("zstd"):
+        raise TraceError("zstd not found (apt-get install zstd)")
+    mounted = ensure_tracefs(root)
     if is_archive(out):
         stem = out.name
         for suf in (".tar.gz", ".tgz", ".tar.zst"):
@@ -455,6 +443,8 @@ def record(output: Path | None, seconds: float | None, command: list[str] | None
         raise
     finally:
         rec.cleanup()
+        if mounted:
+            unmount_tracefs(root)
         signal.signal(signal.SIGTERM, old_term)
     if tmp is not None:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -468,5 +458,6 @@ def _sigterm(signum, frame):
 def summary(path: Path, m: dict) -> str:
     lost = m["lost_events"]
     flag = f"LOST {lost} EVENTS: replays of this trace are flagged" if lost else "no events lost"
-    return (f"{path}: {m['entries_in_buffer']} events in {m['seconds']:.1f} s "
+    drain = f", drained {m['drain_seconds']:.2f} s after" if "drain_seconds" in m else ""
+    return (f"{path}: {m['entries_in_buffer']} events in {m['seconds']:.1f} s{drain} "
             f"on {m['nr_cpus']} CPUs, buffer {m['buffer_size_kb']} KB/CPU; {flag}")

@@ -25,9 +25,9 @@ import json, os, sys
 if sys.argv[1] in ("--design", "--list"):    # the design parser and the registry: the real ones
     os.execv(REAL, [REAL] + sys.argv[1:])
 args = dict(a.split("=", 1) for a in sys.argv[2:] if "=" in a)
-log = open(LOG, "a"); log.write(" ".join(sys.argv[1:]) + "\n"); log.close()
-if sys.argv[1] != "replay":
+if sys.argv[1] != "replay":   # trace_info (the replay's who-allocated table): refused, left out
     sys.exit(2)
+log = open(LOG, "a"); log.write(" ".join(sys.argv[1:]) + "\n"); log.close()
 if args.get("design") == "nope":
     print("pagelab-bench: unknown design 'nope'", file=sys.stderr); sys.exit(2)
 k = {"pcp_refills": 100, "pcp_refill_pages": 3100, "pcp_drain_calls": 10,

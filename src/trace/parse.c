@@ -12,8 +12,19 @@
  * perf's callchain frames (perf record -g) under an event are counted and
  * skipped, as header and comment lines are.
  *
+ * A trace-cmd trace.dat is recognised by its magic and handed whole to
+ * tracedat.c (mapped; or, inside gzip/zstd/xz, decompressed into memory):
+ * its events come through the same pl_trace_next().
+ *
+ * The task: the token right before the "[CPU]" column is "COMM-PID"
+ * (tracefs, trace-cmd; "<...>-PID" where the kernel had no name) or, in
+ * perf's "COMM PID [CPU]", PID alone after COMM. sched_process_fork events
+ * are not returned: the reader follows them to mark the events of a
+ * recorded command's tasks (pl_trace_set_command_pid()).
+ *
  * Invariants: memory is one fixed input buffer and one fixed line buffer
- * (PL_TRACE_BUFSZ each), whatever the trace's length; a line longer than
+ * (PL_TRACE_BUFSZ each), whatever the trace's length (a trace.dat: the file
+ * mapped, or its decompressed bytes); a line longer than
  * the buffer is a malformed line, skipped to its end. Every line is
  * counted, every skipped one is a counted warning with its line number.
  */
@@ -25,10 +36,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "pagelab/trace.h"
+#include "tracedat.h"
 
 #define PL_TRACE_BUFSZ	(1u << 20)
 
@@ -64,7 +78,57 @@ const char *const pl_trace_warn_names[NR_PL_TRACE_WARN] = {
 #undef PL_TW_NAME
 };
 
-const char *const pl_trace_format_names[] = { "unknown", "ftrace", "trace-cmd", "perf" };
+const char *const pl_trace_format_names[] = { "unknown", "ftrace", "trace-cmd", "perf",
+					      "trace.dat" };
+
+static __thread char open_error[256];
+
+const char *pl_trace_open_error(void)
+{
+	return open_error;
+}
+
+/* The recorded command's tasks: an open-addressing set of pids. */
+struct pid_set {
+	int *slot;		/* pid + 1; 0 empty */
+	size_t mask, nr;
+};
+
+static bool pid_set_has(const struct pid_set *s, int pid)
+{
+	if (!s->slot)
+		return false;
+	for (size_t h = ((uint32_t)pid * 2654435761u) & s->mask; s->slot[h];
+	     h = (h + 1) & s->mask)
+		if (s->slot[h] == pid + 1)
+			return true;
+	return false;
+}
+
+static int pid_set_add(struct pid_set *s, int pid)
+{
+	size_t h;
+
+	if (pid < 0 || pid_set_has(s, pid))
+		return 0;
+	if (!s->slot || (s->nr + 1) * 2 > s->mask + 1) {
+		size_t cap = s->slot ? (s->mask + 1) * 2 : 64;
+		struct pid_set n = { calloc(cap, sizeof(int)), cap - 1, 0 };
+
+		if (!n.slot)
+			return -ENOMEM;
+		for (size_t i = 0; s->slot && i <= s->mask; i++)
+			if (s->slot[i])
+				pid_set_add(&n, s->slot[i] - 1);
+		free(s->slot);
+		*s = n;
+	}
+	for (h = ((uint32_t)pid * 2654435761u) & s->mask; s->slot[h]; h = (h + 1) & s->mask)
+		;
+	s->slot[h] = pid + 1;
+	s->nr++;
+	return 0;
+}
 
 enum comp { COMP_NONE, COMP_GZIP, COMP_ZSTD, COMP_XZ };
 
@@ -84,6 +148,12 @@ struct pl_trace_reader {
 	size_t len, pos;
 	bool eof, error;
 	struct pl_trace_stats stats;
+	struct pl_tracedat *dat;	/* a trace.dat: read in binary */
+	void *dat_map;			/* its mapping ... */
+	unsigned char *dat_buf;		/* ... or its decompressed bytes */
+	size_t dat_len;
+	struct pid_set command;
+	bool follow;			/* pl_trace_set_command_pid() was called */
 };
 
 /* ---- input ------------------------------------------------------------------ */
@@ -201,6 +271,87 @@ static ssize_t decompress(struct pl_trace_reader *r, char *dst, size_t cap)
 	}
 }
 
+static bool buf_fill(struct pl_trace_reader *r);
+
+static int dat_open(struct pl_trace_reader *r, const unsigned char *buf, size_t len)
+{
+	r->dat = pl_tracedat_open(buf, len, open_error, sizeof(open_error));
+	if (!r->dat)
+		return -1;
+	r->stats.format = PL_TRACE_FMT_TRACE_DAT;
+	r->stats.dat_version = pl_tracedat_version(r->dat);
+	return 0;
+}
+
+/* A plain trace.dat: the whole file, mapped (or the caller's memory). */
+static int dat_open_raw(struct pl_trace_reader *r)
+{
+	struct stat sb;
+
+	if (r->fd < 0)
+		return dat_open(r, r->mem, r->mem_len);
+	if (fstat(r->fd, &sb) || sb.st_size <= 0) {
+		snprintf(open_error, sizeof(open_error), "cannot stat the trace.dat");
+		errno = EIO;
+		return -1;
+	}
+	r->dat_map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (r->dat_map == MAP_FAILED) {
+		r->dat_map = NULL;
+		snprintf(open_error, sizeof(open_error), "cannot map the trace.dat");
+		errno = ENOMEM;
+		return -1;
+	}
+	r->dat_len = (size_t)sb.st_size;
+	return dat_open(r, r->dat_map, r->dat_len);
+}
+
+/* A trace.dat inside gzip/zstd/xz: decompressed whole into memory first. */
+static int dat_open_decompressed(struct pl_trace_reader *r)
+{
+	size_t cap = PL_TRACE_BUFSZ * 4, len = r->len;
+	unsigned char *b = malloc(cap);
+
+	if (!b) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(b, r->buf, len);
+	for (;;) {
+		ssize_t got;
+
+		if (cap - len < PL_TRACE_BUFSZ) {
+			unsigned char *n = cap < ((size_t)1 << 40) ? realloc(b, cap * 2) : NULL;
+
+			if (!n) {
+				free(b);
+				snprintf(open_error, sizeof(open_error),
+					 "out of memory decompressing the trace.dat");
+				errno = ENOMEM;
+				return -1;
+			}
+			b = n;
+			cap *= 2;
+		}
+		got = decompress(r, (char *)b + len, cap - len);
+		if (got < 0) {
+			free(b);
+			snprintf(open_error, sizeof(open_error),
+				 "truncated or corrupt: the compressed trace.dat does not decompress");
+			errno = EINVAL;
+			return -1;
+		}
+		if (!got)
+			break;
+		len += (size_t)got;
+	}
+	r->dat_buf = b;
+	r->dat_len = len;
+	r->pos = r->len = 0;
+	r->eof = true;
+	return dat_open(r, b, len);
+}
+
 static struct pl_trace_reader *reader_new(int fd, const void *mem, size_t len)
 {
 	struct pl_trace_reader *r = calloc(1, sizeof(*r));
@@ -212,6 +363,7 @@ static struct pl_trace_reader *reader_new(int fd, const void *mem, size_t len)
 	r->mem = mem;
 	r->mem_len = len;
 	r->stats.max_cpu = -1;
+	open_error[0] = '\0';
 	r->in = malloc(PL_TRACE_BUFSZ);
 	r->buf = malloc(PL_TRACE_BUFSZ);
 	if (!r->in || !r->buf)
@@ -240,11 +392,37 @@ static struct pl_trace_reader *reader_new(int fd, const void *mem, size_t len)
 	}
 	if (!got)
 		r->in_eof = true;
+	if (got >= 8 && !memcmp(r->in, "PERFILE2", 8)) {
+		/* no maintained C library reads perf.data: its own tool does */
+		snprintf(open_error, sizeof(open_error), "a perf.data file: pagelab reads its "
+			 "text, `perf script -i FILE > FILE.txt`");
+		errno = EINVAL;
+		goto fail_dat;
+	}
+	if (r->comp == COMP_NONE && pl_tracedat_magic(r->in, (size_t)got)) {
+		if (dat_open_raw(r))
+			goto fail_dat;
+	} else if (r->comp != COMP_NONE) {
+		/* a read error here stays the stream's: pl_trace_next() reports it */
+		buf_fill(r);
+		if (pl_tracedat_magic(r->buf, r->len) && dat_open_decompressed(r))
+			goto fail_dat;
+	}
 	return r;
 fail:
+	r->fd = -1;	/* the caller closes it */
 	pl_trace_close(r);
 	errno = ENOMEM;
 	return NULL;
+fail_dat: {
+		int e = errno;
+
+		if (r->fd >= 0)
+			r->fd = -1;	/* the caller closes it */
+		pl_trace_close(r);
+		errno = e;
+		return NULL;
+	}
 }
 
 struct pl_trace_reader *pl_trace_open(const char *path)
@@ -285,9 +463,20 @@ void pl_trace_close(struct pl_trace_reader *r)
 		lzma_end(&r->xz);
 	if (r->fd >= 0)
 		close(r->fd);
+	pl_tracedat_close(r->dat);
+	if (r->dat_map)
+		munmap(r->dat_map, r->dat_len);
+	free(r->dat_buf);
+	free(r->command.slot);
 	free(r->in);
 	free(r->buf);
 	free(r);
+}
+
+int pl_trace_set_command_pid(struct pl_trace_reader *r, int pid)
+{
+	r->follow = true;
+	return pid_set_add(&r->command, pid);
 }
 
 const struct pl_trace_stats *pl_trace_get_stats(const struct pl_trace_reader *r)
@@ -369,7 +558,7 @@ static bool parse_range(const char **p, const char *end, long lo, long hi, long 
 #define tok_eq(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
 
 /* gfp_flags=A|B|C onto pagelab's gfp_t; the migratetype comes from its own field. */
-static gfp_t parse_gfp(const char *s, const char *end)
+gfp_t pl_trace_gfp_from_names(const char *s, const char *end)
 {
 	gfp_t gfp = 0;
 
@@ -613,7 +802,7 @@ static __attribute__((noinline)) unsigned int parse_pressure_fields(const char *
 			ev->order = (int)v;
 			found |= F_ORDER;
 		} else if (tok_eq(key, klen, "gfp_flags") || tok_eq(key, klen, "gfp_mask")) {
-			ev->gfp = parse_gfp(val, vend);
+			ev->gfp = pl_trace_gfp_from_names(val, vend);
 		} else if (tok_eq(key, klen, "priority") && parse_num(&val, vend, &v)) {
 			ev->priority = (int)v;
 		} else if (tok_eq(key, klen, "order_failed") && parse_num(&val, vend, &v)) {
@@ -736,7 +925,7 @@ static unsigned int parse_fields(const char *p, const char *end, struct pl_trace
 			break;
 		case 'g':
 			if (tok_eq(key, klen, "gfp_flags"))
-				ev->gfp = parse_gfp(val, vend);
+				ev->gfp = pl_trace_gfp_from_names(val, vend);
 			break;
 		case 'a':
 			INT_FIELD("alloc_order", 0, MAX_PAGE_ORDER, ev->order, F_ORDER)
@@ -866,29 +1055,74 @@ static bool parse_meta(const char *s, const char *end, struct pl_trace_stats *st
 }
 
 /*
- * The pid of the task column that ends before @lb (the CPU's '['):
- * "comm-PID" (tracefs, trace-cmd) or "comm PID" (perf). Return: -1 if none.
+ * The task of an event line: the text before the "[CPU]" column at
+ * @bracket. tracefs and trace-cmd write "COMM-PID" (a trace-cmd report of
+ * an instance puts "INSTANCE: " before it), perf "COMM PID" or
+ * "COMM PID/TID". Fills @pid (-1 if none) and @comm ("" if none).
  */
-static int task_pid(const char *s, const char *lb)
+static void parse_task(const char *s, const char *bracket, int *pid, char comm[16])
 {
-	const char *q = lb;
-	long pid = 0, mul = 1;
+	const char *e = bracket, *d, *c;
+	long v = 0;
 
-	while (q > s && q[-1] == ' ')
-		q--;
-	if (q == lb && q > s && q[-1] != ' ')
+	*pid = -1;
+	comm[0] = '\0';
+	while (e > s && e[-1] == ' ')
+		e--;
+	d = e;
+	while (d > s && is_digit(d[-1]))
+		d--;
+	if (d == e)
+		return;
+	if (d > s && d[-1] == '/') {	/* perf's PID/TID: the PID */
+		e = d - 1;
+		d = e;
+		while (d > s && is_digit(d[-1]))
+			d--;
+		if (d == e)
+			return;
+	}
+	for (c = d; c < e && v < (1l << 30); c++)
+		v = v * 10 + (*c - '0');
+	*pid = (int)v;
+	if (d == s || (d[-1] != '-' && d[-1] != ' '))
+		return;
+	e = d - 1;
+	while (e > s && e[-1] == ' ')
+		e--;
+	c = e;
+	while (c > s && !(c[-1] == ' ' && c - 1 > s && c[-2] == ':'))	/* "INSTANCE: " */
+		c--;
+	while (c < e && (*c == ' ' || *c == '\t'))
+		c++;
+	if (e - c > 15)
+		c = e - 15;
+	memcpy(comm, c, (size_t)(e - c));
+	comm[e - c] = '\0';
+}
+
+/* sched_process_fork's "pid=P ... child_pid=C": 2 with ev->pid and ev->size, else -1. */
+static int parse_fork(const char *p, const char *end, struct pl_trace_event *ev)
+{
+	const char *a = memmem(p, (size_t)(end - p), " pid=", 5);
+	const char *b = memmem(p, (size_t)(end - p), "child_pid=", 10);
+	long parent, child;
+
+	if (!a || !b)
 		return -1;
-	if (q == s || !is_digit(q[-1]))
+	a += 5;
+	b += 10;
+	if (!parse_num(&a, end, &parent) || !parse_num(&b, end, &child))
 		return -1;
-	for (; q > s && is_digit(q[-1]) && mul <= 100000000; q--, mul *= 10)
-		pid += (q[-1] - '0') * mul;
-	return (int)pid;
+	ev->pid = (int)parent;
+	ev->size = (unsigned long)child;
+	return 2;
 }
 
 int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 			struct pl_trace_stats *st)
 {
-	const char *s = line, *end = line + len, *p, *tok, *name, *nend, *lb = NULL;
+	const char *s = line, *end = line + len, *p, *tok, *name, *nend, *bracket = NULL;
 	long cpu = -1, secs, frac = 0;
 	int type, ndigits;
 	unsigned int need, fields;
@@ -918,7 +1152,7 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 		if (q < end && is_digit(*q) && parse_num(&q, end, &cpu) && q < end && *q == ']') {
 			if (cpu >= PL_TRACE_MAX_CPUS)
 				return -1;	/* no kernel has that CPU */
-			lb = p;
+			bracket = p;
 			p = q + 1;
 			break;
 		}
@@ -968,23 +1202,30 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 	if (nend == name)
 		return -1;
 	type = event_type(name, (size_t)(nend - name));
+	if (type < 0 && tok_eq(name, (size_t)(nend - name), "sched_process_fork"))
+		return parse_fork(p, end, ev);
 	if (type < 0) {
 		if (st)
 			st->warn[PL_TW_unknown_event]++;
 		return 0;
 	}
 	/* the pressure fields only for pressure events: a page event's copy stays small */
-	memset(&e, 0, offsetof(struct pl_trace_event, pid));
+	memset(&e, 0, offsetof(struct pl_trace_event, start_pfn));
 	e.nr_lazy = -1;
 	e.type = (enum pl_trace_type)type;
 	e.cpu = (unsigned int)cpu;
 	e.ts_ns = (uint64_t)secs * 1000000000ull + (uint64_t)frac;
-	e.kworker = end - s > 8 && !memcmp(s, "kworker/", 8);	/* the task column leads */
-	e.kswapd = end - s > 6 && !memcmp(s, "kswapd", 6);
+	parse_task(s, bracket, &e.pid, e.comm);
+	if (e.comm[0]) {
+		e.kworker = !strncmp(e.comm, "kworker/", 8);
+		e.kswapd = !strncmp(e.comm, "kswapd", 6);
+	} else {	/* the task column leads */
+		e.kworker = end - s > 8 && !memcmp(s, "kworker/", 8);
+		e.kswapd = end - s > 6 && !memcmp(s, "kswapd", 6);
+	}
 	need = required[type];
 	if (type >= PL_TRACE_PRESSURE_FIRST) {
-		memset(&e.pid, 0, sizeof(e) - offsetof(struct pl_trace_event, pid));
-		e.pid = task_pid(s, lb);
+		memset(&e.start_pfn, 0, sizeof(e) - offsetof(struct pl_trace_event, start_pfn));
 		e.status = -1;
 		e.reason = -1;
 		e.sync = -1;
@@ -1001,7 +1242,7 @@ int pl_trace_parse_line(const char *line, size_t len, struct pl_trace_event *ev,
 				 e.order > MAX_PAGE_ORDER))
 		return -1;	/* -1: proactive compaction's order */
 	memcpy(ev, &e, type >= PL_TRACE_PRESSURE_FIRST ? sizeof(e) :
-					       offsetof(struct pl_trace_event, pid));
+					       offsetof(struct pl_trace_event, start_pfn));
 	return 1;
 }
 
@@ -1044,10 +1285,76 @@ static void warn_line(struct pl_trace_reader *r, const char *what)
 	pl_warn_ratelimited("trace: line %lu: %s", r->stats.lines, what);
 }
 
+/*
+ * An event more than PL_TRACE_MAX_GAP_S after the one before it: the clock
+ * jumped or two traces were joined; skipped, in text and trace.dat alike.
+ */
+static bool gap_too_long(const struct pl_trace_reader *r, const struct pl_trace_event *ev)
+{
+	return r->stats.events && ev->ts_ns > r->stats.last_ns &&
+	       ev->ts_ns - r->stats.last_ns > PL_TRACE_MAX_GAP_S * 1000000000ull;
+}
+
+/* Account an event returned and mark the command's tasks. */
+static int returned(struct pl_trace_reader *r, struct pl_trace_event *ev)
+{
+	ev->command = r->follow && pid_set_has(&r->command, ev->pid);
+	if (!r->stats.events)
+		r->stats.first_ns = ev->ts_ns;
+	r->stats.last_ns = ev->ts_ns;
+	r->stats.events++;
+	r->stats.by_type[ev->type]++;
+	if ((int)ev->cpu > r->stats.max_cpu)
+		r->stats.max_cpu = (int)ev->cpu;
+	if (r->stats.format == PL_TRACE_FMT_UNKNOWN)
+		r->stats.format = PL_TRACE_FMT_FTRACE;
+	return 1;
+}
+
+/* A fork: its child joins the command's tasks if its parent is one. */
+static int follow_fork(struct pl_trace_reader *r, const struct pl_trace_event *ev)
+{
+	r->stats.forks++;
+	if (r->follow && pid_set_has(&r->command, ev->pid))
+		return pid_set_add(&r->command, (int)ev->size);
+	return 0;
+}
+
+static int dat_next(struct pl_trace_reader *r, struct pl_trace_event *ev)
+{
+	for (;;) {
+		int ret = pl_tracedat_next(r->dat, ev, &r->stats);
+
+		if (ret == 2) {
+			if (follow_fork(r, ev)) {
+				pl_warn_ratelimited("trace: out of memory following the forks");
+				return -ENOMEM;
+			}
+			continue;
+		}
+		if (ret < 0) {
+			if (!r->error)
+				pl_warn_ratelimited("trace: trace.dat: %s", pl_tracedat_error(r->dat));
+			r->error = true;
+			return -EIO;
+		}
+		if (!ret)
+			return 0;
+		r->stats.lines = ev->line;
+		if (gap_too_long(r, ev)) {
+			warn_line(r, "timestamp jumps more than a week, skipped");
+			continue;
+		}
+		return returned(r, ev);
+	}
+}
+
 int pl_trace_next(struct pl_trace_reader *r, struct pl_trace_event *ev)
 {
 	if ((!r || !ev) && pl_arg_refused(__func__, "NULL argument"))
 		return -EINVAL;
+	if (r->dat)
+		return dat_next(r, ev);
 	for (;;) {
 		char *line = r->buf + r->pos, *nl;
 		size_t avail = r->len - r->pos;
@@ -1087,21 +1394,18 @@ int pl_trace_next(struct pl_trace_reader *r, struct pl_trace_event *ev)
 		}
 		if (!ret)
 			continue;
-		if (r->stats.events && ev->ts_ns > r->stats.last_ns &&
-		    ev->ts_ns - r->stats.last_ns > PL_TRACE_MAX_GAP_S * 1000000000ull) {
+		if (ret == 2) {
+			if (follow_fork(r, ev)) {
+				pl_warn_ratelimited("trace: out of memory following the forks");
+				return -ENOMEM;
+			}
+			continue;
+		}
+		if (gap_too_long(r, ev)) {
 			warn_line(r, "timestamp jumps more than a week, skipped");
 			continue;
 		}
 		ev->line = r->stats.lines;
-		if (!r->stats.events)
-			r->stats.first_ns = ev->ts_ns;
-		r->stats.last_ns = ev->ts_ns;
-		r->stats.events++;
-		r->stats.by_type[ev->type]++;
-		if ((int)ev->cpu > r->stats.max_cpu)
-			r->stats.max_cpu = (int)ev->cpu;
-		if (r->stats.format == PL_TRACE_FMT_UNKNOWN)
-			r->stats.format = PL_TRACE_FMT_FTRACE;
-		return 1;
+		return returned(r, ev);
 	}
 }

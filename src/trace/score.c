@@ -238,8 +238,8 @@ void pl_tp_to_trace_event(const struct pl_tp_event *tp, uint64_t ts_ns, struct p
 	if ((!tp || !ev || (unsigned int)tp->tp >= NR_PL_TP) &&
 	    pl_arg_refused(__func__, "NULL argument or no such tracepoint"))
 		return;
-	/* a page event: the pressure fields (from @pid on) are not its own */
-	memset(ev, 0, offsetof(struct pl_trace_event, pid));
+	/* a page event: the pressure fields (from @start_pfn on) are not its own */
+	memset(ev, 0, offsetof(struct pl_trace_event, start_pfn));
 	ev->type = type[tp->tp];
 	ev->cpu = tp->cpu;
 	ev->ts_ns = ts_ns;
@@ -255,7 +255,7 @@ void pl_tp_to_trace_event(const struct pl_tp_event *tp, uint64_t ts_ns, struct p
 }
 
 /* gfp_flags as the kernel's show_gfp_flags() prints the bits pagelab has. */
-static void print_gfp(FILE *f, gfp_t gfp)
+void pl_trace_print_gfp(FILE *f, gfp_t gfp)
 {
 	static const struct { gfp_t bits; const char *name; } names[] = {
 		{ GFP_KERNEL, "GFP_KERNEL" }, { GFP_ATOMIC, "GFP_ATOMIC" },
@@ -292,7 +292,7 @@ void pl_trace_print_event(FILE *f, const struct pl_trace_event *ev)
 	case PL_TRACE_PAGE_ALLOC:
 		fprintf(f, "page=%016lx pfn=0x%lx order=%d migratetype=%d gfp_flags=", ev->pfn,
 			ev->pfn, ev->order, ev->migratetype);
-		print_gfp(f, ev->gfp);
+		pl_trace_print_gfp(f, ev->gfp);
 		break;
 	case PL_TRACE_PAGE_FREE:
 	case PL_TRACE_PAGE_FREE_BATCHED:
