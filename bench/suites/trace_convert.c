@@ -88,13 +88,13 @@ static int run_convert(struct bench *b)
 	r = pl_trace_open(in);
 	if (!r) {
 		fprintf(stderr, "pagelab-bench: trace_convert: %s: %s\n", in,
-			*pl_trace_open_error() ? pl_trace_open_error() : strerror(errno));
+			*pl_trace_open_error() ? pl_trace_open_error() : pl_file_strerror(errno));
 		return 2;
 	}
-	f = fopen(out, "w");
+	f = pl_fopen_output(out, false);
 	if (!f) {
 		fprintf(stderr, "pagelab-bench: trace_convert: cannot write %s: %s\n", out,
-			strerror(errno));
+			pl_file_strerror(errno));
 		pl_trace_close(r);
 		return 2;
 	}

@@ -60,7 +60,7 @@ static int run_info(struct bench *b)
 				pl_trace_open_error());
 		else
 			fprintf(stderr, "pagelab-bench: trace_info: cannot read %s: %s\n", path,
-				strerror(errno));
+				pl_file_strerror(errno));
 		return 2;
 	}
 	if (command && pl_trace_set_command_pid(r, (int)command))

@@ -285,7 +285,7 @@ static ssize_t copy_plain(int in, loff_t *off, int out, unsigned long long n)
 static int write_dat(const char *out_path, const char *tracefs, char **ev, size_t nr_ev,
 		     struct rec_cpu *cpus, int nr_cpus, char *comms, size_t comms_len)
 {
-	struct out o = { fopen(out_path, "wb"), false };
+	struct out o = { pl_fopen_output(out_path, false), false };
 	char path[4200], *saved;
 	size_t n;
 	long off;
@@ -293,7 +293,7 @@ static int write_dat(const char *out_path, const char *tracefs, char **ev, size_
 
 	if (!o.f) {
 		fprintf(stderr, "pagelab-bench: trace_record: cannot write %s: %s\n", out_path,
-			strerror(errno));
+			pl_file_strerror(errno));
 		return -1;
 	}
 	put(&o, "\x17\x08\x44tracing6", 11);
@@ -406,7 +406,9 @@ static int run_record(struct bench *b)
 				 getpid(), c);
 		else
 			snprintf(r->path, sizeof(r->path), "%s.cpu%d", out, c);
-		r->file = open(r->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		/* a new file of the recorder's own: never a link or node left there */
+		unlink(r->path);
+		r->file = open(r->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (r->file < 0 || pipe2(r->pipe, O_CLOEXEC)) {
 			fprintf(stderr, "pagelab-bench: trace_record: cannot create %s: %s\n", r->path,
 				strerror(errno));

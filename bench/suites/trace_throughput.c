@@ -42,7 +42,7 @@ static struct pl_trace_reader *open_or_die(const char *path)
 				pl_trace_open_error());
 		else
 			fprintf(stderr, "pagelab-bench: trace_throughput: cannot read %s: %s\n",
-				path, strerror(errno));
+				path, pl_file_strerror(errno));
 		exit(2);
 	}
 	return r;

@@ -400,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     ti.add_argument("--tasks", help="pids, comms or 'command', comma-separated: their share apart")
     ti.add_argument("--command-pid", type=int, help="the recorded command's pid (an artifact's "
                     "manifest gives it)")
-    ti.add_argument("--top", type=int, default=10, help="tasks listed by name (default 10)")
+    ti.add_argument("--top", type=int, default=10, help="tasks listed by name")
     ti.add_argument("--json", action="store_true", help="the engine's record as JSON")
     ti.set_defaults(func=cmd_trace_info)
     tc = tsub.add_parser("convert", help="a trace (trace.dat or text) as pagelab's text; an "

@@ -17,6 +17,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from . import metrics
 from .runner import BenchError, bench_binary
 from .trace_artifact import TraceError, opened
 
@@ -62,15 +63,18 @@ def tasks_text(info: dict, command_pid: int | None = None, tasks: str | None = N
                      _pct(rest["allocs"], a), str(rest["frees"]), _pct(rest["frees"], f), ""])
     rows.append(["all", "", str(a), _pct(a, a), str(f), _pct(f, f), ""])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = [f"page allocations and frees by task ({info['nr_tasks']} tasks):"]
+    ma, mf = metrics.get("task-alloc-share"), metrics.get("task-free-share")
+    judged = "not judged" if not ma.judged else f"{ma.direction} is better"
+    out = [f"page allocations and frees by task ({info['nr_tasks']} tasks; the shares, in %, "
+           f"are {ma.id} and {mf.id}: {judged}):"]
     for r in rows:
         out.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                                     for i, (c, w) in enumerate(zip(r, widths))).rstrip())
     cmd = info.get("command")
     if cmd is not None:
         out.append(f"the recorded command (pid {command_pid}, {cmd['tasks']} tasks): "
-                   f"{_pct(cmd['allocs'], a)} of the allocations, {_pct(cmd['frees'], f)} of "
-                   f"the frees; other processes': {_pct(a - cmd['allocs'], a)} and "
+                   f"{ma.id} {_pct(cmd['allocs'], a)}, {mf.id} {_pct(cmd['frees'], f)}; "
+                   f"other processes': {_pct(a - cmd['allocs'], a)} and "
                    f"{_pct(f - cmd['frees'], f)}")
     elif info["nr_tasks"]:
         out.append("the recorded command: not known (no command pid in the manifest; "
@@ -78,7 +82,8 @@ def tasks_text(info: dict, command_pid: int | None = None, tasks: str | None = N
     sel = info.get("selected")
     if sel is not None:
         out.append(f"tasks {tasks} ({sel['tasks']} tasks): {sel['allocs']} allocations "
-                   f"({_pct(sel['allocs'], a)}), {sel['frees']} frees ({_pct(sel['frees'], f)}), "
+                   f"({ma.id} {_pct(sel['allocs'], a)}), {sel['frees']} frees "
+                   f"({mf.id} {_pct(sel['frees'], f)}), "
                    f"{sel['alloc_pages']} and {sel['free_pages']} pages")
     return "\n".join(out) + "\n"
 

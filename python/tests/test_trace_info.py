@@ -41,7 +41,10 @@ def test_info_text(capsys):
     assert main(["trace", "info", str(V7), "--command-pid", COMMAND, "--top", "3"]) == 0
     out = capsys.readouterr().out
     assert "trace.dat v7, 13503 events" in out and "no events lost" in out
-    assert "page allocations and frees by task (53 tasks):" in out
+    assert "page allocations and frees by task (53 tasks; " in out
+    # the shares name their registry metrics
+    assert "task-alloc-share and task-free-share" in out
+    assert "task-alloc-share 18.8%, task-free-share 23.8%" in out
     assert "(50 other tasks)" in out and "\n  all " in out
     assert "the recorded command (pid 21569, 4 tasks):" in out and "other processes'" in out
 

@@ -85,6 +85,18 @@ const struct pl_metric pl_metrics[] = {
 	ROW("contig-1g-won", "1 GiB ranges won", "ranges", H, FRAG,
 	    "1 GiB ranges alloc_contig_range() got (a hugetlb gigantic page each)"),
 
+	/* ---- recording: what pagelab trace record costs, who a trace's events are ---- */
+	ROW("record-slowdown", "workload slowdown under recording", "x", L, SPEED,
+	    "the workload's wall time under pagelab trace record over its untraced time, same run, interleaved"),
+	ROW("record-drain-share", "drain after the workload", "fraction", L, SPEED,
+	    "seconds from tracing off to the trace.dat written, over the workload's own seconds"),
+	ROW("record-lost-events", "events lost while recording", "events", L, FIDELITY,
+	    "events the ring buffer dropped (the per-CPU stats' overrun and the pages' missed-events marks)"),
+	ROW("task-alloc-share", "share of the page allocations", "fraction", N, STATE,
+	    "one task's (or the recorded command's tasks') successful mm_page_alloc over the trace's"),
+	ROW("task-free-share", "share of the page frees", "fraction", N, STATE,
+	    "one task's (or the recorded command's tasks') mm_page_free and _batched over the trace's"),
+
 	/* ---- state: shown, never judged ---- */
 	ROW("free-pages", "free pages", "pages", N, STATE,
 	    "pages free in the machine (buddy and PCPs)"),

@@ -306,10 +306,33 @@ static int dat_open_raw(struct pl_trace_reader *r)
 	return dat_open(r, r->dat_map, r->dat_len);
 }
 
+/*
+ * The most a compressed trace.dat may unpack to: PL_TRACE_DAT_RATIO times
+ * its compressed length (a real one packs 10-20 to 1), at least 64 MiB, and
+ * never past half the host's memory; a file that unpacks further is a
+ * decompression bomb, refused. Memory follows the file's real size.
+ */
+#define PL_TRACE_DAT_RATIO	256u
+
+static size_t dat_unpack_limit(const struct pl_trace_reader *r)
+{
+	size_t in = r->mem_len, lim, host;
+	struct stat sb;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	if (r->fd >= 0)
+		in = !fstat(r->fd, &sb) && sb.st_size > 0 ? (size_t)sb.st_size : 0;
+	lim = in > SIZE_MAX / PL_TRACE_DAT_RATIO ? SIZE_MAX : in * PL_TRACE_DAT_RATIO;
+	if (lim < ((size_t)64 << 20))
+		lim = (size_t)64 << 20;
+	host = pages > 0 && psz > 0 ? (size_t)pages / 2 * (size_t)psz : (size_t)1 << 30;
+	return lim < host ? lim : host;
+}
+
 /* A trace.dat inside gzip/zstd/xz: decompressed whole into memory first. */
 static int dat_open_decompressed(struct pl_trace_reader *r)
 {
-	size_t cap = PL_TRACE_BUFSZ * 4, len = r->len;
+	size_t cap = PL_TRACE_BUFSZ * 4, len = r->len, limit = dat_unpack_limit(r);
 	unsigned char *b = malloc(cap);
 
 	if (!b) {
@@ -321,8 +344,18 @@ static int dat_open_decompressed(struct pl_trace_reader *r)
 		ssize_t got;
 
 		if (cap - len < PL_TRACE_BUFSZ) {
-			unsigned char *n = cap < ((size_t)1 << 40) ? realloc(b, cap * 2) : NULL;
+			unsigned char *n;
 
+			if (cap >= limit) {
+				free(b);
+				snprintf(open_error, sizeof(open_error),
+					 "the compressed trace.dat unpacks past %zu MiB (%u times its "
+					 "size, or half this host's memory): refused", limit >> 20,
+					 PL_TRACE_DAT_RATIO);
+				errno = EINVAL;
+				return -1;
+			}
+			n = realloc(b, cap * 2 < limit + PL_TRACE_BUFSZ ? cap * 2 : limit + PL_TRACE_BUFSZ);
 			if (!n) {
 				free(b);
 				snprintf(open_error, sizeof(open_error),
@@ -331,7 +364,7 @@ static int dat_open_decompressed(struct pl_trace_reader *r)
 				return -1;
 			}
 			b = n;
-			cap *= 2;
+			cap = cap * 2 < limit + PL_TRACE_BUFSZ ? cap * 2 : limit + PL_TRACE_BUFSZ;
 		}
 		got = decompress(r, (char *)b + len, cap - len);
 		if (got < 0) {

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,6 @@
 #define TD_MAGIC_LEN	10
 #define TD_PAGE_SIZE	4096u		/* pagelab models 4 KiB pages */
 #define TD_MAX_CHUNK	(64u << 20)	/* a decompressed chunk or section */
-#define TD_MAX_CPUS	4096u
 #define RB_MISSED_EVENTS (1ull << 31)
 #define RB_MISSED_STORED (1ull << 30)
 #define RB_SIZE_MASK	((1ull << 30) - 1)
@@ -444,6 +444,9 @@ static int add_cpus(struct pl_tracedat *d, const uint64_t (*tab)[3], unsigned in
 				    "past the end of the file (%zu bytes)",
 				    (unsigned long long)tab[i][0], (unsigned long long)size,
 				    (unsigned long long)off, d->len);
+		if (tab[i][0] >= PL_TRACE_MAX_CPUS)	/* the text parser's limit too */
+			return fail(d, "corrupt: CPU %llu (no kernel has %u CPUs)",
+				    (unsigned long long)tab[i][0], PL_TRACE_MAX_CPUS);
 		c->cpu = (unsigned int)tab[i][0];
 		c->last_pid = -1;
 		if (d->comp != COMP_NONE && size) {
@@ -517,7 +520,7 @@ static int open_v6(struct pl_tracedat *d, struct cur *c)
 			return ret;
 	}
 	cpus = (unsigned int)cur_u(c, 4);
-	if (c->bad || cpus > TD_MAX_CPUS)
+	if (c->bad || cpus >= PL_TRACE_MAX_CPUS)
 		return fail(d, "truncated or corrupt: no CPU count (or %u CPUs)", cpus);
 	if (cur_have(c, 10) && !memcmp(c->base + c->pos, "options  ", 10)) {
 		c->pos += 10;
@@ -617,7 +620,7 @@ static int open_v7(struct pl_tracedat *d, struct cur *c)
 				(void)boff;
 				(void)name;
 				(void)clock;
-				if (o.bad || n > TD_MAX_CPUS) {
+				if (o.bad || n >= PL_TRACE_MAX_CPUS) {
 					ret = fail(d, "corrupt: a BUFFER option is malformed");
 					goto out;
 				}
@@ -978,6 +981,40 @@ static inline unsigned long ufield(const struct td_format *f, const unsigned cha
 }
 
 /*
+ * The ranges the text parser holds its fields to (src/trace/parse.c: what a
+ * kernel can print): a value outside is a malformed event, counted and
+ * skipped, never handed on.
+ */
+static bool in_range(const struct td_format *f, const struct pl_trace_event *ev)
+{
+	bool mt = f->have >> TDF_MT & 1;
+
+	if ((f->have >> TDF_ORDER & 1) && f->kind != PL_TRACE_PAGE_FREE_BATCHED &&
+	    (ev->order < 0 || ev->order > MAX_PAGE_ORDER))
+		return false;
+	if ((f->have >> TDF_PFN & 1) && ev->pfn >= PL_TRACE_PFN_LIMIT && ev->pfn != -1UL)
+		return false;
+	if (mt && (ev->migratetype < 0 || ev->migratetype > PL_TRACE_MAX_MIGRATETYPE))
+		return false;
+	switch (f->kind) {
+	case PL_TRACE_ZONE_LOCKED:
+		return ev->percpu_refill == 0 || ev->percpu_refill == 1;
+	case PL_TRACE_EXTFRAG:
+		return ev->fallback_order >= 0 && ev->fallback_order <= MAX_PAGE_ORDER &&
+		       ev->fallback_migratetype >= 0 &&
+		       ev->fallback_migratetype <= PL_TRACE_MAX_MIGRATETYPE &&
+		       (ev->change_ownership == 0 || ev->change_ownership == 1);
+	case PL_TRACE_ALLOC_VMAP_AREA:	/* an area that wraps the address space */
+		return (ev->failed == 0 || ev->failed == 1) &&
+		       ev->size <= ULONG_MAX - ev->va_start;
+	case PL_TRACE_PURGE_VMAP_AREA:
+		return ev->npurged <= LONG_MAX;
+	default:
+		return true;
+	}
+}
+
+/*
  * Decode the pending event of @c into *@ev. Return: 1 an event, 0 one that
  * pagelab does not read (counted), 2 a fork (*@child set), -1 a malformed
  * event (counted, skipped as the text parser skips a malformed line), -EIO
@@ -1069,8 +1106,7 @@ static int decode(struct pl_tracedat *d, struct td_cpu *c, struct pl_trace_event
 	default:
 		break;
 	}
-	if ((f->have >> TDF_ORDER & 1) && f->kind != PL_TRACE_PAGE_FREE_BATCHED &&
-	    (ev->order < 0 || ev->order > MAX_PAGE_ORDER)) {
+	if (!in_range(f, ev)) {
 		st->warn[PL_TW_malformed_line]++;
 		return -1;
 	}

@@ -4,7 +4,8 @@
  * first byte of an input picks the surface, the rest is the file.
  *
  *   0 trace      pl_trace_open_mem() over the bytes as they are (any of
- *                the text formats, or a compressed stream the corpus holds)
+ *                the text formats, a trace-cmd trace.dat, or a compressed
+ *                stream the corpus holds)
  *   1-3 gzip/zstd/xz   the bytes compressed first, then parsed: every
  *                decompressor reaches the parser with a valid stream
  *   4 snapshot   the bytes cut at NUL into buddyinfo, pagetypeinfo,

@@ -14,6 +14,7 @@
 #include <lzma.h>
 #include <stdio.h>
 #include <string.h>
+#include <zstd.h>
 #include "helpers.h"
 #include "pagelab/trace.h"
 #include "trace_fixtures.h"
@@ -277,12 +278,165 @@ static void test_dat_bad_data(void **state)
 	free(b);
 }
 
+/* Replace the first @old in the format of @event with @new (same length). */
+static void patch_format(unsigned char *buf, size_t len, const char *event, const char *old,
+			 const char *new)
+{
+	char name[64];
+	unsigned char *f, *o;
+
+	snprintf(name, sizeof(name), "name: %s\n", event);
+	f = find(buf, len, name);
+	o = find(f, len - (size_t)(f - buf), old);
+	assert_int_equal(strlen(old), strlen(new));
+	memcpy(o, new, strlen(new));
+}
+
+/* Read @buf to its end: the events, the malformed count, the last return value. */
+static unsigned long read_checked(const unsigned char *buf, size_t len, unsigned long *malformed,
+				  int *last)
+{
+	struct pl_trace_reader *r = pl_trace_open_mem(buf, len);
+	struct pl_trace_event ev;
+	unsigned long n = 0;
+
+	assert_non_null(r);
+	pl_warn_set_quiet(true);
+	while ((*last = pl_trace_next(r, &ev)) > 0) {
+		/* nothing outside the kernel's ranges is handed on */
+		assert_true(ev.cpu < PL_TRACE_MAX_CPUS);
+		assert_true(ev.order >= 0 && ev.order <= MAX_PAGE_ORDER);
+		assert_true(ev.pfn < PL_TRACE_PFN_LIMIT || ev.pfn == -1UL);
+		assert_true(ev.migratetype >= 0 && ev.migratetype <= PL_TRACE_MAX_MIGRATETYPE);
+		n++;
+	}
+	pl_warn_set_quiet(false);
+	*malformed = pl_trace_get_stats(r)->warn[PL_TW_malformed_line];
+	pl_trace_close(r);
+	return n;
+}
+
+/*
+ * Values outside what a kernel can write are malformed events, as in text:
+ * counted and skipped, the rest of the file read. Here a field's offset is
+ * moved onto bytes that hold something else (gfp_flags as an order or a
+ * migratetype, the pid as a pfn's high bits).
+ */
+static void test_dat_fields_out_of_range(void **state)
+{
+	size_t len;
+	unsigned char *b = v6_bytes(&len), *copy = malloc(len);
+	unsigned long all, n, bad, bad0;
+	int last;
+
+	(void)state;
+	assert_non_null(copy);
+	all = read_checked(b, len, &bad0, &last);
+	assert_int_equal(last, 0);
+	assert_int_equal(bad0, 0);
+	/* migratetype read from gfp_flags: GFP_KERNEL and the like are > 5 */
+	memcpy(copy, b, len);
+	patch_format(copy, len, "mm_page_alloc", "int migratetype;\toffset:32;",
+		     "int migratetype;\toffset:24;");
+	n = read_checked(copy, len, &bad, &last);
+	assert_int_equal(last, 0);
+	assert_true(bad > 100);
+	assert_int_equal(n + bad, all);
+	/* order read from gfp_flags */
+	memcpy(copy, b, len);
+	patch_format(copy, len, "mm_page_alloc", "unsigned int order;\toffset:16;",
+		     "unsigned int order;\toffset:24;");
+	n = read_checked(copy, len, &bad, &last);
+	assert_int_equal(last, 0);
+	assert_true(bad > 100);
+	assert_int_equal(n + bad, all);
+	/* a free's pfn over common_pid: pid << 32 is past 2^40 for pids from 256 */
+	memcpy(copy, b, len);
+	patch_format(copy, len, "mm_page_free", "unsigned long pfn;\toffset:8;",
+		     "unsigned long pfn;\toffset:0;");
+	n = read_checked(copy, len, &bad, &last);
+	assert_int_equal(last, 0);
+	assert_true(bad > 100);
+	assert_int_equal(n + bad, all);
+	free(copy);
+	free(b);
+}
+
+/*
+ * A page whose timestamp jumps two weeks: its events are more than
+ * PL_TRACE_MAX_GAP_S after the ones before, skipped as a text trace's are.
+ */
+static void test_dat_time_gap(void **state)
+{
+	size_t len;
+	unsigned char *b = v6_bytes(&len), *copy = malloc(len);
+	unsigned long all, n, bad;
+	uint64_t ts;
+	int last;
+
+	(void)state;
+	assert_non_null(copy);
+	all = read_checked(b, len, &bad, &last);
+	memcpy(copy, b, len);
+	/* the last page of the second CPU's data: the file's last 4096 bytes */
+	memcpy(&ts, copy + len - 4096, 8);
+	ts += 2 * 7 * 24 * 3600 * 1000000000ull;
+	memcpy(copy + len - 4096, &ts, 8);
+	n = read_checked(copy, len, &bad, &last);
+	assert_int_equal(last, 0);
+	assert_true(bad > 0);
+	assert_int_equal(n + bad, all);
+	free(copy);
+	free(b);
+}
+
+/* A CPU count no kernel has (the text parser's limit) is refused at open. */
+static void test_dat_cpu_limit(void **state)
+{
+	size_t len;
+	unsigned char *b = v6_bytes(&len), *p;
+	uint32_t cpus = PL_TRACE_MAX_CPUS;
+
+	(void)state;
+	/* version 6: the CPU count is the 4 bytes before "options  " */
+	p = find(b, len, "options  ");
+	memcpy(p - 4, &cpus, 4);
+	assert_refused(b, len, "CPUs");
+	free(b);
+}
+
+/*
+ * A compressed trace.dat that unpacks past its limit (256 times its size,
+ * at least 64 MiB) is refused at open in one line, its memory never past
+ * the limit: a few KiB of zstd that would unpack to 96 MiB.
+ */
+static void test_dat_decompression_bomb(void **state)
+{
+	size_t big = 96u << 20, clen;
+	unsigned char *raw = calloc(1, big), *z = malloc(ZSTD_compressBound(big));
+
+	(void)state;
+	assert_non_null(raw);
+	assert_non_null(z);
+	memcpy(raw, "\x17\x08\x44tracing6\0", 11);
+	clen = ZSTD_compress(z, ZSTD_compressBound(big), raw, big, 1);
+	assert_false(ZSTD_isError(clen));
+	assert_true(clen < (64u << 10));
+	assert_refused(z, clen, "unpacks past 64 MiB");
+	free(raw);
+	free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dat_equals_report),
 		cmocka_unit_test(test_dat_bad_header),
 		cmocka_unit_test(test_dat_bad_data),
+		cmocka_unit_test(test_dat_fields_out_of_range),
+		cmocka_unit_test(test_dat_cpu_limit),
+		cmocka_unit_test(test_dat_time_gap),
+		cmocka_unit_test(test_dat_decompression_bomb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
