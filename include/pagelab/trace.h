@@ -206,7 +206,7 @@ enum pl_trace_warn {
 
 extern const char *const pl_trace_warn_names[NR_PL_TRACE_WARN];
 
-/* ---- the streaming parser (src/trace/parse.c) --------------------------- */
+/* ---- the streaming reader (src/trace/reader.c, parse.c) ------------------ */
 
 enum pl_trace_format { PL_TRACE_FMT_UNKNOWN, PL_TRACE_FMT_FTRACE, PL_TRACE_FMT_TRACE_CMD,
 		       PL_TRACE_FMT_PERF, PL_TRACE_FMT_TRACE_DAT };

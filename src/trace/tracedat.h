@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tracedat.h - the trace layer's reader of trace-cmd's binary trace.dat
- * (file versions 6 and 7), private to src/trace/: parse.c hands it a whole
+ * (file versions 6 and 7), private to src/trace/: reader.c hands it a whole
  * file in memory (mapped or decompressed) when the file starts with the
  * trace.dat magic, and streams its events through pl_trace_next().
  */
