@@ -346,6 +346,11 @@ void pl_lock_stat_print(struct pl_seq *s, struct pl_lock_class_stat *classes, un
 	X(COMPACT_DEFER, "zones deferred after a failed compaction (defer_compaction)") \
 	X(COMPACT_DEFERRED, "compactions skipped for deferral (compaction_deferred)") \
 	X(COMPACT_CAPTURE, "blocks a direct compactor captured as they merged")  \
+	X(COMPACT_DAEMON_WAKE, "kcompactd runs for a wakeup (compact_daemon_wake)") \
+	X(COMPACT_DAEMON_MIGRATE_SCANNED, "pages kcompactd's migrate scanner looked at (compact_daemon_migrate_scanned)") \
+	X(COMPACT_DAEMON_FREE_SCANNED, "pages kcompactd's free scanner looked at (compact_daemon_free_scanned)") \
+	X(KCOMPACTD_WAKEUP, "wakeup_kcompactd() calls that woke it (mm_compaction_wakeup_kcompactd)") \
+	X(COMPACT_PROACTIVE, "proactive compaction passes over the node (fragmentation score above its high mark)") \
 	X(PGMIGRATE_SUCCESS, "pages migrated (pgmigrate_success)")              \
 	X(PGMIGRATE_FAIL, "isolated blocks not migrated (pgmigrate_fail)")
 

@@ -133,4 +133,55 @@ void compaction_defer_reset(struct zone *zone, int order, bool alloc_success);
 /** pl_extfrag_threshold() - vm.extfrag_threshold of @m (default 500). */
 unsigned int pl_extfrag_threshold(const struct pl_machine *m);
 
+/* ---- kcompactd and proactive compaction (src/mm/kcompactd.c) -------------------- */
+
+/* The kernel's: how often kcompactd looks at the fragmentation score, and for which order. */
+#define HPAGE_FRAG_CHECK_INTERVAL_MSEC	500
+#define COMPACTION_HPAGE_ORDER		9
+
+/** pl_compaction_proactiveness() - vm.compaction_proactiveness of @m (0..100, default 20). */
+unsigned int pl_compaction_proactiveness(const struct pl_machine *m);
+/**
+ * extfrag_for_order() - the share of @zone's free pages, in percent, in
+ * blocks smaller than @order (mm/vmstat.c); 0 when nothing is free.
+ */
+unsigned int extfrag_for_order(const struct zone *zone, unsigned int order);
+/** fragmentation_score_zone() - extfrag_for_order() for COMPACTION_HPAGE_ORDER. */
+unsigned int fragmentation_score_zone(const struct zone *zone);
+/** fragmentation_score_node() - the zones' scores weighted by their present pages (0..100). */
+unsigned int fragmentation_score_node(struct pl_machine *m);
+/**
+ * fragmentation_score_wmark() - proactive compaction's marks: low is
+ * max(100 - proactiveness, 5), high is low + 10 (at most 100).
+ */
+unsigned int fragmentation_score_wmark(const struct pl_machine *m, bool low);
+/**
+ * wakeup_kcompactd() - ask kcompactd for a block of @order in the zones up
+ * to @highest_zoneidx (kswapd, going to sleep). Kept for the next run if
+ * some zone is worth compacting for it; nothing during a replay that runs
+ * the trace's own wakes.
+ */
+void wakeup_kcompactd(struct pl_machine *m, int order, int highest_zoneidx);
+/**
+ * pl_kcompactd_run() - kcompactd at time @now_ns: the asked work if woken,
+ * else, each HPAGE_FRAG_CHECK_INTERVAL_MSEC, proactive compaction if the
+ * node's fragmentation score is above its high mark and kswapd is not
+ * running. Nothing without a migrate holder, or while another thread runs
+ * it. Context: entered.
+ */
+void pl_kcompactd_run(struct pl_machine *m, uint64_t now_ns);
+/**
+ * pl_kcompactd_tick() - pl_kcompactd_run() from the vmstat tick, each call
+ * a 1/nr_cpus-th of a second of the daemon's clock (none while traced).
+ */
+void pl_kcompactd_tick(struct pl_machine *m);
+/**
+ * pl_kcompactd_set_traced() - a replay that runs the trace's kcompactd
+ * wakes (pl_kcompactd_traced_wake()) and its clock: kswapd's wakeups and
+ * the tick stand aside.
+ */
+void pl_kcompactd_set_traced(struct pl_machine *m, bool traced);
+/** pl_kcompactd_traced_wake() - the trace's kcompactd ran its work for @order at @now_ns. */
+void pl_kcompactd_traced_wake(struct pl_machine *m, int order, uint64_t now_ns);
+
 #endif /* PAGELAB_COMPACTION_H */

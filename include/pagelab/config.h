@@ -212,6 +212,7 @@ struct pl_config {
 	unsigned long watermark_boost_factor;
 	unsigned long percpu_pagelist_high_fraction;
 	unsigned int extfrag_threshold;	/* vm.extfrag_threshold + 1; 0: the default 500 */
+	unsigned int compaction_proactiveness;	/* vm.compaction_proactiveness + 1; 0: the default 20 */
 };
 
 /* pl_config.watermark_boost_factor: the sysctl's 0, boosting off. */

@@ -122,6 +122,12 @@ struct pl_machine {
 	const struct pl_migrate_ops *migrate_ops;
 	void *migrate_ctx;
 	struct pl_zone_compact zone_compact[MAX_NR_ZONES];
+	struct pl_kcompactd kcompactd;
+	/*
+	 * what kswapd was woken for (pgdat->kswapd_order, and
+	 * kswapd_highest_zoneidx + 1, 0: none asked), relaxed atomics
+	 */
+	int kswapd_order, kswapd_highest_zoneidx;
 	int compact_capturing;	/* direct compactors running (atomic): see task_capc() */
 };
 

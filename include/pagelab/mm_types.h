@@ -389,6 +389,20 @@ struct pl_zone_compact {
 	bool compact_blockskip_flush;
 };
 
+/*
+ * The node's kcompactd (src/mm/kcompactd.c): the kernel's pgdat->kcompactd_*
+ * and its thread's loop state. @busy: a thread runs it (atomic); @woken: a
+ * wakeup_kcompactd() waits to be served; @traced: a replay runs the
+ * trace's own kcompactd wakes; @clock_ns: its clock at the vmstat tick;
+ * @next_ns: when it next looks at the fragmentation score.
+ */
+struct pl_kcompactd {
+	int max_order, highest_zoneidx;
+	int busy;
+	bool woken, traced;
+	uint64_t clock_ns, next_ns, timeout_ns;
+};
+
 #define PB_migratetype_mask	0x07u
 #define PB_migrate_isolate	0x08u
 #define PB_migrate_skip		0x10u	/* compaction: nothing to do in this block */

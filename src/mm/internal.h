@@ -326,6 +326,12 @@ struct page *__alloc_pages_direct_compact(struct pl_machine *m, gfp_t gfp, unsig
 					  enum pl_compact_result *result);
 bool should_compact_retry(struct pl_machine *m, unsigned int order, int highest_zoneidx,
 			  enum pl_compact_result result, enum compact_priority *prio, int *retries);
+enum pl_compact_result compaction_suit_allocation_order(struct zone *zone, int order,
+							int highest_zoneidx, unsigned int alloc_flags);
+/* kswapd_is_running(): a kswapd run (traced or pagelab's) is in progress */
+bool kswapd_is_running(struct pl_machine *m);
+/* pl_kcompactd_init(): the daemon's state at machine creation (kcompactd()'s start) */
+void pl_kcompactd_init(struct pl_machine *m);
 /* compact_gap(): free pages compaction wants beyond the watermark for its targets */
 static inline unsigned long compact_gap(unsigned int order) { return 2UL << order; }
 static inline bool is_migrate_movable(int mt) { return mt == MIGRATE_MOVABLE; }

@@ -635,6 +635,7 @@ int pl_mm_init(struct pl_machine *m)
 	}
 	pl_setup_per_zone_wmarks(m);
 	pl_setup_zone_pagesets(m);
+	pl_kcompactd_init(m);
 	pl_fault_state_init(&m->fail_page_alloc);
 	m->fail_page_alloc_ready = true;
 	return 0;

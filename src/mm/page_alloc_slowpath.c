@@ -237,6 +237,11 @@ void wakeup_kswapd(struct zone *zone, unsigned int order, int highest_zoneidx)
 
 	if (pgdat_balanced(m, order, highest_zoneidx) && !pgdat_watermark_boosted(m, highest_zoneidx))
 		return;
+	/* what kswapd then asks kcompactd for: the highest order and zone asked */
+	if (READ_ONCE(m->kswapd_order) < (int)order)
+		WRITE_ONCE(m->kswapd_order, (int)order);
+	if (READ_ONCE(m->kswapd_highest_zoneidx) < highest_zoneidx + 1)
+		WRITE_ONCE(m->kswapd_highest_zoneidx, highest_zoneidx + 1);
 	for (int zi = 0; zi <= highest_zoneidx; zi++) {
 		struct zone *z = &m->node_zones[zi];
 
@@ -273,6 +278,25 @@ static void kswapd_zone_end(struct zone *zone, unsigned long boost)
 	pl_count(PL_EV_WMARK_BOOST_CLEAR, 1);
 }
 
+/*
+ * kswapd_try_to_sleep(): the run is over; on a node balanced for order 0
+ * (the kernel's kswapd drops a high order to 0 once it has reclaimed
+ * compact_gap() pages, and leaves the order to compaction) it wakes
+ * kcompactd for the order it was woken for.
+ */
+static void kswapd_try_to_sleep(struct pl_machine *m)
+{
+	int order = READ_ONCE(m->kswapd_order);
+	int highest = READ_ONCE(m->kswapd_highest_zoneidx) - 1;
+
+	WRITE_ONCE(m->kswapd_order, 0);
+	WRITE_ONCE(m->kswapd_highest_zoneidx, 0);
+	if (highest < 0)
+		highest = MAX_NR_ZONES - 1;
+	if (pgdat_balanced(m, 0, highest))
+		wakeup_kcompactd(m, order, highest);
+}
+
 /* pl_kswapd_run(): see include/pagelab/mm.h. */
 void pl_kswapd_run(struct pl_machine *m)
 {
@@ -306,6 +330,7 @@ pending:
 	for_each_populated_zone(zone, m)
 		if (woken[zone->zone_idx])
 			kswapd_zone_end(zone, boosts[zone->zone_idx]);
+	kswapd_try_to_sleep(m);
 }
 
 /* ---- the slow path -------------------------------------------------------- */
@@ -464,4 +489,7 @@ void pl_kswapd_end(struct pl_machine *m)
 		m->kswapd_boost[zone->zone_idx] = 0;
 	}
 	m->kswapd_traced = false;
+	/* the trace shows kcompactd's own wakes: the replay runs those */
+	WRITE_ONCE(m->kswapd_order, 0);
+	WRITE_ONCE(m->kswapd_highest_zoneidx, 0);
 }

@@ -771,6 +771,7 @@ int pl_vmstat_tick(void)
 		todo += decay_pcp_high(zone, this_cpu_pcp(zone));
 	}
 	pl_kswapd_run(m);	/* if woken since the last tick (page_alloc_slowpath.c) */
+	pl_kcompactd_tick(m);	/* woken by that run, or its proactive look (kcompactd.c) */
 	return todo;
 }
 

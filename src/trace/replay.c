@@ -44,6 +44,10 @@
  * is one of them and, when it moves one, the table follows it to its new
  * page; the loaded state's held pages move too (pl_state_moved()). The
  * next traced free of the kernel pfn then frees the block where it is now.
+ * kcompactd works where the trace shows the kernel's did
+ * (mm_compaction_kcompactd_wake), and looks at the fragmentation score
+ * for proactive compaction on the trace's clock; pagelab's kswapd does
+ * not wake it during a replay.
  *
  * Invariants: every blocks-table entry is a block pagelab allocated and has
  * not freed, and its head page's private is its key; the tables and the claim lists are the only owners of the
@@ -53,6 +57,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pagelab/compaction.h"
 #include "pagelab/replay.h"
 #include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
@@ -338,6 +343,7 @@ struct pl_replay *pl_replay_create(struct pl_machine *m, struct pl_loaded_state 
 	}
 	pl_set_tracepoint_sink(m, replay_tp, r);
 	pl_set_migrate_ops(m, &replay_migrate_ops, r);
+	pl_kcompactd_set_traced(m, true);	/* the trace's kcompactd wakes: see pl_replay_event() */
 	return r;
 }
 
@@ -991,6 +997,9 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 		pl_enter(r->m, ev->cpu);
 	r->busy_free = ev->type == PL_TRACE_PAGE_FREE && pl_pcp_busy_has(r->busy, ev->line);
 	follow_kswapd(r, ev);
+	/* kcompactd's proactive look, on the trace's clock */
+	if (unlikely(ev->ts_ns >= r->m->kcompactd.next_ns))
+		pl_kcompactd_run(r->m, ev->ts_ns);
 	follow_pcp(r, ev);
 	if (r->claim[ev->cpu] && (ev->type != PL_TRACE_PAGE_FREE || ev->order))
 		claim_close(r, ev->cpu);
@@ -1007,6 +1016,10 @@ int pl_replay_event(struct pl_replay *r, const struct pl_trace_event *ev)
 	case PL_TRACE_PURGE_VMAP_AREA:
 		r->last_nr_lazy = -1;	/* the kernel's counter fell by what it purged */
 		return 0;
+	case PL_TRACE_KCOMPACTD_WAKE:
+		/* the kernel's kcompactd ran its work here: pagelab's runs for the same order */
+		pl_kcompactd_traced_wake(r->m, (int)ev->order, ev->ts_ns);
+		return 0;
 	default:
 		return 0;	/* the kernel's internal steps: pagelab makes its own */
 	}
@@ -1018,6 +1031,7 @@ void pl_replay_destroy(struct pl_replay *r, bool free_live)
 		return;
 	pl_set_tracepoint_sink(r->m, NULL, NULL);
 	pl_set_migrate_ops(r->m, NULL, NULL);
+	pl_kcompactd_set_traced(r->m, false);
 	pl_enter(r->m, 0);
 	pl_kswapd_end(r->m);	/* a kswapd run still open when the trace ended */
 	for (size_t i = 0; i < r->areas.cap; i++) {
