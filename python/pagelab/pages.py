@@ -547,6 +547,15 @@ def write_index(store: Store, out_dir: Path, names: list[str]) -> Path:
              "Every page here is generated from the results store by `pagelab docs`, after "
              "`pagelab run NAME` (docs/experiments.md). Nothing is pasted by hand.", "",
              "| experiment | what | last run | cells ok | commit |", "|---|---|---|---:|---|"]
+    # A page written from another store (another host, an earlier run) stays listed
+    # with its own row until this store runs that experiment.
+    kept = {}
+    old_index = out_dir / "index.md"
+    if old_index.is_file():
+        for row in old_index.read_text().splitlines():
+            m = re.match(r"\| \[([a-z0-9_-]+)\]\(\1\.md\) \|", row)
+            if m:
+                kept[m.group(1)] = row
     for name in names:
         try:
             exp = experiments.load(name)
@@ -559,6 +568,8 @@ def write_index(store: Store, out_dir: Path, names: list[str]) -> Path:
             lines.append(f"| {link} | {exp.title} | {last['started']:%Y-%m-%d %H:%M} "
                          f"({last['status']}) | {len(store.ok_cells(name))} | "
                          f"{last['commit'][:10]}{' dirty' if last['dirty'] else ''} |")
+        elif name in kept and page.exists():
+            lines.append(kept[name])
         else:
             lines.append(f"| {name} | {exp.title} | never | 0 | |")
     path = out_dir / "index.md"
