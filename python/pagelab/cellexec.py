@@ -118,15 +118,16 @@ def _replay(spec: dict) -> list[dict]:
 def _seedgroup(spec: dict) -> list[dict]:
     from . import stats
     from .runner import BenchError, run_adaptive, run_interleaved
-    from .seed_cells import cells_fn
+    from .seed_cells import cells_fn, local_params
     pol = stats.policy_for(spec["measure"], spec["seed_mode"] == "quick")
+    params = local_params(spec["params"])
     try:
         if pol.quick or spec.get("fixed"):
-            ms = run_interleaved(spec["suite"], dict(spec["params"]), spec["designs"],
+            ms = run_interleaved(spec["suite"], dict(params), spec["designs"],
                                  spec["quick_reps"], together=spec["together"],
                                  mode=pol.mode)
         else:
-            ms = run_adaptive(spec["suite"], dict(spec["params"]), spec["designs"], pol,
+            ms = run_adaptive(spec["suite"], dict(params), spec["designs"], pol,
                               together=spec["together"], cells=cells_fn(spec))
     except BenchError as e:
         raise CellFailed(str(e)) from None

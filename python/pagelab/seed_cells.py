@@ -25,13 +25,41 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 import threading
+from pathlib import Path
 
 from . import stats
 from .expmodel import Cell, Experiment
-from .runner import Measurement, default_cells
+from .runner import REPO, Measurement, default_cells
 
 _SWAP_LOCK = threading.Lock()
+
+
+# Keys whose value is a file a group reads.  Inside the checkout they are kept
+# relative to it, so that a group's key (and the store that holds its results) is
+# the same from any checkout: a Dask worker's, or the one that renders the pages.
+PATH_KEYS = ("snapshot", "trace")
+
+
+def portable_params(params: dict) -> dict:
+    """@params as strings, with files inside the checkout relative to it."""
+    out = {}
+    for k, v in params.items():
+        v = str(v)
+        if k in PATH_KEYS and os.path.isabs(v):
+            try:
+                v = str(Path(v).resolve().relative_to(REPO))
+            except ValueError:
+                pass
+        out[k] = v
+    return out
+
+
+def local_params(params: dict) -> dict:
+    """portable_params() undone: a relative file of the checkout made absolute here."""
+    return {k: (str(REPO / v) if k in PATH_KEYS and v and not os.path.isabs(v) else v)
+            for k, v in params.items()}
 
 
 def _key(obj) -> str:
@@ -70,8 +98,7 @@ class RecordingCtx:
 
     def run(self, suite, params, designs, quick_reps, together=False, label=None,
             cells=default_cells):
-        spec = {"kind": "seedgroup", "suite": suite, "params": {k: str(v) for k, v in
-                                                                 params.items()},
+        spec = {"kind": "seedgroup", "suite": suite, "params": portable_params(params),
                 "designs": list(designs), "quick_reps": quick_reps, "together": together,
                 "label": label or suite, "seed_mode": self.mode,
                 "measure": self.policy.mode, "seed": self.seed}
@@ -85,8 +112,7 @@ class RecordingCtx:
 
     def fixed(self, suite, params, designs, reps, together=False, label=None, mode="wall"):
         """run_interleaved()'s signature: a fixed-repetition group (no policy)."""
-        spec = {"kind": "seedgroup", "suite": suite, "params": {k: str(v) for k, v in
-                                                                 params.items()},
+        spec = {"kind": "seedgroup", "suite": suite, "params": portable_params(params),
                 "designs": list(designs), "quick_reps": reps, "together": together,
                 "label": label or suite, "seed_mode": "quick", "measure": mode,
                 "fixed": True, "seed": self.seed}

@@ -172,3 +172,20 @@ def test_compare_and_report_read_from_the_store(tmp_path, capsys):
     assert main(["report", f"store:tiny@{store}", "-o", str(tmp_path / "r.html")]) == 0
     assert "zone-lock-v8" in (tmp_path / "r.html").read_text()
     assert main(["compare", f"store:nothing@{store}"]) == 2
+
+
+def test_seed_cells_name_no_path_of_this_checkout():
+    # A seed group's key hashes its parameters: with a file of the checkout named by
+    # its absolute path, a store written from one clone would not match the groups
+    # another clone (a Dask worker's, the one that renders the pages) asks for.
+    import os
+    from pagelab import seed_cells
+    for name in ("seed-002",):
+        for cell in E.cells(E.load(name)):
+            for k, v in cell.spec.get("params", {}).items():
+                assert not os.path.isabs(v), f"{name}: {cell.id} {k}={v}"
+    here = str(E.REPO / "tests" / "fixtures" / "booted-6.18")
+    p = seed_cells.portable_params({"snapshot": here, "mem": 4})
+    assert p == {"snapshot": "tests/fixtures/booted-6.18", "mem": "4"}
+    assert seed_cells.local_params(p)["snapshot"] == here
+    assert seed_cells.portable_params({"snapshot": "/elsewhere/x"})["snapshot"] == "/elsewhere/x"
