@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# update-verdicts.sh RUN_DIR - regenerate the seeds' verdict table from a run of
-# `pagelab reproduce all --out RUN_DIR`: docs/verdicts.md (included by
-# docs/seeds.md) and the README's copy between its verdicts markers, both the
-# output of `pagelab agree --seed RUN_DIR --markdown`. python/tests/test_docs.py
-# checks that the two are the same.
+# update-verdicts.sh [RUN] - regenerate the seeds' verdict table: docs/verdicts.md
+# (included by docs/seeds.md) and the README's copy between its verdicts markers,
+# both the output of `pagelab agree --seed RUN --markdown`.  RUN is "store:" (the
+# default: the seed experiments in the results store, after `pagelab run seed-000`
+# ... `seed-004`; $PAGELAB_STORE names another store file) or a directory of
+# `pagelab reproduce all --out DIR`.  python/tests/test_docs.py checks that the
+# two copies are the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-run=${1:?usage: scripts/update-verdicts.sh RUN_DIR (from pagelab reproduce all --out RUN_DIR)}
+run=${1:-store:}
 .venv/bin/python -m pagelab agree --seed "$run" --markdown > docs/verdicts.md.new
 mv docs/verdicts.md.new docs/verdicts.md
 .venv/bin/python - <<'PY'
