@@ -98,13 +98,16 @@ static void pass_parse(struct bench *b, const char *path, unsigned long max, con
 		struct pl_trace_reader *r = open_or_die(path);
 		unsigned long n = 0;
 		double t0 = now_s(), t;
+		const char *fmt;
 
 		while (n < max && pl_trace_next(r, &ev) > 0)
 			n++;
 		t = now_s() - t0;
+		/* the file's own format: text, or a trace.dat decoded in binary */
+		fmt = pl_trace_format_names[pl_trace_get_stats(r)->format];
 		pl_trace_close(r);
-		fprintf(b->out, "parse   %lu events in %.3f s: %.2f M events/s (text)\n", n, t,
-			(double)n / t / 1e6);
+		fprintf(b->out, "parse   %lu events in %.3f s: %.2f M events/s (events-per-s, %s)\n",
+			n, t, (double)n / t / 1e6, fmt);
 		bench_emit(b, "parse", design, rep, (double)n / t, "events-per-s", NULL);
 	}
 }

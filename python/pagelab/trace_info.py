@@ -14,6 +14,7 @@ says so at once.  `pagelab replay` prints the same table in its header.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -104,7 +105,7 @@ def info_text(name: str, info: dict, manifest: dict | None, command_pid: int | N
         out.append(f"not read: {info['unknown_events']} events of other kinds, "
                    f"{info['malformed']} malformed")
     if manifest:
-        cmd = " ".join(manifest.get("command") or []) or "(none: a timed recording)"
+        cmd = shlex.join(manifest.get("command") or []) or "(none: a timed recording)"
         out.append(f"recorded: {cmd}, {manifest['seconds']} s on {manifest['kernel']}"
                    + (f", drained {manifest['drain_seconds']} s after" if "drain_seconds" in manifest
                       else ""))
