@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * tracedat.c - trace-cmd's binary trace.dat, versions 6 and 7, read
- * straight into pagelab's event stream: the file's header, its options
+ * straight into pagelab's event stream (this file opens it; tracedat_read.c
+ * reads its pages): the file's header, its options
  * (version 7: sections, compressed with zstd or zlib where the file says
  * so), the event format files, the saved command lines (pid -> comm), and
  * each CPU's ring-buffer pages, merged by timestamp.
@@ -25,73 +26,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
-#include "tracedat.h"
-#include "tracedat_fmt.h"
-
-#define TD_MAGIC	"\x17\x08\x44tracing"
-#define TD_MAGIC_LEN	10
-#define TD_PAGE_SIZE	4096u		/* pagelab models 4 KiB pages */
-#define TD_MAX_CHUNK	(64u << 20)	/* a decompressed chunk or section */
-#define RB_MISSED_EVENTS (1ull << 31)
-#define RB_MISSED_STORED (1ull << 30)
-#define RB_SIZE_MASK	((1ull << 30) - 1)
-#define TS_ABS_BITS	59
-
-enum { COMP_NONE, COMP_ZSTD, COMP_ZLIB };
-
-struct td_cpu {
-	unsigned int cpu;
-	const unsigned char *data;	/* pages (raw, or the decompressed chunk) */
-	size_t size, pos;
-	const unsigned char *cdata;	/* compressed chunks (version 7) */
-	size_t csize, cpos;
-	uint32_t chunks_left;
-	unsigned char *ubuf;
-	size_t ucap;
-	const unsigned char *p, *pend;	/* the page being read */
-	uint64_t ts;
-	const unsigned char *rec;	/* the pending event */
-	uint32_t rec_len;
-	uint64_t rec_ts;
-	bool pending, done;
-	int last_pid, last_comm;	/* comm lookup cache */
-};
-
-struct td_comm {
-	int pid;
-	char comm[16];
-};
-
-struct pl_tracedat {
-	const unsigned char *buf;
-	size_t len;
-	int version, comp;
-	unsigned int long_size;
-	struct td_page_layout pl;
-	struct td_format *fmts;
-	size_t nr_fmts, cap_fmts;
-	struct td_format **by_id;	/* 65536 entries */
-	uint16_t type_off;
-	uint8_t type_size;
-	struct td_comm *comms;
-	size_t nr_comms;
-	int32_t *hash;			/* open addressing: index + 1 into comms */
-	size_t hash_mask;
-	struct td_cpu *cpus;
-	unsigned int nr_cpus;
-	unsigned char **owned;		/* decompressed sections */
-	size_t nr_owned;
-	unsigned long records;
-	bool failed;
-	char err[256];
-};
+#include "tracedat_int.h"
 
 bool pl_tracedat_magic(const void *buf, size_t len)
 {
@@ -109,7 +50,7 @@ int pl_tracedat_version(const struct pl_tracedat *d)
 }
 
 __attribute__((format(printf, 2, 3)))
-static int fail(struct pl_tracedat *d, const char *fmt, ...)
+int td_fail(struct pl_tracedat *d, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -120,92 +61,9 @@ static int fail(struct pl_tracedat *d, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* ---- bounded reads ------------------------------------------------------------ */
-
-static inline uint64_t ld(const unsigned char *p, unsigned int size)
-{
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2: {
-		uint16_t v;
-
-		memcpy(&v, p, 2);
-		return v;
-	}
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, p, 4);
-		return v;
-	}
-	default: {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		return v;
-	}
-	}
-}
-
-/* A cursor over [base, base + len): every read checks the bounds. */
-struct cur {
-	const unsigned char *base;
-	size_t len, pos;
-	bool bad;
-};
-
-static bool cur_have(struct cur *c, size_t n)
-{
-	if (c->bad || n > c->len - c->pos) {
-		c->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t cur_u(struct cur *c, unsigned int size)
-{
-	uint64_t v;
-
-	if (!cur_have(c, size))
-		return 0;
-	v = ld(c->base + c->pos, size);
-	c->pos += size;
-	return v;
-}
-
-/* A NUL-terminated string at the cursor (NULL if none within the bounds). */
-static const char *cur_str(struct cur *c)
-{
-	const unsigned char *s = c->base + c->pos, *z;
-
-	if (c->bad)
-		return NULL;
-	z = memchr(s, '\0', c->len - c->pos);
-	if (!z) {
-		c->bad = true;
-		return NULL;
-	}
-	c->pos += (size_t)(z - s) + 1;
-	return (const char *)s;
-}
-
-static const unsigned char *cur_take(struct cur *c, uint64_t n)
-{
-	const unsigned char *p = c->base + c->pos;
-
-	if (c->bad || n > c->len - c->pos) {
-		c->bad = true;
-		return NULL;
-	}
-	c->pos += (size_t)n;
-	return p;
-}
-
 /* ---- decompression ---------------------------------------------------------- */
 
-static int decompress(struct pl_tracedat *d, const unsigned char *src, size_t slen,
+int td_decompress(struct pl_tracedat *d, const unsigned char *src, size_t slen,
 		      unsigned char *dst, size_t dlen)
 {
 	if (d->comp == COMP_ZSTD) {
@@ -247,7 +105,7 @@ static int section(struct pl_tracedat *d, uint64_t off, unsigned int id, struct 
 	const unsigned char *body;
 
 	if (off > d->len)
-		return fail(d, "truncated or corrupt: section %u at offset %llu is past the end "
+		return td_fail(d, "truncated or corrupt: section %u at offset %llu is past the end "
 			    "of the file (%zu bytes)", id, (unsigned long long)off, d->len);
 	c.pos = (size_t)off;
 	sid = (unsigned int)cur_u(&c, 2);
@@ -256,10 +114,10 @@ static int section(struct pl_tracedat *d, uint64_t off, unsigned int id, struct 
 	size = cur_u(&c, 8);
 	body = cur_take(&c, size);
 	if (c.bad)
-		return fail(d, "truncated: section %u at offset %llu runs past the end of the file",
+		return td_fail(d, "truncated: section %u at offset %llu runs past the end of the file",
 			    id, (unsigned long long)off);
 	if (sid != id)
-		return fail(d, "corrupt: offset %llu holds section %u where section %u belongs",
+		return td_fail(d, "corrupt: offset %llu holds section %u where section %u belongs",
 			    (unsigned long long)off, sid, id);
 	if (!(flags & 1)) {
 		*out = (struct cur){ body, (size_t)size, 0, false };
@@ -272,13 +130,13 @@ static int section(struct pl_tracedat *d, uint64_t off, unsigned int id, struct 
 		unsigned char *dst;
 
 		if (z.bad || usize > TD_MAX_CHUNK)
-			return fail(d, "corrupt: compressed section %u at offset %llu has bad sizes",
+			return td_fail(d, "corrupt: compressed section %u at offset %llu has bad sizes",
 				    id, (unsigned long long)off);
 		dst = own(d, usize);
 		if (!dst)
 			return -ENOMEM;
-		if (decompress(d, src, csize, dst, usize))
-			return fail(d, "corrupt: section %u at offset %llu does not decompress",
+		if (td_decompress(d, src, csize, dst, usize))
+			return td_fail(d, "corrupt: section %u at offset %llu does not decompress",
 				    id, (unsigned long long)off);
 		*out = (struct cur){ dst, usize, 0, false };
 	}
@@ -296,20 +154,20 @@ static int header_info(struct pl_tracedat *d, struct cur *c)
 	int ret;
 
 	if (!name || strcmp(name, "header_page"))
-		return fail(d, "corrupt: no header_page where the file format puts it");
+		return td_fail(d, "corrupt: no header_page where the file format puts it");
 	n = cur_u(c, 8);
 	text = cur_take(c, n);
 	if (!text)
-		return fail(d, "truncated: header_page runs past the end of the file");
+		return td_fail(d, "truncated: header_page runs past the end of the file");
 	ret = td_header_page_parse((const char *)text, (size_t)n, &d->pl, why, sizeof(why));
 	if (ret)
-		return fail(d, "%s", why);
+		return td_fail(d, "%s", why);
 	name = cur_str(c);
 	if (!name || strcmp(name, "header_event"))
-		return fail(d, "corrupt: no header_event after header_page");
+		return td_fail(d, "corrupt: no header_event after header_page");
 	n = cur_u(c, 8);
 	if (!cur_take(c, n))
-		return fail(d, "truncated: header_event runs past the end of the file");
+		return td_fail(d, "truncated: header_event runs past the end of the file");
 	return 0;
 }
 
@@ -337,7 +195,7 @@ static int add_format(struct pl_tracedat *d, const char *system, const unsigned 
 	}
 	if (ret) {
 		td_format_release(f);
-		return fail(d, "%s", why);
+		return td_fail(d, "%s", why);
 	}
 	d->nr_fmts++;
 	return 0;
@@ -348,13 +206,13 @@ static int event_formats(struct pl_tracedat *d, struct cur *c)
 	uint32_t nsys = (uint32_t)cur_u(c, 4);
 
 	if (c->bad)
-		return fail(d, "truncated: the event formats end early");
+		return td_fail(d, "truncated: the event formats end early");
 	for (uint32_t s = 0; s < nsys; s++) {
 		const char *system = cur_str(c);
 		uint32_t n = (uint32_t)cur_u(c, 4);
 
 		if (!system || c->bad)
-			return fail(d, "truncated: the event formats end early (system %u of %u)",
+			return td_fail(d, "truncated: the event formats end early (system %u of %u)",
 				    s + 1, nsys);
 		for (uint32_t e = 0; e < n; e++) {
 			uint64_t len = cur_u(c, 8);
@@ -362,7 +220,7 @@ static int event_formats(struct pl_tracedat *d, struct cur *c)
 			int ret;
 
 			if (!text)
-				return fail(d, "truncated: a format file of system %s runs past the "
+				return td_fail(d, "truncated: a format file of system %s runs past the "
 					    "end of the file", system);
 			ret = add_format(d, system, text, (size_t)len);
 			if (ret)
@@ -379,12 +237,7 @@ static int skip_ftrace_formats(struct pl_tracedat *d, struct cur *c)
 
 	for (uint32_t i = 0; i < n && !c->bad; i++)
 		cur_take(c, cur_u(c, 8));
-	return c->bad ? fail(d, "truncated: the ftrace formats end early") : 0;
-}
-
-static size_t comm_slot(const struct pl_tracedat *d, int pid)
-{
-	return ((uint32_t)pid * 2654435761u) & d->hash_mask;
+	return c->bad ? td_fail(d, "truncated: the ftrace formats end early") : 0;
 }
 
 static int cmdlines(struct pl_tracedat *d, const unsigned char *text, size_t n)
@@ -413,7 +266,7 @@ static int cmdlines(struct pl_tracedat *d, const unsigned char *text, size_t n)
 		}
 		if (any && s < le && *s == ' ') {
 			struct td_comm *t = &d->comms[d->nr_comms];
-			size_t l = (size_t)(le - s - 1), h = comm_slot(d, (int)pid);
+			size_t l = (size_t)(le - s - 1), h = td_comm_slot(d, (int)pid);
 
 			t->pid = (int)pid;
 			if (l > sizeof(t->comm) - 1)
@@ -440,12 +293,12 @@ static int add_cpus(struct pl_tracedat *d, const uint64_t (*tab)[3], unsigned in
 		uint64_t off = tab[i][1], size = tab[i][2];
 
 		if (off > d->len || size > d->len - off)
-			return fail(d, "truncated: CPU %llu's data (%llu bytes at offset %llu) runs "
+			return td_fail(d, "truncated: CPU %llu's data (%llu bytes at offset %llu) runs "
 				    "past the end of the file (%zu bytes)",
 				    (unsigned long long)tab[i][0], (unsigned long long)size,
 				    (unsigned long long)off, d->len);
 		if (tab[i][0] >= PL_TRACE_MAX_CPUS)	/* the text parser's limit too */
-			return fail(d, "corrupt: CPU %llu (no kernel has %u CPUs)",
+			return td_fail(d, "corrupt: CPU %llu (no kernel has %u CPUs)",
 				    (unsigned long long)tab[i][0], PL_TRACE_MAX_CPUS);
 		c->cpu = (unsigned int)tab[i][0];
 		c->last_pid = -1;
@@ -458,7 +311,7 @@ static int add_cpus(struct pl_tracedat *d, const uint64_t (*tab)[3], unsigned in
 			c->csize = (size_t)(size + 4 <= d->len - off ? size + 4 : size);
 			c->cpos = 4;
 			if (z.bad)
-				return fail(d, "truncated: CPU %u's compressed data has no chunk count",
+				return td_fail(d, "truncated: CPU %u's compressed data has no chunk count",
 					    c->cpu);
 		} else {
 			c->data = d->buf + off;
@@ -477,12 +330,12 @@ static int flyrecord_v6(struct pl_tracedat *d, struct cur *c, unsigned int cpus,
 
 	*has_data = false;
 	if (!tag)
-		return fail(d, "truncated: the file ends before its CPU data");
+		return td_fail(d, "truncated: the file ends before its CPU data");
 	if (!memcmp(tag, "latency  ", 10))
-		return fail(d, "a latency-tracer trace.dat (text data): pagelab reads flyrecord "
+		return td_fail(d, "a latency-tracer trace.dat (text data): pagelab reads flyrecord "
 			    "data of the kmem events");
 	if (memcmp(tag, "flyrecord", 10))
-		return fail(d, "corrupt: no flyrecord section where the file format puts it");
+		return td_fail(d, "corrupt: no flyrecord section where the file format puts it");
 	*tab = calloc(cpus ? cpus : 1, sizeof(**tab));
 	if (!*tab)
 		return -ENOMEM;
@@ -492,7 +345,7 @@ static int flyrecord_v6(struct pl_tracedat *d, struct cur *c, unsigned int cpus,
 		(*tab)[i][2] = cur_u(c, 8);
 		*has_data |= (*tab)[i][2] != 0;
 	}
-	return c->bad ? fail(d, "truncated: the CPU data table ends early") : 0;
+	return c->bad ? td_fail(d, "truncated: the CPU data table ends early") : 0;
 }
 
 /* ---- opening ---------------------------------------------------------------------- */
@@ -514,14 +367,14 @@ static int open_v6(struct pl_tracedat *d, struct cur *c)
 		const unsigned char *text = cur_take(c, n);
 
 		if (!text)
-			return fail(d, "truncated: the file ends in its kallsyms, printk formats or "
+			return td_fail(d, "truncated: the file ends in its kallsyms, printk formats or "
 				    "command lines");
 		if ((ret = cmdlines(d, text, (size_t)n)))
 			return ret;
 	}
 	cpus = (unsigned int)cur_u(c, 4);
 	if (c->bad || cpus >= PL_TRACE_MAX_CPUS)
-		return fail(d, "truncated or corrupt: no CPU count (or %u CPUs)", cpus);
+		return td_fail(d, "truncated or corrupt: no CPU count (or %u CPUs)", cpus);
 	if (cur_have(c, 10) && !memcmp(c->base + c->pos, "options  ", 10)) {
 		c->pos += 10;
 		for (;;) {
@@ -530,19 +383,19 @@ static int open_v6(struct pl_tracedat *d, struct cur *c)
 			const unsigned char *opt;
 
 			if (c->bad)
-				return fail(d, "truncated: the options end early");
+				return td_fail(d, "truncated: the options end early");
 			if (!id)
 				break;
 			size = (uint32_t)cur_u(c, 4);
 			opt = cur_take(c, size);
 			if (!opt)
-				return fail(d, "truncated: option %u runs past the end of the file", id);
+				return td_fail(d, "truncated: option %u runs past the end of the file", id);
 			if (id == 3 && !bhas && size > 8) {	/* BUFFER: an instance's data */
 				struct cur b = { d->buf, d->len, 0, false };
-				uint64_t off = ld(opt, 8);
+				uint64_t off = td_ld(opt, 8);
 
 				if (off > d->len)
-					return fail(d, "truncated: an instance's data at offset %llu is "
+					return td_fail(d, "truncated: an instance's data at offset %llu is "
 						    "past the end of the file", (unsigned long long)off);
 				b.pos = (size_t)off;
 				free(btab);
@@ -575,7 +428,7 @@ static int open_v7(struct pl_tracedat *d, struct cur *c)
 
 	(void)cver;
 	if (!cname || c->bad)
-		return fail(d, "truncated: the file ends in its header");
+		return td_fail(d, "truncated: the file ends in its header");
 	if (!strcmp(cname, "none") || !*cname)
 		d->comp = COMP_NONE;
 	else if (!strcmp(cname, "zstd"))
@@ -583,10 +436,10 @@ static int open_v7(struct pl_tracedat *d, struct cur *c)
 	else if (!strcmp(cname, "zlib"))
 		d->comp = COMP_ZLIB;
 	else
-		return fail(d, "compressed with %.32s: pagelab reads zstd, zlib or none", cname);
+		return td_fail(d, "compressed with %.32s: pagelab reads zstd, zlib or none", cname);
 	while (next) {
 		if (++hops > 64)
-			return fail(d, "corrupt: the options sections loop");
+			return td_fail(d, "corrupt: the options sections loop");
 		if ((ret = section(d, next, 0, &s)))
 			goto out;
 		next = 0;
@@ -597,20 +450,20 @@ static int open_v7(struct pl_tracedat *d, struct cur *c)
 			struct cur o;
 
 			if (s.bad) {
-				ret = fail(d, "truncated or corrupt: an options section ends early");
+				ret = td_fail(d, "truncated or corrupt: an options section ends early");
 				goto out;
 			}
 			o = (struct cur){ opt, size, 0, false };
 			if (id == 0) {			/* DONE: the next options section */
-				next = size >= 8 ? ld(opt, 8) : 0;
+				next = size >= 8 ? td_ld(opt, 8) : 0;
 				break;
 			}
 			if (id == 16 && size >= 8)
-				hdr_off = ld(opt, 8);
+				hdr_off = td_ld(opt, 8);
 			else if (id == 18 && size >= 8)
-				fmt_off = ld(opt, 8);
+				fmt_off = td_ld(opt, 8);
 			else if (id == 21 && size >= 8)
-				cmd_off = ld(opt, 8);
+				cmd_off = td_ld(opt, 8);
 			else if (id == 3 && !found_buf) {	/* BUFFER */
 				uint64_t boff = cur_u(&o, 8);
 				const char *name = cur_str(&o), *clock = cur_str(&o);
@@ -621,11 +474,11 @@ static int open_v7(struct pl_tracedat *d, struct cur *c)
 				(void)name;
 				(void)clock;
 				if (o.bad || n >= PL_TRACE_MAX_CPUS) {
-					ret = fail(d, "corrupt: a BUFFER option is malformed");
+					ret = td_fail(d, "corrupt: a BUFFER option is malformed");
 					goto out;
 				}
 				if (psize != TD_PAGE_SIZE) {
-					ret = fail(d, "recorded with %u-byte ring-buffer pages; pagelab "
+					ret = td_fail(d, "recorded with %u-byte ring-buffer pages; pagelab "
 						   "reads 4096-byte pages", psize);
 					goto out;
 				}
@@ -642,7 +495,7 @@ static int open_v7(struct pl_tracedat *d, struct cur *c)
 					any |= tab[i][2] != 0;
 				}
 				if (o.bad) {
-					ret = fail(d, "corrupt: a BUFFER option's CPU table is cut");
+					ret = td_fail(d, "corrupt: a BUFFER option's CPU table is cut");
 					goto out;
 				}
 				ncpu = n;
@@ -651,7 +504,7 @@ static int open_v7(struct pl_tracedat *d, struct cur *c)
 		}
 	}
 	if (!hdr_off || !fmt_off) {
-		ret = fail(d, "corrupt: no %s section", hdr_off ? "event formats" : "header");
+		ret = td_fail(d, "corrupt: no %s section", hdr_off ? "event formats" : "header");
 		goto out;
 	}
 	if ((ret = section(d, hdr_off, 16, &s)) || (ret = header_info(d, &s)) ||
@@ -666,7 +519,7 @@ static int open_v7(struct pl_tracedat *d, struct cur *c)
 		n = cur_u(&s, 8);
 		text = cur_take(&s, n);
 		if (!text) {
-			ret = fail(d, "truncated: the command lines section ends early");
+			ret = td_fail(d, "truncated: the command lines section ends early");
 			goto out;
 		}
 		if ((ret = cmdlines(d, text, (size_t)n)))
@@ -692,7 +545,7 @@ static int index_formats(struct pl_tracedat *d)
 			d->type_off = f->off[TDF_TYPE];
 			d->type_size = f->size[TDF_TYPE];
 		} else if (f->off[TDF_TYPE] != d->type_off || f->size[TDF_TYPE] != d->type_size) {
-			return fail(d, "unknown event layout: %s/%s's common_type is not where the "
+			return td_fail(d, "unknown event layout: %s/%s's common_type is not where the "
 				    "other events have it", f->system, f->name);
 		}
 		d->by_id[f->id] = f;
@@ -717,7 +570,7 @@ struct pl_tracedat *pl_tracedat_open(const unsigned char *buf, size_t len, char 
 	d->buf = buf;
 	d->len = len;
 	if (!pl_tracedat_magic(buf, len)) {
-		ret = fail(d, "not a trace.dat file (no trace-cmd magic)");
+		ret = td_fail(d, "not a trace.dat file (no trace-cmd magic)");
 		goto out;
 	}
 	ver = cur_str(&c);
@@ -725,25 +578,25 @@ struct pl_tracedat *pl_tracedat_open(const unsigned char *buf, size_t len, char 
 	d->long_size = (unsigned int)cur_u(&c, 1);
 	page = (unsigned int)cur_u(&c, 4);
 	if (!ver || c.bad) {
-		ret = fail(d, "truncated: the file ends in its header");
+		ret = td_fail(d, "truncated: the file ends in its header");
 		goto out;
 	}
 	d->version = atoi(ver);
 	if (strcmp(ver, "6") && strcmp(ver, "7")) {
-		ret = fail(d, "trace.dat version %.16s: pagelab reads versions 6 and 7", ver);
+		ret = td_fail(d, "trace.dat version %.16s: pagelab reads versions 6 and 7", ver);
 		goto out;
 	}
 	if (endian != 0) {
-		ret = fail(d, "a big-endian trace.dat (another architecture): pagelab reads "
+		ret = td_fail(d, "a big-endian trace.dat (another architecture): pagelab reads "
 			   "little-endian traces");
 		goto out;
 	}
 	if (d->long_size != 4 && d->long_size != 8) {
-		ret = fail(d, "corrupt: the header gives %u-byte longs", d->long_size);
+		ret = td_fail(d, "corrupt: the header gives %u-byte longs", d->long_size);
 		goto out;
 	}
 	if (page != TD_PAGE_SIZE) {
-		ret = fail(d, "recorded on a kernel with %u-byte pages; pagelab models 4096-byte "
+		ret = td_fail(d, "recorded on a kernel with %u-byte pages; pagelab models 4096-byte "
 			   "pages, so its pfns would be read wrongly", page);
 		goto out;
 	}
@@ -779,377 +632,4 @@ void pl_tracedat_close(struct pl_tracedat *d)
 	free(d->comms);
 	free(d->hash);
 	free(d);
-}
-
-/* ---- reading the pages ---------------------------------------------------------- */
-
-/* The next decompressed chunk of @c's data. Return: 1, 0 at the end, -EIO. */
-static int next_chunk(struct pl_tracedat *d, struct td_cpu *c)
-{
-	struct cur z = { c->cdata, c->csize, c->cpos, false };
-	uint32_t csize, usize;
-	const unsigned char *src;
-
-	if (!c->chunks_left)
-		return 0;
-	csize = (uint32_t)cur_u(&z, 4);
-	usize = (uint32_t)cur_u(&z, 4);
-	src = cur_take(&z, csize);
-	if (z.bad || usize > TD_MAX_CHUNK || usize % TD_PAGE_SIZE)
-		return fail(d, "truncated or corrupt: CPU %u's compressed chunk at byte %zu",
-			    c->cpu, c->cpos), -EIO;
-	if (usize > c->ucap) {
-		unsigned char *n = realloc(c->ubuf, usize);
-
-		if (!n)
-			return fail(d, "out of memory decompressing CPU %u's data", c->cpu), -EIO;
-		c->ubuf = n;
-		c->ucap = usize;
-	}
-	if (decompress(d, src, csize, c->ubuf, usize))
-		return fail(d, "corrupt: CPU %u's chunk at byte %zu does not decompress", c->cpu,
-			    c->cpos), -EIO;
-	c->cpos = z.pos;
-	c->chunks_left--;
-	c->data = c->ubuf;
-	c->size = usize;
-	c->pos = 0;
-	return 1;
-}
-
-/* Load @c's next page. Return: 1, 0 at the end of its data, -EIO. */
-static int next_page(struct pl_tracedat *d, struct td_cpu *c, struct pl_trace_stats *st)
-{
-	const unsigned char *pg;
-	uint64_t commit, size;
-	size_t avail;
-
-	for (;;) {
-		if (c->pos < c->size)
-			break;
-		if (!c->cdata)
-			return 0;
-		int r = next_chunk(d, c);
-
-		if (r <= 0)
-			return r;
-	}
-	pg = c->data + c->pos;
-	avail = c->size - c->pos;
-	if (avail < d->pl.data_off)
-		return fail(d, "truncated: CPU %u's data ends inside a page header", c->cpu), -EIO;
-	if (avail > TD_PAGE_SIZE)
-		avail = TD_PAGE_SIZE;
-	c->pos += TD_PAGE_SIZE;
-	commit = ld(pg + d->pl.commit_off, d->pl.commit_size);
-	size = commit & RB_SIZE_MASK;
-	if (size > avail - d->pl.data_off)
-		return fail(d, "corrupt: a page of CPU %u says it holds %llu bytes, more than a page "
-			    "(or than the file) has", c->cpu, (unsigned long long)size), -EIO;
-	c->ts = ld(pg + d->pl.ts_off, 8);
-	c->p = pg + d->pl.data_off;
-	c->pend = c->p + size;
-	if (commit & RB_MISSED_EVENTS) {	/* as `trace-cmd report` prints and the text parser counts */
-		uint64_t lost = 1;
-
-		if ((commit & RB_MISSED_STORED) &&
-		    size + d->pl.commit_size <= avail - d->pl.data_off)
-			lost = ld(c->pend, d->pl.commit_size);
-		st->lost_events += lost;
-		st->warn[PL_TW_lost_events]++;
-	}
-	return 1;
-}
-
-/* Advance @c to its next data event (pending). Return: 1, 0 at its end, -EIO. */
-static int cpu_advance(struct pl_tracedat *d, struct td_cpu *c, struct pl_trace_stats *st)
-{
-	for (;;) {
-		uint32_t w, type_len, delta, len;
-
-		if (c->p >= c->pend) {
-			int r = next_page(d, c, st);
-
-			if (r <= 0) {
-				c->pending = false;
-				c->done = true;
-				return r;
-			}
-			continue;
-		}
-		if (c->pend - c->p < 4)
-			goto corrupt;
-		w = (uint32_t)ld(c->p, 4);
-		type_len = w & 31;
-		delta = w >> 5;
-		switch (type_len) {
-		case 0:
-			if (c->pend - c->p < 8)
-				goto corrupt;
-			len = (uint32_t)ld(c->p + 4, 4);
-			if (len < 4 || len - 4 > (size_t)(c->pend - c->p - 8))
-				goto corrupt;
-			c->ts += delta;
-			c->rec = c->p + 8;
-			c->rec_len = len - 4;
-			c->p += 4 + len;
-			break;
-		case 29:	/* padding: the rest of the page, or a discarded event */
-			if (!delta) {
-				c->p = c->pend;
-				continue;
-			}
-			if (c->pend - c->p < 8)
-				goto corrupt;
-			len = (uint32_t)ld(c->p + 4, 4);
-			if (len > (size_t)(c->pend - c->p - 4))
-				goto corrupt;
-			c->ts += delta;
-			c->p += 4 + len;
-			continue;
-		case 30:	/* time extend */
-			if (c->pend - c->p < 8)
-				goto corrupt;
-			c->ts += ((uint64_t)ld(c->p + 4, 4) << 27) + delta;
-			c->p += 8;
-			continue;
-		case 31:	/* absolute timestamp: the low 59 bits */
-			if (c->pend - c->p < 8)
-				goto corrupt;
-			c->ts = (c->ts & ~((1ull << TS_ABS_BITS) - 1)) |
-				(((uint64_t)ld(c->p + 4, 4) << 27) | delta);
-			c->p += 8;
-			continue;
-		default:
-			len = type_len * 4;
-			if (len > (size_t)(c->pend - c->p - 4))
-				goto corrupt;
-			c->ts += delta;
-			c->rec = c->p + 4;
-			c->rec_len = len;
-			c->p += 4 + len;
-			break;
-		}
-		c->rec_ts = c->ts;
-		c->pending = true;
-		return 1;
-	}
-corrupt:
-	c->pending = false;
-	c->done = true;
-	return fail(d, "corrupt: an event of CPU %u overruns its ring-buffer page", c->cpu), -EIO;
-}
-
-static const char *comm_of(struct pl_tracedat *d, struct td_cpu *c, int pid)
-{
-	size_t h;
-
-	if (pid == c->last_pid)
-		return c->last_comm >= 0 ? d->comms[c->last_comm].comm : "<...>";
-	c->last_pid = pid;
-	c->last_comm = -1;
-	if (!pid)
-		return "<idle>";
-	for (h = comm_slot(d, pid); d->hash[h]; h = (h + 1) & d->hash_mask)
-		if (d->comms[d->hash[h] - 1].pid == pid) {
-			c->last_comm = d->hash[h] - 1;
-			return d->comms[c->last_comm].comm;
-		}
-	return "<...>";
-}
-
-static inline long sfield(const struct td_format *f, const unsigned char *rec, int which)
-{
-	uint64_t v = ld(rec + f->off[which], f->size[which]);
-
-	switch (f->size[which]) {	/* the kernel's int fields are signed */
-	case 1:
-		return (int8_t)v;
-	case 2:
-		return (int16_t)v;
-	case 4:
-		return (int32_t)v;
-	default:
-		return (long)v;
-	}
-}
-
-static inline unsigned long ufield(const struct td_format *f, const unsigned char *rec,
-				   int which)
-{
-	return (unsigned long)ld(rec + f->off[which], f->size[which]);
-}
-
-/*
- * The ranges the text parser holds its fields to (src/trace/parse.c: what a
- * kernel can print): a value outside is a malformed event, counted and
- * skipped, never handed on.
- */
-static bool in_range(const struct td_format *f, const struct pl_trace_event *ev)
-{
-	bool mt = f->have >> TDF_MT & 1;
-
-	if ((f->have >> TDF_ORDER & 1) && f->kind != PL_TRACE_PAGE_FREE_BATCHED &&
-	    (ev->order < 0 || ev->order > MAX_PAGE_ORDER))
-		return false;
-	if ((f->have >> TDF_PFN & 1) && ev->pfn >= PL_TRACE_PFN_LIMIT && ev->pfn != -1UL)
-		return false;
-	if (mt && (ev->migratetype < 0 || ev->migratetype > PL_TRACE_MAX_MIGRATETYPE))
-		return false;
-	switch (f->kind) {
-	case PL_TRACE_ZONE_LOCKED:
-		return ev->percpu_refill == 0 || ev->percpu_refill == 1;
-	case PL_TRACE_EXTFRAG:
-		return ev->fallback_order >= 0 && ev->fallback_order <= MAX_PAGE_ORDER &&
-		       ev->fallback_migratetype >= 0 &&
-		       ev->fallback_migratetype <= PL_TRACE_MAX_MIGRATETYPE &&
-		       (ev->change_ownership == 0 || ev->change_ownership == 1);
-	case PL_TRACE_ALLOC_VMAP_AREA:	/* an area that wraps the address space */
-		return (ev->failed == 0 || ev->failed == 1) &&
-		       ev->size <= ULONG_MAX - ev->va_start;
-	case PL_TRACE_PURGE_VMAP_AREA:
-		return ev->npurged <= LONG_MAX;
-	default:
-		return true;
-	}
-}
-
-/*
- * Decode the pending event of @c into *@ev. Return: 1 an event, 0 one that
- * pagelab does not read (counted), 2 a fork (*@child set), -1 a malformed
- * event (counted, skipped as the text parser skips a malformed line), -EIO
- * corrupt.
- */
-static int decode(struct pl_tracedat *d, struct td_cpu *c, struct pl_trace_event *ev,
-		  struct pl_trace_stats *st, int *child)
-{
-	const unsigned char *rec = c->rec;
-	struct td_format *f;
-	unsigned int id;
-	const char *comm;
-	int pid;
-
-	if (c->rec_len < (uint32_t)d->type_off + d->type_size)
-		return fail(d, "corrupt: a %u-byte event on CPU %u", c->rec_len, c->cpu), -EIO;
-	id = (unsigned int)ld(rec + d->type_off, d->type_size);
-	f = id < 65536 ? d->by_id[id] : NULL;
-	if (!f)
-		return fail(d, "event id %u on CPU %u has no format file in the trace.dat", id,
-			    c->cpu), -EIO;
-	if (c->rec_len < f->min_size)
-		return fail(d, "corrupt: a %s/%s event on CPU %u is %u bytes, its format needs %u",
-			    f->system, f->name, c->cpu, c->rec_len, f->min_size), -EIO;
-	if (f->kind == TD_KIND_OTHER) {
-		st->warn[PL_TW_unknown_event]++;
-		return 0;
-	}
-	pid = (int)sfield(f, rec, TDF_PID);
-	if (f->kind == TD_KIND_FORK) {
-		ev->pid = (int)sfield(f, rec, TDF_PARENT);
-		*child = (int)sfield(f, rec, TDF_CHILD);
-		return 2;
-	}
-	memset(ev, 0, sizeof(*ev));
-	ev->type = (enum pl_trace_type)f->kind;
-	ev->cpu = c->cpu;
-	ev->ts_ns = c->rec_ts;
-	ev->nr_lazy = -1;
-	ev->pid = pid;
-	comm = comm_of(d, c, pid);
-	memcpy(ev->comm, comm, sizeof(ev->comm));
-	ev->comm[sizeof(ev->comm) - 1] = '\0';
-	ev->kworker = !memcmp(comm, "kworker/", 8);
-	ev->kswapd = !memcmp(comm, "kswapd", 6);
-	if (f->have >> TDF_PFN & 1) {
-		ev->pfn = ufield(f, rec, TDF_PFN);
-		if (f->size[TDF_PFN] == 4 && ev->pfn == 0xffffffffUL)
-			ev->pfn = -1UL;
-	}
-	if (f->have >> TDF_ORDER & 1)
-		ev->order = (int)sfield(f, rec, TDF_ORDER);
-	if (f->have >> TDF_MT & 1)
-		ev->migratetype = (int)sfield(f, rec, TDF_MT);
-	switch (f->kind) {
-	case PL_TRACE_PAGE_ALLOC:
-		if (f->have >> TDF_GFP & 1)
-			ev->gfp = td_format_gfp(f, ufield(f, rec, TDF_GFP));
-		break;
-	case PL_TRACE_ZONE_LOCKED:
-		ev->percpu_refill = (int)sfield(f, rec, TDF_REFILL);
-		break;
-	case PL_TRACE_EXTFRAG:
-		ev->fallback_order = (int)sfield(f, rec, TDF_FBORDER);
-		ev->fallback_migratetype = (int)sfield(f, rec, TDF_FBMT);
-		ev->change_ownership = (int)sfield(f, rec, TDF_OWN);
-		ev->fragmenting = ev->fallback_order < pageblock_order;
-		break;
-	case PL_TRACE_ALLOC_VMAP_AREA:
-		ev->va_start = ufield(f, rec, TDF_VA);
-		ev->size = ufield(f, rec, TDF_SIZE);
-		if (f->have >> TDF_FAILED & 1)
-			ev->failed = (int)sfield(f, rec, TDF_FAILED);
-		break;
-	case PL_TRACE_FREE_VMAP_AREA:
-		ev->va_start = ufield(f, rec, TDF_VA);
-		if (f->have >> TDF_NRLAZY & 1) {
-			long v = (long)ufield(f, rec, TDF_NRLAZY);
-
-			ev->nr_lazy = v >= 0 ? v : -1;
-		}
-		break;
-	case PL_TRACE_PURGE_VMAP_AREA:
-		ev->npurged = ufield(f, rec, TDF_NPURGED);
-		break;
-	case PL_TRACE_PAGE_FREE_BATCHED:
-		ev->order = 0;
-		break;
-	default:
-		break;
-	}
-	if (!in_range(f, ev)) {
-		st->warn[PL_TW_malformed_line]++;
-		return -1;
-	}
-	return 1;
-}
-
-int pl_tracedat_next(struct pl_tracedat *d, struct pl_trace_event *ev, struct pl_trace_stats *st)
-{
-	if (d->failed)
-		return -EIO;
-	if (!d->records) {	/* first call: prime every CPU */
-		for (unsigned int i = 0; i < d->nr_cpus; i++)
-			if (cpu_advance(d, &d->cpus[i], st) < 0)
-				return -EIO;
-	}
-	for (;;) {
-		struct td_cpu *best = NULL;
-		int ret, child = 0;
-
-		for (unsigned int i = 0; i < d->nr_cpus; i++) {
-			struct td_cpu *c = &d->cpus[i];
-
-			if (c->pending && (!best || c->rec_ts < best->rec_ts))
-				best = c;
-		}
-		if (!best) {
-			d->records += !d->records;	/* never prime twice */
-			return 0;
-		}
-		d->records++;
-		ret = decode(d, best, ev, st, &child);
-		if (ret == -EIO)
-			return -EIO;
-		if (cpu_advance(d, best, st) < 0)
-			return -EIO;
-		if (ret == 2) {
-			ev->size = (unsigned long)child;	/* the caller follows forks */
-			ev->line = d->records;
-			return 2;
-		}
-		if (ret == 1) {
-			ev->line = d->records;
-			return 1;
-		}
-	}
 }
