@@ -24,8 +24,54 @@ struct bench_slot {
 	unsigned int gen;	/* bench_slot_clear() calls: names the callgrind dumps */
 };
 
+/**
+ * enum bench_kind - what a key's value is; BK_SHARED in a suite's table:
+ * the shared key of that name's kind and range (keys.c).
+ */
+enum bench_kind {
+	BK_SHARED,
+	BK_NUM,		/* a number in [min, max] */
+	BK_SIZE,	/* a byte count with an optional K/M/G/T suffix, in [min, max] */
+	BK_NUMLIST,	/* comma-separated numbers, each in [min, max] */
+	BK_POW2LIST,	/* ... each also a power of two */
+	BK_DESIGNS,	/* comma-separated design specs */
+	BK_DESIGN,	/* one design spec */
+	BK_NAMES,	/* comma-separated names from ->names */
+	BK_NAME,	/* one name from ->names */
+	BK_TEXT,	/* any non-empty text (a path) */
+};
+
+/**
+ * struct bench_key - one key=value parameter, declared once: in its suite's
+ * table (bench/suites/, the suite's ->keys, in the order --list shows) or,
+ * for a key several suites read the same way, in the shared table (keys.c)
+ * that a suite's row names with BENCH_KEY(). Parsing, validation, --list,
+ * --keys and the docs reference are all read from these tables.
+ * @name: the key, the kernel benchmark's own name where there is one.
+ * @kind: what the value is; BK_SHARED: the shared key's kind, range, names.
+ * @min, @max: numbers: the accepted range (each item's for a list).
+ * @names: BK_NAME(S): the accepted names, comma-separated.
+ * @def: the default as --list shows it; NULL: the shared key's.
+ * @meaning: one line of help; NULL: the shared key's.
+ */
+struct bench_key {
+	const char *name;
+	enum bench_kind kind;
+	unsigned long min, max;
+	const char *names;
+	const char *def;
+	const char *meaning;
+};
+
+/* A suite's row for a shared key: as shared, with its own default, with its own text. */
+#define BENCH_KEY(key) { (key), BK_SHARED, 0, 0, NULL, NULL, NULL }
+#define BENCH_KEY_DEF(key, d) { (key), BK_SHARED, 0, 0, NULL, (d), NULL }
+#define BENCH_KEY_DOC(key, d, m) { (key), BK_SHARED, 0, 0, NULL, (d), (m) }
+#define BENCH_KEY_END { NULL, BK_SHARED, 0, 0, NULL, NULL, NULL }
+
 struct bench {
 	const char *suite;
+	const struct bench_key *key_table;	/* the suite's ->keys */
 	int nr_params;
 	const char *keys[BENCH_MAX_PARAMS];
 	const char *vals[BENCH_MAX_PARAMS];
@@ -43,7 +89,7 @@ struct bench {
 struct bench_suite {
 	const char *name;
 	const char *summary;
-	const char *const *keys;	/* accepted parameters, NULL-terminated */
+	const struct bench_key *keys;	/* its own keys, BENCH_KEY_END-terminated */
 	int (*run)(struct bench *b);
 };
 
@@ -52,8 +98,19 @@ const char *param_str(const struct bench *b, const char *key, const char *def);
 /* Unsigned number (mem=/dma32=: K/M/G/T suffixes, powers of 1024). Exits 2 on junk. */
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def);
 
-/* keys.c: @key's default and meaning in @suite. Return: 0, or -1 if undocumented. */
-int bench_key_doc(const char *suite, const char *key, const char **def, const char **meaning);
+/*
+ * keys.c: @name as @table (a suite's ->keys) takes it, with what it
+ * inherits from the shared table filled in; the keys every suite takes
+ * (pin=, machine=, vtime=, snapshot_ms= ...) are found for any table.
+ * Return: 0, or -1 if the suite does not take @name.
+ */
+int bench_key_find(const struct bench_key *table, const char *name, struct bench_key *out);
+/* keys.c: the name of @kind as `--keys` prints it ("number", "size", ...). */
+const char *bench_kind_name(enum bench_kind kind);
+/* keys.c: --list's keys of a suite (@table), or with @table NULL the every-suite keys. */
+void bench_list_keys(const struct bench_key *table, bool json);
+/* keys.c: `--keys`: one line per key of @suite: suite, key, kind, range or names. */
+void bench_key_rules(FILE *f, const char *suite, const struct bench_key *table);
 /* params.c: the validation layer. Return 0, or 2 after a one-line message. */
 int bench_check_params(const struct bench *b);
 int bench_check_host_fit(unsigned long mem_bytes, bool touched);
@@ -63,8 +120,6 @@ int bench_check_host_fit(unsigned long mem_bytes, bool touched);
  */
 struct pl_snapshot;
 int bench_snapshot_read(const char *key, const char *dir, struct pl_snapshot *snap);
-/* `--keys`: one line per key of @suite: suite, key, kind, range or names. */
-void bench_list_keys(FILE *f, const char *suite, const char *const *keys);
 
 /*
  * machine.c: a machine for suite runs: the profile of machine= (else the default
@@ -86,8 +141,6 @@ uint64_t bench_region_end(struct bench *b, int slot);
 void bench_slot_clear(struct bench *b, int slot);
 void bench_use_slot(struct bench *b, int slot);
 void bench_harness_json(const struct bench *b);
-/* Parameters every suite accepts (the harness's): pin= */
-bool bench_harness_key(const char *key);
 
 /*
  * snapshot.c: snapshot_ms=/snapshot_ops= with snapshot_dir= (every suite).

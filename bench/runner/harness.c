@@ -189,9 +189,3 @@ void bench_harness_json(const struct bench *b)
 	       "\"callgrind\": %d}", b->minflt_in, outside, b->pinned_cpu,
 	       b->under_callgrind ? 1 : 0);
 }
-
-bool bench_harness_key(const char *key)
-{
-	return !strcmp(key, "pin") || !strcmp(key, "snapshot_ms") || !strcmp(key, "snapshot_ops") ||
-	       !strcmp(key, "snapshot_dir");
-}

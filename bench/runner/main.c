@@ -40,7 +40,6 @@ static const struct bench_suite *const suites[] = {
 /* --list: suites and every key with its default and meaning, presets, switches. */
 static int list(bool json)
 {
-	const char *def, *meaning;
 	char sw[256];
 
 	if (json)
@@ -57,47 +56,13 @@ static int list(bool json)
 		} else {
 			printf("  %s: %s\n", suites[i]->name, suites[i]->summary);
 		}
-		for (const char *const *k = suites[i]->keys; *k; k++) {
-			if (bench_key_doc(suites[i]->name, *k, &def, &meaning)) {
-				def = "?";
-				meaning = "(undocumented)";
-			}
-			if (json) {
-				printf("%s{\"key\": ", k == suites[i]->keys ? "" : ", ");
-				bench_json_str(*k);
-				printf(", \"default\": ");
-				bench_json_str(def);
-				printf(", \"meaning\": ");
-				bench_json_str(meaning);
-				printf("}");
-			} else {
-				printf("      %-22s %-16s %s\n", *k, def, meaning);
-			}
-		}
+		bench_list_keys(suites[i]->keys, json);
 		if (json)
 			printf("]}");
 	}
 	/* the keys every suite takes: the harness's and the machine profile */
 	printf(json ? "], \"common_keys\": [" : "  every suite:\n");
-	static const char *const common[] = { "pin", "machine", "vtime", "vt_costs", "snapshot_ms",
-					      "snapshot_ops", "snapshot_dir" };
-
-	for (int i = 0; i < (int)ARRAY_SIZE(common); i++) {
-		const char *key = common[i];
-
-		bench_key_doc("", key, &def, &meaning);
-		if (json) {
-			printf("%s{\"key\": ", i ? ", " : "");
-			bench_json_str(key);
-			printf(", \"default\": ");
-			bench_json_str(def);
-			printf(", \"meaning\": ");
-			bench_json_str(meaning);
-			printf("}");
-		} else {
-			printf("      %-22s %-16s %s\n", key, def, meaning);
-		}
-	}
+	bench_list_keys(NULL, json);
 	printf(json ? "], \"presets\": [" : "\npresets (design=PRESET[+SWITCH...]):\n");
 	for (const struct pl_design_preset_def *p = pl_design_preset_table; p->name; p++) {
 		struct pl_design d;
@@ -197,8 +162,8 @@ static void usage(FILE *f)
 		"suites:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
 		fprintf(f, "  %-18s %s\n    keys:", suites[i]->name, suites[i]->summary);
-		for (const char *const *k = suites[i]->keys; *k; k++)
-			fprintf(f, " %s", *k);
+		for (const struct bench_key *k = suites[i]->keys; k->name; k++)
+			fprintf(f, " %s", k->name);
 		fputc('\n', f);
 	}
 	fprintf(f, "\ndesigns (design=A,B,...):\n");
@@ -272,16 +237,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--keys")) {
-		/* harness.c's, and bench_machine()'s for every suite */
-		static const char *const harness_keys[] = { "pin", "machine", "snapshot", "state", "vtime",
-							    "vt_costs",
-							    "snapshot_ms", "snapshot_ops",
-							    "snapshot_dir", NULL };
-
-		for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
-			bench_list_keys(stdout, suites[i]->name, suites[i]->keys);
-			bench_list_keys(stdout, suites[i]->name, harness_keys);
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
+			bench_key_rules(stdout, suites[i]->name, suites[i]->keys);
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
@@ -292,9 +249,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	b.suite = suite->name;
+	b.key_table = suite->keys;
 	for (int i = 2; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
-		bool known = false;
+		struct bench_key k;
 
 		if (!strcmp(argv[i], "--json")) {
 			b.json = true;
@@ -306,23 +264,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		*eq = '\0';
-		/* machine=NAME (a profile, machine.h) is common to every suite */
-		known = !strcmp(argv[i], "machine");
-		if (known && !pl_machine_profile_find(eq + 1)) {
-			fprintf(stderr, "pagelab-bench: unknown machine '%s' (pagelab-bench machines "
-				"lists them)\n", eq + 1);
-			return 2;
-		}
-		/* common to every suite */
-		known |= !strcmp(argv[i], "vtime") || !strcmp(argv[i], "vt_costs");
-		for (const char *const *k = suite->keys; *k; k++)
-			known |= !strcmp(*k, argv[i]);
-		/* common to every suite that builds its machines with bench_machine() */
-		known |= !strcmp(argv[i], "snapshot") || !strcmp(argv[i], "state");
-		known |= bench_harness_key(argv[i]);
-		if (!known) {
+		/* its own keys and the every-suite ones (keys.c) */
+		if (bench_key_find(suite->keys, argv[i], &k)) {
 			fprintf(stderr, "pagelab-bench: %s: unknown parameter '%s'\n", suite->name,
 				argv[i]);
+			return 2;
+		}
+		/* machine=NAME: a profile (machine.h) */
+		if (!strcmp(argv[i], "machine") && !pl_machine_profile_find(eq + 1)) {
+			fprintf(stderr, "pagelab-bench: unknown machine '%s' (pagelab-bench machines "
+				"lists them)\n", eq + 1);
 			return 2;
 		}
 		b.keys[b.nr_params] = argv[i];

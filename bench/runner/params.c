@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * params.c - pagelab-bench's parameter validation layer: one table giving
- * every suite key its kind and range, checked for all of a run's key=value
- * pairs before the suite starts, so bad input is one line on stderr and exit
- * status 2 before any machine exists; and the strict number parser the
- * suites read their values with.
+ * params.c - pagelab-bench's parameter validation layer: every key=value
+ * pair of a run checked against its key's row (kind and range, from the
+ * key tables: keys.c) before the suite starts, so bad input is one line on
+ * stderr and exit status 2 before any machine exists; and the strict
+ * number parser the suites read their values with.
  *
- * Invariants: every key a suite lists in its ->keys has a spec here
- * (`pagelab-bench --keys` prints them, and the CLI contract test feeds each
- * one invalid values); a value that passed bench_check_params() parses with
- * param_ulong() and lies in its range.
+ * Invariants: a value that passed bench_check_params() parses with
+ * param_ulong() and lies in its row's range (`pagelab-bench --keys` prints
+ * the rows, and the CLI contract test feeds each one invalid values).
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,151 +18,6 @@
 #include <unistd.h>
 #include "bench.h"
 #include "pagelab/snapshot.h"
-
-enum param_kind {
-	PK_NUM,		/* a number in [min, max] */
-	PK_SIZE,	/* a byte count with an optional K/M/G suffix, in [min, max] */
-	PK_NUMLIST,	/* comma-separated numbers, each in [min, max] */
-	PK_POW2LIST,	/* ... each also a power of two */
-	PK_DESIGNS,	/* comma-separated design presets */
-	PK_DESIGN,	/* one design preset */
-	PK_NAMES,	/* comma-separated names from ->names */
-	PK_NAME,	/* one name from ->names */
-	PK_TEXT,	/* any non-empty text (a path) */
-};
-
-static const char *const kind_names[] = {
-	[PK_NUM] = "number", [PK_SIZE] = "size", [PK_NUMLIST] = "number-list",
-	[PK_POW2LIST] = "power-of-2-list", [PK_DESIGNS] = "design-list", [PK_DESIGN] = "design",
-	[PK_NAMES] = "name-list", [PK_NAME] = "name", [PK_TEXT] = "text",
-};
-
-/**
- * struct param_spec - what one key accepts.
- * @suite: the suite it applies to, or NULL for every suite listing the key
- *         (a suite's own entry comes first and wins).
- * @names: for PK_NAME(S): the accepted names, comma-separated.
- */
-struct param_spec {
-	const char *suite;
-	const char *key;
-	enum param_kind kind;
-	unsigned long min, max;
-	const char *names;
-};
-
-#define G_ (1UL << 30)
-#define T_ (1UL << 40)
-
-static const struct param_spec specs[] = {
-	/* suite-specific meanings first */
-	{ "page_alloc_high_order", "order", PK_NUMLIST, 0, MAX_PAGE_ORDER, NULL },
-	{ "alloc_many_free_few", "vcpus", PK_NUMLIST, 2, PL_MAX_VCPUS, NULL },
-	{ "exit_avalanche", "vcpus", PK_NUMLIST, 1, PL_MAX_VCPUS, NULL },
-	{ "kbuild", "vcpus", PK_NUMLIST, 1, PL_MAX_VCPUS, NULL },
-	{ "alloc_one_free_many", "vcpus", PK_NUMLIST, 1, PL_MAX_VCPUS, NULL },
-	{ "hugetlb_1g", "vcpus", PK_NUMLIST, 1, PL_MAX_VCPUS, NULL },
-	{ "show", "design", PK_DESIGN, 0, 0, NULL },
-	{ "test_vmalloc", "nr_pages", PK_NUM, 0, 1UL << 20, NULL },
-	{ "test_vmalloc", "vcpus", PK_NUM, 0, PL_MAX_VCPUS, NULL },
-	{ "range_workload", "reps", PK_NUM, 1, 15, NULL },
-	{ "buddy_alloc_free", "threads", PK_NUM, 1, 16, NULL },	/* its MAX_THREADS */
-	{ "replay", "state", PK_NAME, 0, 0, "fresh,counts,positional" },	/* RW_MAX_REPS */
-	{ "replay", "tick", PK_NAME, 0, 0, "kernel,first" },	/* each vCPU's vmstat tick phase */
-	{ "replay", "tick_ms", PK_NUM, 0, 999, NULL },		/* ... or a fixed one */
-	{ "replay", "pcp_busy", PK_NUM, 0, 1, NULL },		/* frees past a busy PCP */
-	{ "replay", "jobs", PK_NUM, 1, 256, NULL },		/* replays in processes at once */
-	{ "trace_throughput", "pass", PK_NAME, 0, 0, "all,parse,decode,replay" },
-	{ "llfree_anchors", "threads", PK_NUM, 1, 1024, NULL },	/* running vCPUs, not host threads */
-	{ "llfree_anchors", "workload", PK_NAMES, 0, 0, "bulk,repeat,rand" },
-	{ "llfree_anchors", "allocs", PK_NUM, 1, 100000000UL, NULL },
-	{ "llfree_anchors", "pcp_autotune", PK_NUM, 0, 1, NULL },
-	{ "llfree_anchors", "warmup", PK_NUM, 0, 1, NULL },
-	{ "llfree_anchors", "clock", PK_NAME, 0, 0, "wall,thread" },
-	{ NULL, "vtime", PK_NUM, 0, 1, NULL },	/* the virtual-time model */
-	{ NULL, "vt_costs", PK_NAME, 0, 0, "anchors,host" },	/* its cost set (vtime_params.c) */
-	{ NULL, "topology", PK_TEXT, 0, 0, NULL },	/* SOCKETSxCORESxTHREADS, parsed by bench_machine() */
-	/* the machine */
-	{ NULL, "mem", PK_SIZE, 2UL << 20, PL_MAX_MEM_BYTES, NULL },	/* a pageblock: the smallest machine */
-	{ NULL, "dma32", PK_SIZE, 0, 4 * T_, NULL },
-	{ NULL, "vcpus", PK_NUM, 1, PL_MAX_VCPUS, NULL },
-	{ NULL, "design", PK_DESIGNS, 0, 0, NULL },
-	{ NULL, "debug", PK_NUM, 0, 3, NULL },
-	{ NULL, "lock_stat", PK_NUM, 0, 1, NULL },
-	{ NULL, "pcp", PK_NUM, 0, 1, NULL },
-	/* how a suite runs */
-	{ NULL, "threads", PK_NUM, 1, PL_MAX_VCPU_THREADS, NULL },
-	{ NULL, "slice", PK_NUM, 1, 1000000000UL, NULL },
-	{ NULL, "reps", PK_NUM, 1, 1000, NULL },
-	{ NULL, "seed", PK_NUM, 0, ULONG_MAX, NULL },
-	{ NULL, "reads", PK_NUM, 1, 100000000UL, NULL },
-	{ NULL, "rounds", PK_NUM, 0, 1000000000UL, NULL },
-	{ NULL, "order", PK_NUM, 0, MAX_PAGE_ORDER, NULL },
-	{ NULL, "nr", PK_NUM, 1, 100000000000UL, NULL },
-	{ NULL, "batch", PK_NUM, 1, 1000000UL, NULL },
-	{ NULL, "ops", PK_NUM, 1, 100000000000UL, NULL },
-	{ NULL, "exit_pages", PK_NUM, 1, 1000000000UL, NULL },
-	{ NULL, "gig_probe", PK_NUM, 0, ULONG_MAX, NULL },	/* 1 GiB ranges tried after a run */
-	{ NULL, "order_min", PK_NUM, 0, MAX_PAGE_ORDER, NULL },
-	{ NULL, "order_max", PK_NUM, 0, MAX_PAGE_ORDER, NULL },
-	{ NULL, "iterations", PK_NUM, 1, 1000000UL, NULL },
-	{ NULL, "plus1", PK_NUM, 0, 1, NULL },
-	{ NULL, "monitor", PK_NUM, 0, 1, NULL },
-	{ NULL, "monitor_ms", PK_NUM, 1, 1000, NULL },	/* the run waits out a period */
-	{ NULL, "churn", PK_NUM, 0, 1, NULL },
-	{ NULL, "what", PK_NAMES, 0, 0, "buddyinfo,pagetypeinfo,zoneinfo,vmallocinfo,vmstat,extfrag_index,unusable_index,lock_stat,events" },
-	{ NULL, "workload", PK_NAME, 0, 0, "fresh,churn" },
-	{ NULL, "live", PK_NUMLIST, 1, 100000000UL, NULL },
-	{ NULL, "align", PK_POW2LIST, 1, 1UL << 20, NULL },
-	{ NULL, "pairs", PK_NUM, 1, 1000000000UL, NULL },
-	{ NULL, "peers", PK_TEXT, 0, 0, NULL },
-	{ NULL, "peer_timeout", PK_NUM, 1, 86400, NULL },
-	{ NULL, "nr_pages", PK_NUM, 1, 1UL << 20, NULL },
-	{ NULL, "use_huge", PK_NUM, 0, 1, NULL },
-	{ NULL, "test_loop_count", PK_NUM, 1, 1000000000UL, NULL },
-	{ NULL, "test_repeat_count", PK_NUM, 1, 10000, NULL },
-	{ NULL, "run_test_mask", PK_NUM, 1, 4095, NULL },
-	{ NULL, "nr_threads", PK_NUM, 0, PL_MAX_VCPUS, NULL },
-	{ NULL, "sequential_test_order", PK_NUM, 0, 1, NULL },
-	{ NULL, "nr_pcpu_objects", PK_NUM, 1, 10000000UL, NULL },
-	{ NULL, "template", PK_NAME, 0, 0, "performance,smoke,stress" },
-	{ NULL, "floor", PK_NUM, 0, 1, NULL },
-	{ NULL, "tick_ops", PK_NUM, 1, 100000000000UL, NULL },
-	{ NULL, "trace", PK_TEXT, 0, 0, NULL },
-	{ "trace_record", "instance", PK_TEXT, 0, 0, NULL },
-	{ "trace_record", "out", PK_TEXT, 0, 0, NULL },
-	{ "trace_record", "events", PK_TEXT, 0, 0, NULL },
-	{ "trace_record", "tracefs", PK_TEXT, 0, 0, NULL },
-	{ "trace_record", "scratch", PK_TEXT, 0, 0, NULL },
-	{ "trace_info", "tasks", PK_TEXT, 0, 0, NULL },
-	{ "trace_info", "command_pid", PK_NUM, 1, 4194304, NULL },
-	{ "trace_info", "top", PK_NUM, 1, 1000, NULL },
-	{ "trace_convert", "out", PK_TEXT, 0, 0, NULL },
-	{ NULL, "emit_trace", PK_TEXT, 0, 0, NULL },
-	{ NULL, "after", PK_TEXT, 0, 0, NULL },
-	{ NULL, "show_state", PK_TEXT, 0, 0, NULL },
-	{ NULL, "cpus", PK_NUM, 1, PL_MAX_VCPUS, NULL },
-	{ NULL, "vmalloc", PK_NUM, 0, 1, NULL },
-	{ NULL, "max_events", PK_NUM, 1, ULONG_MAX, NULL },
-	{ NULL, "warmup", PK_NUM, 0, 1000000000UL, NULL },
-	{ NULL, "pin", PK_NUM, 0, 1, NULL },	/* the harness's (harness.c), every suite */
-	/* snapshots during a run (snapshot.c), every suite; needed together: bench_snap_check() */
-	{ NULL, "snapshot_ms", PK_NUM, 1, 86400000UL, NULL },
-	{ NULL, "snapshot_ops", PK_NUM, 1, 100000000000UL, NULL },
-	{ NULL, "snapshot_dir", PK_TEXT, 0, 0, NULL },
-	/* every suite's machine (bench_machine()); machine= is also checked in main() */
-	{ NULL, "machine", PK_TEXT, 0, 0, NULL },
-	{ NULL, "snapshot", PK_TEXT, 0, 0, NULL },
-	{ NULL, "state", PK_NAME, 0, 0, "fresh,counts" },
-};
-
-static const struct param_spec *find_spec(const char *suite, const char *key)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(specs); i++)
-		if (!strcmp(specs[i].key, key) && (!specs[i].suite || !strcmp(specs[i].suite, suite)))
-			return &specs[i];
-	return NULL;
-}
 
 /*
  * Parse @s (to @end, or its NUL) as an unsigned number: digits only (0x for
@@ -214,20 +68,20 @@ static __printf(3, 4) int bad(const char *key, const char *val, const char *fmt,
 	return 2;
 }
 
-static int check_number(const struct param_spec *sp, const char *val, const char *s, size_t len)
+static int check_number(const struct bench_key *sp, const char *val, const char *s, size_t len)
 {
 	unsigned long n;
-	int err = parse_number(s, len, sp->kind == PK_SIZE, &n);
+	int err = parse_number(s, len, sp->kind == BK_SIZE, &n);
 
 	if (err == -ERANGE)
-		return bad(sp->key, val, "too large (overflows)");
+		return bad(sp->name, val, "too large (overflows)");
 	if (err)
-		return bad(sp->key, val, "not a number (a non-negative integer%s)",
-			   sp->kind == PK_SIZE ? ", K/M/G/T suffixes allowed" : "");
+		return bad(sp->name, val, "not a number (a non-negative integer%s)",
+			   sp->kind == BK_SIZE ? ", K/M/G/T suffixes allowed" : "");
 	if (n < sp->min || n > sp->max)
-		return bad(sp->key, val, "%lu is not in %lu..%lu", n, sp->min, sp->max);
-	if (sp->kind == PK_POW2LIST && (n & (n - 1)))
-		return bad(sp->key, val, "%lu is not a power of two", n);
+		return bad(sp->name, val, "%lu is not in %lu..%lu", n, sp->min, sp->max);
+	if (sp->kind == BK_POW2LIST && (n & (n - 1)))
+		return bad(sp->name, val, "%lu is not a power of two", n);
 	return 0;
 }
 
@@ -243,16 +97,16 @@ static bool name_in(const char *names, const char *s, size_t len)
 	return false;
 }
 
-static int check_item(const struct param_spec *sp, const char *val, const char *s, size_t len)
+static int check_item(const struct bench_key *sp, const char *val, const char *s, size_t len)
 {
 	char name[160], err[160];
 	struct pl_design d;
 
 	switch (sp->kind) {
-	case PK_DESIGN:
-	case PK_DESIGNS:
+	case BK_DESIGN:
+	case BK_DESIGNS:
 		if (!len || len >= sizeof(name))
-			return bad(sp->key, val, "empty or unknown design");
+			return bad(sp->name, val, "empty or unknown design");
 		memcpy(name, s, len);
 		name[len] = '\0';
 		/* a preset, switches, or a preset plus switches (pl_design_parse()) */
@@ -262,29 +116,29 @@ static int check_item(const struct param_spec *sp, const char *val, const char *
 			return 2;
 		}
 		return 0;
-	case PK_NAME:
-	case PK_NAMES:
+	case BK_NAME:
+	case BK_NAMES:
 		if (!name_in(sp->names, s, len))
-			return bad(sp->key, val, "'%.*s' is not one of %s", (int)len, s, sp->names);
+			return bad(sp->name, val, "'%.*s' is not one of %s", (int)len, s, sp->names);
 		return 0;
 	default:
 		return check_number(sp, val, s, len);
 	}
 }
 
-static int check_value(const struct param_spec *sp, const char *val)
+static int check_value(const struct bench_key *sp, const char *val)
 {
-	bool list = sp->kind == PK_NUMLIST || sp->kind == PK_POW2LIST || sp->kind == PK_DESIGNS ||
-		    sp->kind == PK_NAMES;
+	bool list = sp->kind == BK_NUMLIST || sp->kind == BK_POW2LIST || sp->kind == BK_DESIGNS ||
+		    sp->kind == BK_NAMES;
 	int n = 0;
 
 	if (!*val)
-		return bad(sp->key, val, "empty value");
-	if (sp->kind == PK_TEXT) {
+		return bad(sp->name, val, "empty value");
+	if (sp->kind == BK_TEXT) {
 		/* peers= is quoted into a shell command (range_workload.c run_peer()) */
-		if (!strcmp(sp->key, "peers") && strchr(val, '\''))
-			return bad(sp->key, val, "a path with a single quote");
-		return strlen(val) < PATH_MAX ? 0 : bad(sp->key, val, "too long");
+		if (!strcmp(sp->name, "peers") && strchr(val, '\''))
+			return bad(sp->name, val, "a path with a single quote");
+		return strlen(val) < PATH_MAX ? 0 : bad(sp->name, val, "too long");
 	}
 	if (!list)
 		return check_item(sp, val, val, strlen(val));
@@ -295,7 +149,7 @@ static int check_value(const struct param_spec *sp, const char *val)
 		if (err)
 			return err;
 		if (n == 32)
-			return bad(sp->key, val, "more than 32 items");
+			return bad(sp->name, val, "more than 32 items");
 		if (!p[len])
 			break;
 		p += len + 1;
@@ -306,10 +160,11 @@ static int check_value(const struct param_spec *sp, const char *val)
 int bench_check_params(const struct bench *b)
 {
 	for (int i = 0; i < b->nr_params; i++) {
-		const struct param_spec *sp = find_spec(b->suite, b->keys[i]);
+		struct bench_key k;
+		const struct bench_key *sp = &k;
 		int err;
 
-		if (!sp)	/* a key without a spec is the program's bug */
+		if (bench_key_find(b->key_table, b->keys[i], &k) || k.kind == BK_SHARED)
 			return bad(b->keys[i], b->vals[i], "no validation rule (a bug)");
 		for (int j = 0; j < i; j++)
 			if (!strcmp(b->keys[j], b->keys[i]))
@@ -324,35 +179,17 @@ int bench_check_params(const struct bench *b)
 unsigned long param_ulong(const struct bench *b, const char *key, unsigned long def)
 {
 	const char *v = param_str(b, key, NULL);
-	const struct param_spec *sp;
+	struct bench_key k;
 	unsigned long n;
 
 	if (!v)
 		return def;
-	sp = find_spec(b->suite, key);
-	if (parse_number(v, strlen(v), sp && sp->kind == PK_SIZE, &n)) {
+	if (parse_number(v, strlen(v), !bench_key_find(b->key_table, key, &k) && k.kind == BK_SIZE,
+			 &n)) {
 		fprintf(stderr, "pagelab-bench: %s=%s is not a number\n", key, v);
 		exit(2);
 	}
 	return n;
-}
-
-void bench_list_keys(FILE *f, const char *suite, const char *const *keys)
-{
-	for (const char *const *k = keys; *k; k++) {
-		const struct param_spec *sp = find_spec(suite, *k);
-
-		if (!sp) {
-			fprintf(f, "%s %s none\n", suite, *k);
-			continue;
-		}
-		fprintf(f, "%s %s %s", suite, *k, kind_names[sp->kind]);
-		if (sp->kind <= PK_POW2LIST)
-			fprintf(f, " %lu %lu", sp->min, sp->max);
-		else if (sp->names)
-			fprintf(f, " %s", sp->names);
-		fputc('\n', f);
-	}
 }
 
 /*

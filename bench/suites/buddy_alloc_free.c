@@ -16,8 +16,22 @@
 #define MAX_DESIGNS 8
 #define MAX_THREADS 16
 
-static const char *const keys[] = { "mem", "dma32", "design", "order", "nr", "batch", "reps",
-				    "threads", "vcpus", "debug", "lock_stat", "pcp", NULL };
+static const struct bench_key keys[] = {
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY("design"),
+	BENCH_KEY("order"),
+	{ "nr", BK_NUM, 1, 100000000000UL, NULL, "1000000", "blocks per measurement and thread" },
+	{ "batch", BK_NUM, 1, 1000000UL, NULL, "512",
+	  "blocks allocated before they are freed (the batch column)" },
+	BENCH_KEY("reps"),
+	{ "threads", BK_NUM, 1, 16, NULL, NULL, NULL },
+	BENCH_KEY_DOC("vcpus", "threads", "vCPUs (at least threads)"),
+	BENCH_KEY("debug"),
+	BENCH_KEY("lock_stat"),
+	BENCH_KEY("pcp"),
+	BENCH_KEY_END
+};
 
 struct worker {
 	struct pl_machine *m;

@@ -28,9 +28,32 @@
 #include <time.h>
 #include "bench.h"
 
-static const char *const keys[] = { "mem", "dma32", "design", "threads", "order", "allocs",
-				    "workload", "seed", "debug", "pcp", "pcp_autotune", "vcpus",
-				    "topology", "warmup", "clock", NULL };
+static const struct bench_key keys[] = {
+	BENCH_KEY_DOC("mem", "the profile's, else 16G", "machine memory (machine= gives its own)"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY("design"),
+	{ "threads", BK_NUM, 1, 1024, NULL, "1",
+	  "threads (vtime=1: vCPUs in virtual time) running the workload" },
+	BENCH_KEY("order"),
+	{ "allocs", BK_NUM, 1, 100000000UL, NULL, "20000 (order 0), 64", "blocks per thread" },
+	{ "workload", BK_NAMES, 0, 0, "bulk,repeat,rand", "bulk,repeat,rand",
+	  "which of the LLFree artifact's workloads" },
+	BENCH_KEY("seed"),
+	BENCH_KEY("debug"),
+	BENCH_KEY("pcp"),
+	{ "pcp_autotune", BK_NUM, 0, 1, NULL, "1",
+	  "0: pagelab's own switch, a fixed pcp->high as Linux 6.0 (no auto-tuning)" },
+	BENCH_KEY_DOC("vcpus", "the profile's CPUs (at least threads), else threads",
+	  "the machine's vCPUs, of which threads run"),
+	{ "topology", BK_TEXT, 0, 0, NULL, "the profile's, else 2x26x1",
+	  "SOCKETSxCORESxTHREADS pricing cache line transfers" },
+	{ "warmup", BK_NUM, 0, 1, NULL, "0",
+	  "1: an untimed bulk pass first (first touches out of the timed phases)" },
+	{ "clock", BK_NAME, 0, 0, "wall,thread", "wall",
+	  "real threads' clock: wall, or thread (each thread's CPU time: a loaded host's waits "
+	  "left out)" },
+	BENCH_KEY_END
+};
 
 enum phase { PH_ALLOC, PH_FREE, PH_REPEAT };
 

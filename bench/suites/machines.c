@@ -13,7 +13,10 @@
 #include <string.h>
 #include "bench.h"
 
-static const char *const keys[] = { "debug", NULL };
+static const struct bench_key keys[] = {
+	BENCH_KEY("debug"),
+	BENCH_KEY_END
+};
 
 static unsigned long host_rss_kib(void)
 {

@@ -29,8 +29,22 @@
 #define MAX_DESIGNS 8
 #define MAX_ORDERS 11
 
-static const char *const keys[] = { "mem", "dma32", "design", "order", "test_loop_count",
-				    "reps", "vcpus", "debug", "lock_stat", "pcp", "floor", NULL };
+static const struct bench_key keys[] = {
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY_DEF("design", "v6.18,contig-batch"),
+	{ "order", BK_NUMLIST, 0, MAX_PAGE_ORDER, NULL, "3,9,10", "comma-separated orders" },
+	{ "test_loop_count", BK_NUM, 1, 1000000000UL, NULL, "100000", "alloc/free pairs per rep" },
+	BENCH_KEY("reps"),
+	BENCH_KEY("vcpus"),
+	BENCH_KEY("debug"),
+	BENCH_KEY("lock_stat"),
+	BENCH_KEY("pcp"),
+	{ "floor", BK_NUM, 0, 1, NULL, "1",
+	  "also time the 2^order atomic refcount drops both designs pay, printed as the floor (0 "
+	  "off)" },
+	BENCH_KEY_END
+};
 
 struct run {
 	double ns;			/* whole loop */

@@ -170,9 +170,25 @@ static int run(struct bench *b)
 	return 0;
 }
 
-static const char *const keys[] = { "mem", "dma32", "design", "order_min", "order_max",
-				    "iterations", "plus1", "monitor", "monitor_ms", "churn", "seed",
-				    "lock_stat", "debug", NULL };
+static const struct bench_key keys[] = {
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY_DEF("design", "v6.18,mt-counts"),
+	{ "order_min", BK_NUM, 0, MAX_PAGE_ORDER, NULL, "0", "lowest order measured" },
+	{ "order_max", BK_NUM, 0, MAX_PAGE_ORDER, NULL, "4", "highest order measured" },
+	{ "iterations", BK_NUM, 1, 1000000UL, NULL, "10", "batches per order" },
+	{ "plus1", BK_NUM, 0, 1, NULL, "1",
+	  "allocate batch + 1 blocks and divide by batch, as mmtests does (0: divide by batch + "
+	  "1)" },
+	{ "monitor", BK_NUM, 0, 1, NULL, "0",
+	  "also run with a thread reading /proc/pagetypeinfo (1 on)" },
+	{ "monitor_ms", BK_NUM, 1, 1000, NULL, "10", "the reader's period in ms" },
+	{ "churn", BK_NUM, 0, 1, NULL, "0", "fragment the machine first (1 on)" },
+	BENCH_KEY("seed"),
+	BENCH_KEY("lock_stat"),
+	BENCH_KEY("debug"),
+	BENCH_KEY_END
+};
 
 const struct bench_suite suite_pagealloc_micro = {
 	.name = "pagealloc_micro",

@@ -15,8 +15,19 @@
 #define MAX_DESIGNS 8
 #define BUF_SIZE (64 << 10)
 
-static const char *const keys[] = { "mem", "dma32", "design", "reads", "seed", "rounds",
-				    "debug", "lock_stat", NULL };
+static const struct bench_key keys[] = {
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY_DEF("design", "v6.18,mt-counts"),
+	{ "reads", BK_NUM, 1, 100000000UL, NULL, "10000",
+	  "/proc/pagetypeinfo reads per measurement" },
+	BENCH_KEY("seed"),
+	{ "rounds", BK_NUM, 0, 1000000000UL, NULL, "max_pfn/8",
+	  "churn steps of the kernel-build-like workload" },
+	BENCH_KEY("debug"),
+	BENCH_KEY("lock_stat"),
+	BENCH_KEY_END
+};
 
 static void fmt_latency(char *out, size_t len, double us)
 {

@@ -46,6 +46,7 @@
  * (pgalloc + pgfree per CPU per second). pcp->high then decays as it does
  * in the kernel between bursts.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -648,41 +649,75 @@ static int run_kbuild(struct bench *b) { return run_kind(b, WL_KBUILD); }
 static int run_a1fm(struct bench *b) { return run_kind(b, WL_A1FM); }
 static int run_hugetlb(struct bench *b) { return run_kind(b, WL_HUGETLB); }
 
-static const char *const keys[] = { "mem", "dma32", "design", "vcpus", "ops", "threads", "slice",
-				    "seed", "exit_pages", "lock_stat", "debug", "tick_ops", "gig_probe",
-				    NULL };
+/*
+ * The five workloads' keys, declared once: what differs between them is
+ * an argument (alloc_many_free_few needs a purger beside its allocators,
+ * so at least 2 vCPUs; hugetlb_1g's churn and 1 GiB tries).
+ */
+#define OPS_RUN "page operations per run"
+#define EXIT_PAGES "pages an exiting task frees (exit_avalanche)"
+#define GIG_PROBE "1 GiB ranges alloc_contig_range() tries after the run (all: every aligned " \
+		  "range; 0: none)"
+#define PCP_KEYS(vcpus_min, ops, exit_pages, gig_probe) {					\
+	BENCH_KEY("mem"),									\
+	BENCH_KEY("dma32"),									\
+	BENCH_KEY_DEF("design", "v6.18,pcp-owner"),						\
+	{ "vcpus", BK_NUMLIST, (vcpus_min), PL_MAX_VCPUS, NULL, "8,32,128",			\
+	  "comma-separated vCPU counts to sweep" },						\
+	{ "ops", BK_NUM, 1, 100000000000UL, NULL, "2000000", (ops) },				\
+	BENCH_KEY("threads"),									\
+	{ "slice", BK_NUM, 1, 1000000000UL, NULL, "32",						\
+	  "operations a vCPU runs before the next one's turn" },				\
+	BENCH_KEY("seed"),									\
+	{ "exit_pages", BK_NUM, 1, 1000000000UL, NULL, "32768", (exit_pages) },			\
+	BENCH_KEY_DOC("lock_stat", "1", "time lock holds and waits"),				\
+	BENCH_KEY("debug"),									\
+	{ "tick_ops", BK_NUM, 1, 100000000000UL, NULL, "100000",				\
+	  "a vCPU's vmstat tick every this many of its page operations (0: none)" },		\
+	{ "gig_probe", BK_NUM, 0, ULONG_MAX, NULL, "all", (gig_probe) },			\
+	BENCH_KEY_END										\
+}
+
+static const struct bench_key amff_keys[] = PCP_KEYS(2, OPS_RUN, EXIT_PAGES, GIG_PROBE);
+static const struct bench_key exit_keys[] = PCP_KEYS(1, OPS_RUN, "pages an exiting task frees",
+						     GIG_PROBE);
+static const struct bench_key kbuild_keys[] = PCP_KEYS(1, OPS_RUN, EXIT_PAGES, GIG_PROBE);
+static const struct bench_key a1fm_keys[] = PCP_KEYS(1, OPS_RUN, EXIT_PAGES, GIG_PROBE);
+static const struct bench_key hugetlb_keys[] = PCP_KEYS(1,
+	"page operations of churn before the 1 GiB tries", EXIT_PAGES,
+	"unused: hugetlb_1g tries every aligned 1 GiB range during its churn");
 
 const struct bench_suite suite_alloc_many_free_few = {
 	.name = "alloc_many_free_few",
 	.summary = "seed 003: allocate on many vCPUs, free from a few purgers",
-	.keys = keys,
+	.keys = amff_keys,
 	.run = run_amff,
 };
 
 const struct bench_suite suite_exit_avalanche = {
 	.name = "exit_avalanche",
 	.summary = "seed 003: one vCPU frees a whole process at once while others churn",
-	.keys = keys,
+	.keys = exit_keys,
 	.run = run_exit,
 };
 
 const struct bench_suite suite_kbuild = {
 	.name = "kbuild",
 	.summary = "seed 003: order-0..3 blocks with random lifetimes across vCPUs",
-	.keys = keys,
+	.keys = kbuild_keys,
 	.run = run_kbuild,
 };
 
 const struct bench_suite suite_alloc_one_free_many = {
 	.name = "alloc_one_free_many",
 	.summary = "one vCPU allocates, every other vCPU frees (seed 003's worst case)",
-	.keys = keys,
+	.keys = a1fm_keys,
 	.run = run_a1fm,
 };
 
 const struct bench_suite suite_hugetlb_1g = {
 	.name = "hugetlb_1g",
 	.summary = "1 GiB alloc_contig_range() on every aligned range under kbuild churn",
-	.keys = keys,
+	.keys = hugetlb_keys,
 	.run = run_hugetlb,
 };

@@ -276,8 +276,19 @@ static int range_workload_run(struct bench *b)
 	return 0;
 }
 
-static const char *const range_workload_keys[] = { "live", "align", "pairs", "seed", "peers",
-						   "peer_timeout", "reps", NULL };
+static const struct bench_key range_workload_keys[] = {
+	{ "live", BK_NUMLIST, 1, 100000000UL, NULL, "10000,100000,1000000",
+	  "comma-separated numbers of live ranges" },
+	{ "align", BK_POW2LIST, 1, 1UL << 20, NULL, "1,512",
+	  "comma-separated alignments in pages" },
+	{ "pairs", BK_NUM, 1, 1000000000UL, NULL, "200000", "alloc/free pairs per measurement" },
+	BENCH_KEY("seed"),
+	{ "peers", BK_TEXT, 0, 0, NULL, "(none)",
+	  "comma-separated peer implementations (see scripts/build-peers.sh)" },
+	{ "peer_timeout", BK_NUM, 1, 86400, NULL, "120", "seconds before a peer run is abandoned" },
+	{ "reps", BK_NUM, 1, 15, NULL, NULL, NULL },
+	BENCH_KEY_END
+};
 
 const struct bench_suite suite_range_workload = {
 	.name = "range_workload",

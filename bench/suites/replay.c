@@ -22,9 +22,45 @@
 #include "pagelab/trace.h"
 #include "pagelab/evstream.h"
 
-static const char *const replay_keys[] = { "trace", "state", "snapshot", "after", "design", "emit_trace",
-					   "cpus", "mem", "dma32", "debug", "vmalloc", "show_state", "tick",
-					   "tick_ms", "pcp_busy", "jobs", NULL };
+static const struct bench_key replay_keys[] = {
+	{ "trace", BK_TEXT, 0, 0, NULL, "(required)",
+	  "a trace artifact directory (manifest.json, before/, after/) or a trace file" },
+	{ "state", BK_NAME, 0, 0, "fresh,counts,positional",
+	  "positional with a snapshot, else fresh",
+	  "starting state: fresh, counts or positional" },
+	{ "snapshot", BK_TEXT, 0, 0, NULL, "the artifact's before/",
+	  "a /proc snapshot directory to load the state from" },
+	{ "after", BK_TEXT, 0, 0, NULL, "the artifact's after/",
+	  "a /proc snapshot directory of the kernel's end state (end free pages, buddyinfo "
+	  "distance)" },
+	BENCH_KEY("design"),
+	{ "emit_trace", BK_TEXT, 0, 0, NULL, "(none)",
+	  "write pagelab's own trace of the replay here" },
+	{ "cpus", BK_NUM, 1, PL_MAX_VCPUS, NULL, "the trace's CPUs",
+	  "vCPUs of the replaying machine" },
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY("debug"),
+	{ "vmalloc", BK_NUM, 0, 1, NULL, "1",
+	  "replay the vmap_area events too (0: page allocator only)" },
+	{ "show_state", BK_TEXT, 0, 0, NULL, "(none)",
+	  "append the machine's pagetypeinfo, buddyinfo and zoneinfo, as loaded and at the end, "
+	  "to this file" },
+	{ "tick", BK_NAME, 0, 0, "kernel,first", "kernel",
+	  "when each vCPU's vmstat tick runs: kernel (four runs around the phase of the trace's "
+	  "kworker drains, ticking at those drains, or at 0/250/500/750 ms without any; the run "
+	  "nearest their median reported) or first (1 s after the first event)" },
+	{ "tick_ms", BK_NUM, 0, 999, NULL, "(none)",
+	  "every vCPU's vmstat tick this many ms (0..999) into each second of the trace clock, "
+	  "instead of tick=" },
+	{ "pcp_busy", BK_NUM, 0, 1, NULL, "1",
+	  "replay the frees the trace shows found their CPU's PCP lock held (a softirq's during a "
+	  "refill or drain) as the kernel ran them, straight to the buddy (0: to the PCP)" },
+	{ "jobs", BK_NUM, 1, 256, NULL, "the online CPUs",
+	  "replays (designs x tick probes) run at once, each in a process of its own, all from "
+	  "the one decoded event stream (1: one after another in this process)" },
+	BENCH_KEY_END
+};
 
 
 /*

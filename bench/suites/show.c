@@ -21,8 +21,23 @@
 #include <string.h>
 #include "bench.h"
 
-static const char *const keys[] = { "what", "workload", "mem", "dma32", "design", "seed",
-				    "rounds", "vcpus", "debug", "lock_stat", NULL };
+static const struct bench_key keys[] = {
+	{ "what", BK_NAMES, 0, 0,
+	  "buddyinfo,pagetypeinfo,zoneinfo,vmallocinfo,vmstat,extfrag_index,unusable_index,"
+	  "lock_stat,events", "buddyinfo",
+	  "comma-separated: buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo" },
+	{ "workload", BK_NAME, 0, 0, "fresh,churn", "fresh",
+	  "fresh (just booted) or churn (kernel-build-like)" },
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	{ "design", BK_DESIGN, 0, 0, NULL, NULL, NULL },
+	BENCH_KEY("seed"),
+	{ "rounds", BK_NUM, 0, 1000000000UL, NULL, "max_pfn/8", "churn steps" },
+	BENCH_KEY("vcpus"),
+	BENCH_KEY("debug"),
+	BENCH_KEY("lock_stat"),
+	BENCH_KEY_END
+};
 
 struct report {
 	const char *name;

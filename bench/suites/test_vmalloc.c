@@ -38,10 +38,32 @@
 #define THREAD_ALIGN	(16UL << 10)	/* x86_64 THREAD_SIZE without KASAN */
 #define BITS_PER_LONG	64
 
-static const char *const keys[] = {
-	"mem", "dma32", "design", "vcpus", "threads", "slice", "debug", "lock_stat", "pcp", "seed",
-	"nr_threads", "test_loop_count", "test_repeat_count", "run_test_mask", "nr_pages",
-	"use_huge", "sequential_test_order", "nr_pcpu_objects", "template", "warmup", NULL
+static const struct bench_key keys[] = {
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY("design"),
+	{ "vcpus", BK_NUM, 0, PL_MAX_VCPUS, NULL, "nr_threads", "vCPUs of the machine" },
+	BENCH_KEY_DOC("threads", "min(nr_threads, host CPUs)", "real threads running the workers"),
+	{ "slice", BK_NUM, 1, 1000000000UL, NULL, "64",
+	  "operations a worker runs before the next one's turn" },
+	BENCH_KEY("debug"),
+	BENCH_KEY("lock_stat"),
+	BENCH_KEY("pcp"),
+	BENCH_KEY("seed"),
+	{ "nr_threads", BK_NUM, 0, PL_MAX_VCPUS, NULL, "1", "workers (test_vmalloc.ko's nr_threads)" },
+	{ "test_loop_count", BK_NUM, 1, 1000000000UL, NULL, "1000000", "iterations of each test" },
+	{ "test_repeat_count", BK_NUM, 1, 10000, NULL, "1", "repetitions of the whole run" },
+	{ "run_test_mask", BK_NUM, 1, 4095, NULL, "7", "bitmask of the tests to run (test_vmalloc.ko's)" },
+	{ "nr_pages", BK_NUM, 0, 1UL << 20, NULL, "0",
+	  "pages for fix_size_alloc_test (0: one page, the module's default)" },
+	{ "use_huge", BK_NUM, 0, 1, NULL, "0", "vmalloc_huge() in fix_size_alloc_test (1 on)" },
+	{ "sequential_test_order", BK_NUM, 0, 1, NULL, "0", "run the tests in mask order (1 on)" },
+	{ "nr_pcpu_objects", BK_NUM, 1, 10000000UL, NULL, "35000", "objects of pcpu_alloc_test" },
+	{ "template", BK_NAME, 0, 0, "performance,smoke,stress", "(none)",
+	  "test_vmalloc.sh's presets: performance, smoke or stress" },
+	{ "warmup", BK_NUM, 0, 1000000000UL, NULL, "0",
+	  "an untimed pass of every test with this test_loop_count first (0: none)" },
+	BENCH_KEY_END
 };
 
 struct tv_params {

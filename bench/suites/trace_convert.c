@@ -16,7 +16,11 @@
 #include "bench.h"
 #include "pagelab/trace.h"
 
-static const char *const convert_keys[] = { "trace", "out", NULL };
+static const struct bench_key convert_keys[] = {
+	{ "trace", BK_TEXT, 0, 0, NULL, "(required)", "the trace to convert (trace.dat or text)" },
+	{ "out", BK_TEXT, 0, 0, NULL, "(required)", "the raw tracefs text to write" },
+	BENCH_KEY_END
+};
 
 static void print_event(FILE *f, const struct pl_trace_event *ev)
 {

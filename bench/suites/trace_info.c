@@ -14,7 +14,17 @@
 #include "bench.h"
 #include "pagelab/trace.h"
 
-static const char *const info_keys[] = { "trace", "command_pid", "tasks", "top", NULL };
+static const struct bench_key info_keys[] = {
+	{ "trace", BK_TEXT, 0, 0, NULL, "(required)",
+	  "a trace file or artifact trace (trace.dat, or text)" },
+	{ "command_pid", BK_NUM, 1, 4194304, NULL, "(none)",
+	  "the recorded command's pid: its tasks and the ones the trace shows it forking are its "
+	  "share" },
+	{ "tasks", BK_TEXT, 0, 0, NULL, "(none)",
+	  "pids, comms or \"command\", comma-separated: their share apart" },
+	{ "top", BK_NUM, 1, 1000, NULL, "10", "tasks listed by name (the rest summed)" },
+	BENCH_KEY_END
+};
 
 static void put_stat(FILE *f, const char *key, const struct pl_task_stat *s, unsigned long tasks)
 {

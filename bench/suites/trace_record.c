@@ -37,8 +37,19 @@
 #define REC_SPLICE	(REC_PAGE * 64)
 #define REC_MAX_CPUS	1024
 
-static const char *const record_keys[] = { "instance", "out", "events", "tracefs", "scratch",
-						 NULL };
+static const struct bench_key record_keys[] = {
+	{ "instance", BK_TEXT, 0, 0, NULL, "(required)",
+	  "the ftrace instance directory whose per_cpu/cpuN/trace_pipe_raw are drained" },
+	{ "out", BK_TEXT, 0, 0, NULL, "(required)", "the trace.dat to write" },
+	{ "events", BK_TEXT, 0, 0, NULL, "(required)",
+	  "SYSTEM/EVENT,... whose format files go into the trace.dat" },
+	{ "tracefs", BK_TEXT, 0, 0, NULL, "/sys/kernel/tracing",
+	  "where tracefs is mounted (header_page, formats, saved_cmdlines)" },
+	{ "scratch", BK_TEXT, 0, 0, NULL, "(out's directory)",
+	  "where the per-CPU pages wait until the trace.dat is written (a tmpfs keeps disk "
+	  "writeback away from the workload)" },
+	BENCH_KEY_END
+};
 
 struct rec_cpu {
 	int cpu, raw, file, pipe[2];

@@ -11,6 +11,7 @@
  * early. Times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID): on a
  * shared machine wall time measures the other tenants.
  */
+#include <limits.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,18 @@
 #include "pagelab/trace.h"
 #include "pagelab/evstream.h"
 
-static const char *const throughput_keys[] = { "trace", "mem", "dma32", "design", "max_events",
-					       "reps", "pass", NULL };
+static const struct bench_key throughput_keys[] = {
+	{ "trace", BK_TEXT, 0, 0, NULL, "(required)", "a trace file to parse and replay" },
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY("design"),
+	{ "max_events", BK_NUM, 1, ULONG_MAX, NULL, "all", "stop after this many events" },
+	BENCH_KEY_DOC("reps", "1", "repetitions"),
+	{ "pass", BK_NAME, 0, 0, "all,parse,decode,replay", "all",
+	  "parse (text), decode (the binary event stream a replay reads), replay (from that "
+	  "stream) or all" },
+	BENCH_KEY_END
+};
 
 static double now_s(void)
 {

@@ -12,9 +12,20 @@
 
 #define MAX_DESIGNS 8
 
-static const char *const keys[] = { "mem", "dma32", "design", "nr_pages", "use_huge",
-				    "test_loop_count", "reps", "vcpus", "debug", "lock_stat",
-				    "pcp", NULL };
+static const struct bench_key keys[] = {
+	BENCH_KEY("mem"),
+	BENCH_KEY("dma32"),
+	BENCH_KEY("design"),
+	{ "nr_pages", BK_NUM, 1, 1UL << 20, NULL, "1", "pages per vmalloc" },
+	{ "use_huge", BK_NUM, 0, 1, NULL, "0", "vmalloc_huge() instead of vmalloc() (1 on)" },
+	{ "test_loop_count", BK_NUM, 1, 1000000000UL, NULL, "1000000", "vmalloc/vfree pairs per rep" },
+	BENCH_KEY("reps"),
+	BENCH_KEY("vcpus"),
+	BENCH_KEY("debug"),
+	BENCH_KEY("lock_stat"),
+	BENCH_KEY("pcp"),
+	BENCH_KEY_END
+};
 /* vtime=1: one_rep() leaves the record's vtime value set (bench_vt_set). */
 
 static double one_rep(struct bench *b, int slot, struct pl_machine *m, unsigned long nr_pages,

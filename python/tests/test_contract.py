@@ -2,8 +2,8 @@
 within a time limit, for both CLIs.
 
 - pagelab-bench: every suite's every key, enumerated from the program itself
-  (`pagelab-bench --keys` prints the rules of bench/runner/params.c for each key a
-  suite lists), gets invalid values of every class: empty, negative,
+  (`pagelab-bench --keys` prints the kind and range of each key a suite takes,
+  from the key tables), gets invalid values of every class: empty, negative,
   non-numeric, overflowing, absurd (just outside its range), malformed lists;
 - pagelab: every subcommand, enumerated from its argparse parser, gets an
   unknown option and a bad positional, and each typed option bad values;
