@@ -107,8 +107,12 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 int bench_key_find(const struct bench_key *table, const char *name, struct bench_key *out);
 /* keys.c: the name of @kind as `--keys` prints it ("number", "size", ...). */
 const char *bench_kind_name(enum bench_kind kind);
-/* keys.c: --list's keys of a suite (@table), or with @table NULL the every-suite keys. */
-void bench_list_keys(const struct bench_key *table, bool json);
+/*
+ * keys.c: the @i-th key --list shows for a suite (@table, resolved as by
+ * bench_key_find()), or with @table NULL the @i-th every-suite key.
+ * Return: 0, or -1 past the last.
+ */
+int bench_key_at(const struct bench_key *table, unsigned int i, struct bench_key *out);
 /* keys.c: `--keys`: one line per key of @suite: suite, key, kind, range or names. */
 void bench_key_rules(FILE *f, const char *suite, const struct bench_key *table);
 /* params.c: the validation layer. Return 0, or 2 after a one-line message. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * keys.c - the shared key table and what the runner derives from every
- * key table: lookup (bench_key_find()), `--list` and `--keys`.
+ * key table: lookup (bench_key_find()), the rows --list prints in order
+ * (bench_key_at()) and `--keys`.
  *
  * A key is declared once. A suite's own keys are rows of its ->keys
  * (bench/suites/), in the order --list shows them; a key several suites
@@ -135,46 +136,24 @@ int bench_key_find(const struct bench_key *table, const char *name, struct bench
 	return 0;
 }
 
-static void list_key(const struct bench_key *k, bool json, bool first)
+int bench_key_at(const struct bench_key *table, unsigned int i, struct bench_key *out)
 {
-	const char *def = k->def ? k->def : "?", *meaning = k->meaning ? k->meaning : "";
-
-	if (k->kind == BK_SHARED || !k->def) {	/* a BENCH_KEY() the shared table lacks */
-		def = "?";
-		meaning = "(undocumented)";
-	}
-	if (json) {
-		printf("%s{\"key\": ", first ? "" : ", ");
-		bench_json_str(k->name);
-		printf(", \"default\": ");
-		bench_json_str(def);
-		printf(", \"meaning\": ");
-		bench_json_str(meaning);
-		printf("}");
-	} else {
-		printf("      %-22s %-16s %s\n", k->name, def, meaning);
-	}
-}
-
-void bench_list_keys(const struct bench_key *table, bool json)
-{
-	struct bench_key k;
-	bool first = true;
-
 	if (!table) {	/* the every-suite keys --list shows */
-		for (size_t i = 0; i < ARRAY_SIZE(shared); i++) {
-			if (shared[i].scope != KS_EVERY)
-				continue;
-			list_key(&shared[i].key, json, first);
-			first = false;
+		for (size_t j = 0; j < ARRAY_SIZE(shared); j++) {
+			if (shared[j].scope == KS_EVERY && !i--) {
+				*out = shared[j].key;
+				return 0;
+			}
 		}
-		return;
+		return -1;
 	}
 	for (const struct bench_key *row = table; row->name; row++) {
-		resolve(row, &k);
-		list_key(&k, json, first);
-		first = false;
+		if (!i--) {
+			resolve(row, out);
+			return 0;
+		}
 	}
+	return -1;
 }
 
 static void rule_line(FILE *f, const char *suite, const struct bench_key *k)

@@ -37,6 +37,32 @@ static const struct bench_suite *const suites[] = {
 	&suite_llfree_anchors,
 };
 
+/* --list's keys of a suite (@table), or with @table NULL the every-suite ones. */
+static void list_keys(const struct bench_key *table, bool json)
+{
+	struct bench_key k;
+
+	for (unsigned int i = 0; !bench_key_at(table, i, &k); i++) {
+		const char *def = k.def, *meaning = k.meaning ? k.meaning : "";
+
+		if (k.kind == BK_SHARED || !def) {	/* a BENCH_KEY() the shared table lacks */
+			def = "?";
+			meaning = "(undocumented)";
+		}
+		if (json) {
+			printf("%s{\"key\": ", i ? ", " : "");
+			bench_json_str(k.name);
+			printf(", \"default\": ");
+			bench_json_str(def);
+			printf(", \"meaning\": ");
+			bench_json_str(meaning);
+			printf("}");
+		} else {
+			printf("      %-22s %-16s %s\n", k.name, def, meaning);
+		}
+	}
+}
+
 /* --list: suites and every key with its default and meaning, presets, switches. */
 static int list(bool json)
 {
@@ -56,13 +82,13 @@ static int list(bool json)
 		} else {
 			printf("  %s: %s\n", suites[i]->name, suites[i]->summary);
 		}
-		bench_list_keys(suites[i]->keys, json);
+		list_keys(suites[i]->keys, json);
 		if (json)
 			printf("]}");
 	}
 	/* the keys every suite takes: the harness's and the machine profile */
 	printf(json ? "], \"common_keys\": [" : "  every suite:\n");
-	bench_list_keys(NULL, json);
+	list_keys(NULL, json);
 	printf(json ? "], \"presets\": [" : "\npresets (design=PRESET[+SWITCH...]):\n");
 	for (const struct pl_design_preset_def *p = pl_design_preset_table; p->name; p++) {
 		struct pl_design d;
