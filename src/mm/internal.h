@@ -251,6 +251,36 @@ struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migra
 struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
 				    unsigned int alloc_flags, int highest_zoneidx, int migratetype);
 
+/*
+ * next_buddy_in_range() - the first free block (PageBuddy head) at or after
+ * *@pfn and below @end, with its order in *@order; *@pfn is left at it.
+ * Return: the head page, or NULL if there is none.
+ */
+static inline struct page *next_buddy_in_range(unsigned long *pfn, unsigned long end,
+					       unsigned int *order)
+{
+	for (; *pfn < end; (*pfn)++) {
+		struct page *page = pfn_to_page(*pfn);
+
+		if (PageBuddy(page)) {
+			*order = buddy_order(page);
+			return page;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * for_each_buddy_in_range() - each free block whose head lies in [@start,
+ * @end), lowest first, as the kernel's pageblock walks step: a free block
+ * is passed whole (2^order pages), any other page one at a time. The order
+ * is read before the body runs, so the body may take the block off its
+ * free list.
+ */
+#define for_each_buddy_in_range(page, order, pfn, start, end)				\
+	for ((pfn) = (start); ((page) = next_buddy_in_range(&(pfn), (end), &(order)));	\
+	     (pfn) += 1UL << (order))
+
 static inline struct page *get_page_from_free_area(struct free_area *area, int migratetype)
 {
 	return list_first_entry_or_null(&area->free_list[migratetype], struct page, buddy_list);

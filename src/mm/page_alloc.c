@@ -685,19 +685,12 @@ long move_freepages_block(struct zone *zone, struct page *page, int old_mt, int 
 unsigned long __move_freepages_block(struct zone *zone, unsigned long start_pfn,
 				     int old_mt, int new_mt)
 {
-	unsigned long pfn = start_pfn, end = start_pfn + pageblock_nr_pages, moved = 0;
+	unsigned long pfn, moved = 0;
+	struct page *page;
+	unsigned int order;
 
-	while (pfn < end) {
-		struct page *page = pfn_to_page(pfn);
-		unsigned int order;
-
-		if (!PageBuddy(page)) {
-			pfn++;
-			continue;
-		}
-		order = buddy_order(page);
+	for_each_buddy_in_range(page, order, pfn, start_pfn, start_pfn + pageblock_nr_pages) {
 		move_to_free_list(page, zone, order, old_mt, new_mt);
-		pfn += 1UL << order;
 		moved += 1UL << order;
 	}
 	return moved;

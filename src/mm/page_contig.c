@@ -471,27 +471,20 @@ static void contig_give_back(struct zone *zone, unsigned long pfn, unsigned long
 static void contig_take_range(struct zone *zone, unsigned long base, unsigned long start,
 			      unsigned long end)
 {
-	unsigned long pfn = base;
+	unsigned long pfn;
+	struct page *page;
+	unsigned int order;
 
-	while (pfn < end) {
-		struct page *page = pfn_to_page(pfn);
-		unsigned long block_end;
-		unsigned int order;
+	for_each_buddy_in_range(page, order, pfn, base, end) {
+		unsigned long block_end = pfn + (1UL << order);
 
-		if (!PageBuddy(page)) {
-			pfn++;
+		if (block_end <= start)
 			continue;
-		}
-		order = buddy_order(page);
-		block_end = pfn + (1UL << order);
-		if (block_end > start) {
-			del_page_from_free_list(page, zone, order, MIGRATE_ISOLATE);
-			if (pfn < start)
-				contig_give_back(zone, pfn, start);
-			if (block_end > end)
-				contig_give_back(zone, end, block_end);
-		}
-		pfn = block_end;
+		del_page_from_free_list(page, zone, order, MIGRATE_ISOLATE);
+		if (pfn < start)
+			contig_give_back(zone, pfn, start);
+		if (block_end > end)
+			contig_give_back(zone, end, block_end);
 	}
 }
 

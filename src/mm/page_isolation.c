@@ -93,32 +93,24 @@ void undo_isolate_page_range(struct zone *zone, unsigned long start_pfn, unsigne
 {
 	struct list_head blocks;
 	unsigned long pfn;
+	struct page *page;
+	unsigned int order;
 
 	INIT_LIST_HEAD(&blocks);
 	spin_lock(&zone->lock);
 	/* Off the lists first, so that no re-free merges with a still-isolated buddy. */
-	for (pfn = start_pfn; pfn < end_pfn;) {
-		struct page *page = pfn_to_page(pfn);
-		unsigned int order;
-
-		if (!PageBuddy(page)) {
-			pfn++;
-			continue;
-		}
-		order = buddy_order(page);
+	for_each_buddy_in_range(page, order, pfn, start_pfn, end_pfn) {
 		del_page_from_free_list(page, zone, order, MIGRATE_ISOLATE);
 		WRITE_ONCE(page->private, order);	/* not PageBuddy now: private is ours */
 		list_add_tail(&page->buddy_list, &blocks);
-		pfn += 1UL << order;
 	}
 	for (pfn = start_pfn; pfn < end_pfn; pfn += pageblock_nr_pages) {
 		set_pageblock_migratetype(pfn_to_page(pfn), pageblock_real_mt(zone, pfn));
 		zone->nr_isolate_pageblock--;
 	}
 	while (!list_empty(&blocks)) {
-		struct page *page = list_first_entry(&blocks, struct page, buddy_list);
-		unsigned int order = (unsigned int)page->private;
-
+		page = list_first_entry(&blocks, struct page, buddy_list);
+		order = (unsigned int)page->private;
 		list_del(&page->buddy_list);
 		WRITE_ONCE(page->private, 0);
 		split_large_buddy(zone, page, page_to_pfn(page), order, FPI_NONE);

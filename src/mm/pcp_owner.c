@@ -153,30 +153,19 @@ static struct page *owned_rmqueue_smallest(struct per_cpu_pages *pcp, unsigned i
 static int recover_fragment(struct zone *zone, struct per_cpu_pages *pcp, unsigned int idx, int mt)
 {
 	unsigned long start = block_start_pfn(zone, idx), pfn;
+	struct page *page;
+	unsigned int order;
 	int recovered = 0;
 
 	/* A chunk above pageblock order would span blocks: leave it to the whole-block path. */
-	for (pfn = start; pfn < start + pageblock_nr_pages;) {
-		struct page *page = pfn_to_page(pfn);
-
-		if (PageBuddy(page) && buddy_order(page) > pageblock_order)
+	for_each_buddy_in_range(page, order, pfn, start, start + pageblock_nr_pages)
+		if (order > pageblock_order)
 			return 0;
-		pfn += PageBuddy(page) ? 1UL << buddy_order(page) : 1;
-	}
 	take_ownership(zone, pcp, idx, mt);
-	for (pfn = start; pfn < start + pageblock_nr_pages;) {
-		struct page *page = pfn_to_page(pfn);
-		unsigned int order;
-
-		if (!PageBuddy(page)) {
-			pfn++;
-			continue;
-		}
-		order = buddy_order(page);
+	for_each_buddy_in_range(page, order, pfn, start, start + pageblock_nr_pages) {
 		del_page_from_free_list(page, zone, order, mt);
 		add_chunk(pcp, page, order, mt);
 		recovered += 1 << order;
-		pfn += 1UL << order;
 	}
 	return recovered;
 }
