@@ -473,25 +473,46 @@ enum pl_tp {
 	NR_PL_TP
 };
 
+/*
+ * The kmem page events' fields (include/trace/events/kmem.h), declared once
+ * for the tracepoint a machine fires (struct pl_tp_event) and the event a
+ * trace parser reads (struct pl_trace_event, trace.h): each embeds them as
+ * PL_KMEM_FIELDS, reachable by name (ev.pfn) and as one struct (ev.kmem),
+ * as the kernel's struct_group() does.
+ * @pfn, @order, @migratetype, @gfp: as the kernel's fields (for extfrag,
+ *          @order and @migratetype are alloc_order and alloc_migratetype).
+ * @percpu_refill:        mm_page_alloc_zone_locked only.
+ * @fallback_order, @fallback_migratetype, @change_ownership: extfrag only.
+ */
+#define PL_KMEM_FIELD_LIST		\
+	unsigned long pfn;		\
+	int order;			\
+	int migratetype;		\
+	gfp_t gfp;			\
+	int percpu_refill;		\
+	int fallback_order;		\
+	int fallback_migratetype;	\
+	int change_ownership;
+
+struct pl_kmem_fields {
+	PL_KMEM_FIELD_LIST
+};
+
+#define PL_KMEM_FIELDS union {			\
+		struct { PL_KMEM_FIELD_LIST };	\
+		struct pl_kmem_fields kmem;	\
+	}
+
 /**
  * struct pl_tp_event - one tracepoint hit.
  * @tp:         which tracepoint.
  * @cpu:        the vCPU that fired it.
- * @pfn, @order, @migratetype, @gfp: as the kernel's fields.
- * @percpu_refill:        mm_page_alloc_zone_locked only.
- * @fallback_order, @fallback_migratetype, @change_ownership: extfrag only.
+ * and the kmem fields above (PL_KMEM_FIELDS).
  */
 struct pl_tp_event {
 	enum pl_tp tp;
 	unsigned int cpu;
-	unsigned long pfn;
-	int order;
-	int migratetype;
-	gfp_t gfp;
-	int percpu_refill;
-	int fallback_order;
-	int fallback_migratetype;
-	int change_ownership;
+	PL_KMEM_FIELDS;
 };
 
 #endif /* PAGELAB_MM_TYPES_H */

@@ -85,14 +85,11 @@ extern const char *const pl_trace_type_names[NR_PL_TRACE_TYPES];
  * @cpu:    the CPU column.
  * @ts_ns:  timestamp in nanoseconds.
  * @line:   input line number (1-based).
- * @pfn:    pfn (kmem events); -1UL for a failed mm_page_alloc.
- * @order:  order (alloc_order for extfrag).
- * @migratetype: migratetype (alloc_migratetype for extfrag).
- * @gfp:    mm_page_alloc's gfp_flags mapped onto pagelab's gfp_t bits.
- * @percpu_refill, @fallback_order, @fallback_migratetype, @fragmenting,
- * @change_ownership: the extfrag and zone_locked fields. @fragmenting is
- *          recomputed as fallback_order < pageblock_order (the tracepoint's
- *          own definition; perf prints a wrong value for it).
+ * @pfn ... @change_ownership: the kmem fields (PL_KMEM_FIELDS, mm_types.h);
+ *          @pfn is -1UL for a failed mm_page_alloc, @gfp mm_page_alloc's
+ *          gfp_flags mapped onto pagelab's gfp_t bits.
+ * @fragmenting: extfrag's, recomputed as fallback_order < pageblock_order
+ *          (the tracepoint's own definition; perf prints a wrong value for it).
  * @va_start, @size: vmap area start and size (alloc/free_vmap_area);
  * @npurged: purge_vmap_area_lazy's num_purged. @failed: alloc_vmap_area.
  * @nr_lazy: free_vmap_area_noflush's nr_lazy, the kernel's vmap_lazy_nr
@@ -134,15 +131,8 @@ struct pl_trace_event {
 	unsigned int cpu;
 	uint64_t ts_ns;
 	unsigned long line;
-	unsigned long pfn;
-	int order;
-	int migratetype;
-	gfp_t gfp;
-	int percpu_refill;
-	int fallback_order;
-	int fallback_migratetype;
+	PL_KMEM_FIELDS;		/* pfn ... change_ownership (mm_types.h) */
 	int fragmenting;
-	int change_ownership;
 	int failed;
 	unsigned long va_start;
 	unsigned long size;

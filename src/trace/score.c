@@ -243,14 +243,7 @@ void pl_tp_to_trace_event(const struct pl_tp_event *tp, uint64_t ts_ns, struct p
 	ev->type = type[tp->tp];
 	ev->cpu = tp->cpu;
 	ev->ts_ns = ts_ns;
-	ev->pfn = tp->pfn;
-	ev->order = tp->order;
-	ev->migratetype = tp->migratetype;
-	ev->gfp = tp->gfp;
-	ev->percpu_refill = tp->percpu_refill;
-	ev->fallback_order = tp->fallback_order;
-	ev->fallback_migratetype = tp->fallback_migratetype;
-	ev->change_ownership = tp->change_ownership;
+	ev->kmem = tp->kmem;
 	ev->fragmenting = tp->fallback_order < pageblock_order;
 }
 
