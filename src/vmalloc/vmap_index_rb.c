@@ -60,13 +60,17 @@ RB_DECLARE_CALLBACKS_MAX(static, free_vmap_area_rb_augment_cb, struct vmap_area_
 			 unsigned long, va.subtree_max_size, va_rb_size);
 
 /*
- * find_va_links() - the link where @va goes in @root, and its parent.
+ * find_va_links() - the link where @va goes in @rl's tree, and its parent.
+ * An overlap is the kernel's WARN "vmalloc bug: ... overlaps with ...":
+ * the indexes are corrupt, and the caller refuses the insert. A WARN, not
+ * a VM_WARN: checked at every debug level (one compare on a path that
+ * has already failed).
  * Return: the link, or NULL if @va overlaps an area already there.
  */
-static struct rb_node **find_va_links(struct vmap_area *va, struct rb_root *root,
+static struct rb_node **find_va_links(struct vmap_area *va, struct rb_list *rl,
 				      struct rb_node **parent)
 {
-	struct rb_node **link = &root->rb_node, *p = NULL;
+	struct rb_node **link = &rl->root.rb_node, *p = NULL;
 
 	*parent = NULL;
 	while (*link) {
@@ -78,8 +82,11 @@ static struct rb_node **find_va_links(struct vmap_area *va, struct rb_root *root
 			link = &p->rb_left;
 		else if (va->va_start >= tmp->va_end)
 			link = &p->rb_right;
-		else
+		else {
+			PL_WARN_ON(true, va->va_end > tmp->va_start &&
+						 va->va_start < tmp->va_end);
 			return NULL;
+		}
 	}
 	*parent = p;
 	return link;
@@ -131,8 +138,16 @@ static void link_va(struct vmap_area *va, struct rb_list *rl, struct rb_node *pa
 	list_add_tail(&va->list, next);	/* i.e. just before @next */
 }
 
+/*
+ * unlink_va() - take @va out of @rl's tree and list. An area in no tree
+ * (already unlinked: its node RB_CLEAR_NODE'd by the erase) is the
+ * kernel's WARN_ON(RB_EMPTY_NODE()) in __unlink_va(): nothing is changed.
+ * A WARN_ON, not a VM_WARN_ON: checked at every debug level.
+ */
 static void unlink_va(struct vmap_area *va, struct rb_list *rl, bool augment)
 {
+	if (PL_WARN_ON(true, RB_EMPTY_NODE(va_rb(va))))
+		return;
 	if (augment)
 		rb_erase_augmented(va_rb(va), &rl->root, &free_vmap_area_rb_augment_cb);
 	else
@@ -151,7 +166,7 @@ static inline void augment_tree_propagate_from(struct vmap_area *va)
 static int rb_set_insert(struct rb_list *set, struct vmap_area *va)
 {
 	struct rb_node *parent;
-	struct rb_node **link = find_va_links(va, &set->root, &parent);
+	struct rb_node **link = find_va_links(va, set, &parent);
 
 	if (!link)
 		return -EEXIST;
@@ -315,8 +330,12 @@ static int rb_va_clip(struct vmap_space *vs, struct rb_list *fs, struct vmap_are
 		augment_tree_propagate_from(va);
 		{
 			struct rb_node *parent;
-			struct rb_node **link = find_va_links(lva, &fs->root, &parent);
+			struct rb_node **link = find_va_links(lva, fs, &parent);
 
+			if (!link) {	/* the kernel's insert_vmap_area_augment(): no insert */
+				va_cache_free(vs, lva);
+				return -EINVAL;
+			}
 			link_va(lva, fs, parent, link, true);
 		}
 		return 0;
@@ -337,7 +356,7 @@ static struct vmap_area *rb_merge_or_add(struct vmap_space *vs, struct rb_list *
 
 	if (va->va_start >= va->va_end)
 		return NULL;
-	link = find_va_links(va, &fs->root, &parent);
+	link = find_va_links(va, fs, &parent);
 	if (!link) {
 		pl_warn_ratelimited("vmalloc: freed area [%#lx, %#lx) overlaps a free area",
 				    va->va_start, va->va_end);
