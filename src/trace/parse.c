@@ -320,49 +320,84 @@ static int event_type(const char *s, size_t n)
 	return -1;
 }
 
-/* The pressure events' nr_* counts. Return: the F_* bit of @key, 0 if none. */
-static unsigned int parse_nr_field(const char *key, size_t klen, unsigned long v,
-				   struct pl_trace_event *ev)
+/* The pressure events' nr_* counts: where @key's value goes and its F_* bit; NULL if not ours. */
+static unsigned long *nr_field(const char *key, size_t klen, struct pl_trace_event *ev,
+			       unsigned int *bit)
 {
-	if (tok_eq(key, klen, "nr_scanned")) {
-		ev->nr_scanned = v;
-		return F_SCANNED;
+	static const struct { const char *name; size_t off; unsigned int bit; } nr[] = {
+		{ "nr_scanned", offsetof(struct pl_trace_event, nr_scanned), F_SCANNED },
+		{ "nr_taken", offsetof(struct pl_trace_event, nr_taken), F_TAKEN },
+		{ "nr_migrated", offsetof(struct pl_trace_event, nr_succeeded), F_NRMIG },
+		{ "nr_succeeded", offsetof(struct pl_trace_event, nr_succeeded), F_SUCC },
+		{ "nr_failed", offsetof(struct pl_trace_event, nr_failed), F_FAILED },
+		{ "nr_reclaimed", offsetof(struct pl_trace_event, nr_reclaimed), F_RECLAIMED },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(nr); i++) {
+		if (strlen(nr[i].name) == klen && !memcmp(key, nr[i].name, klen)) {
+			*bit = nr[i].bit;
+			return (unsigned long *)((char *)ev + nr[i].off);
+		}
 	}
-	if (tok_eq(key, klen, "nr_taken")) {
-		ev->nr_taken = v;
-		return F_TAKEN;
-	}
-	if (tok_eq(key, klen, "nr_migrated")) {
-		ev->nr_succeeded = v;
-		return F_NRMIG;
-	}
-	if (tok_eq(key, klen, "nr_succeeded")) {
-		ev->nr_succeeded = v;
-		return F_SUCC;
-	}
-	if (tok_eq(key, klen, "nr_failed")) {
-		ev->nr_failed = v;
-		return F_FAILED;
-	}
-	if (tok_eq(key, klen, "nr_reclaimed")) {
-		ev->nr_reclaimed = v;
-		return F_RECLAIMED;
-	}
-	return 0;
+	return NULL;
+}
+
+/*
+ * The compaction deferral's numbers (mm/compaction.c): compact_considered
+ * stops at the limit, 1 << compact_defer_shift, and the shift at
+ * COMPACT_MAX_DEFER_SHIFT (6); compact_order_failed is an order, or one
+ * above the largest after a success (order + 1).
+ */
+#define PL_COMPACT_MAX_DEFER_LIMIT	(1L << 6)
+/* compaction's priorities: COMPACT_PRIO_SYNC_FULL 0 .. COMPACT_PRIO_ASYNC 2 */
+#define PL_COMPACT_MAX_PRIORITY		2
+
+/* "range=(0xSTART ~ 0xEND)": three tokens from @val; @p past them. Return: false if malformed. */
+static bool parse_pfn_range(const char *val, const char *vend, const char **p, const char *end,
+			    struct pl_trace_event *ev)
+{
+	const char *q = val;
+	long a, b;
+
+	if (q >= vend || *q++ != '(' || !parse_range(&q, vend, 0, PL_TRACE_PFN_LIMIT, &a) ||
+	    q != vend)
+		return false;
+	q = *p;
+	while (q < end && *q == ' ')
+		q++;
+	if (q >= end || *q++ != '~')
+		return false;
+	while (q < end && *q == ' ')
+		q++;
+	if (!parse_range(&q, end, 0, PL_TRACE_PFN_LIMIT, &b) || q >= end || *q++ != ')' ||
+	    (q < end && *q != ' '))
+		return false;
+	*p = q;
+	ev->start_pfn = (unsigned long)a;
+	ev->end_pfn = (unsigned long)b;
+	return true;
 }
 
 /*
  * The pressure events' "key=value" fields into @ev: their own loop, so that
  * the page events' parse_fields() is not slowed by keys it never meets.
- * Return: the F_* bits found.
+ * As strict as parse_fields(): a field pagelab reads must be the whole
+ * token (mm_compaction_begin/_end's "zone_end=0x..," keeps its comma),
+ * a number within what the kernel can print (pfns below
+ * PL_TRACE_PFN_LIMIT, orders -1..MAX_PAGE_ORDER, counts of pages below
+ * it too, no overflow, no sign where the kernel prints none), a name one
+ * the kernel prints; anything else makes the line malformed. Keys pagelab
+ * does not read are passed over, as there.
+ * Return: the F_* bits found, or F_BAD.
  */
 static __attribute__((noinline)) unsigned int parse_pressure_fields(const char *p, const char *end,
 								    struct pl_trace_event *ev)
 {
-	unsigned int found = 0;
+	unsigned int found = 0, bit;
 
 	while (p < end) {
 		const char *key, *val, *vend;
+		unsigned long *nr;
 		size_t klen;
 		long v;
 
@@ -378,57 +413,52 @@ static __attribute__((noinline)) unsigned int parse_pressure_fields(const char *
 		while (p < end && *p != ' ')
 			p++;
 		vend = p;
-		if (tok_eq(key, klen, "order") && parse_num(&val, vend, &v)) {
-			ev->order = (int)v;
-			found |= F_ORDER;
-		} else if (tok_eq(key, klen, "gfp_flags") || tok_eq(key, klen, "gfp_mask")) {
+/* the whole value a number in [lo, hi], else the line is malformed */
+#define NUM_FIELD(lit, lo, hi, dst, bits)						\
+		if (tok_eq(key, klen, lit)) {						\
+			if (!parse_range(&val, vend, (lo), (hi), &v) || val != vend)	\
+				return F_BAD;						\
+			(dst) = (typeof(dst))v;						\
+			found |= (bits);						\
+			continue;							\
+		}
+		NUM_FIELD("order", -1, MAX_PAGE_ORDER, ev->order, F_ORDER)
+		NUM_FIELD("priority", 0, PL_COMPACT_MAX_PRIORITY, ev->priority, 0)
+		NUM_FIELD("order_failed", 0, MAX_PAGE_ORDER + 1, ev->order_failed, 0)
+		NUM_FIELD("consider", 0, PL_COMPACT_MAX_DEFER_LIMIT, ev->considered, 0)
+		NUM_FIELD("limit", 1, PL_COMPACT_MAX_DEFER_LIMIT, ev->defer_limit, 0)
+		NUM_FIELD("migrate_pfn", 0, PL_TRACE_PFN_LIMIT, ev->migrate_pfn, F_MIGPFN)
+		NUM_FIELD("free_pfn", 0, PL_TRACE_PFN_LIMIT, ev->free_pfn, F_FREEPFN)
+		NUM_FIELD("zone_start", 0, PL_TRACE_PFN_LIMIT, ev->zone_start, 0)
+		if (tok_eq(key, klen, "zone_end")) {	/* "zone_end=0x%lx, mode=%s" */
+			if (vend > val && vend[-1] == ',')
+				vend--;
+			NUM_FIELD("zone_end", 0, PL_TRACE_PFN_LIMIT, ev->zone_end, 0)
+		}
+#undef NUM_FIELD
+		if (tok_eq(key, klen, "gfp_flags") || tok_eq(key, klen, "gfp_mask")) {
 			ev->gfp = pl_trace_gfp_from_names(val, vend);
-		} else if (tok_eq(key, klen, "priority") && parse_num(&val, vend, &v)) {
-			ev->priority = (int)v;
-		} else if (tok_eq(key, klen, "order_failed") && parse_num(&val, vend, &v)) {
-			ev->order_failed = (int)v;
-		} else if (tok_eq(key, klen, "consider") && parse_num(&val, vend, &v)) {
-			ev->considered = (unsigned int)v;
-		} else if (tok_eq(key, klen, "limit") && parse_num(&val, vend, &v)) {
-			ev->defer_limit = (unsigned long)v;
-		} else if (tok_eq(key, klen, "migrate_pfn") && parse_num(&val, vend, &v)) {
-			ev->migrate_pfn = (unsigned long)v;
-			found |= F_MIGPFN;
-		} else if (tok_eq(key, klen, "free_pfn") && parse_num(&val, vend, &v)) {
-			ev->free_pfn = (unsigned long)v;
-			found |= F_FREEPFN;
-		} else if (tok_eq(key, klen, "zone_start") && parse_num(&val, vend, &v)) {
-			ev->zone_start = (unsigned long)v;
-		} else if (tok_eq(key, klen, "zone_end") && parse_num(&val, vend, &v)) {
-			ev->zone_end = (unsigned long)v;
 		} else if (tok_eq(key, klen, "mode")) {
 			ev->sync = parse_mode(val, vend);
+			if (ev->sync < 0)
+				return F_BAD;
 		} else if (tok_eq(key, klen, "status") || tok_eq(key, klen, "ret")) {
 			ev->status = name_index(pl_compact_result_names, NR_PL_COMPACT_RESULTS, val, vend);
-			found |= ev->status >= 0 ? F_STATUS : 0;
+			if (ev->status < 0)
+				return F_BAD;
+			found |= F_STATUS;
 		} else if (tok_eq(key, klen, "reason")) {
 			ev->reason = name_index(pl_migrate_reason_names, NR_PL_MR_REASONS, val, vend);
-		} else if (klen > 3 && key[0] == 'n' && key[1] == 'r' && key[2] == '_' &&
-			   parse_num(&val, vend, &v)) {
-			found |= parse_nr_field(key, klen, (unsigned long)v, ev);
+			if (ev->reason < 0)
+				return F_BAD;
+		} else if ((nr = nr_field(key, klen, ev, &bit))) {
+			if (!parse_range(&val, vend, 0, PL_TRACE_PFN_LIMIT, &v) || val != vend)
+				return F_BAD;	/* a count of pages: below the pfn space */
+			*nr = (unsigned long)v;
+			found |= bit;
 		} else if (tok_eq(key, klen, "range")) {
-			/* "range=(0xSTART ~ 0xEND)": three tokens */
-			long a, b;
-			const char *q = val + (val < vend && *val == '(');
-
-			if (!parse_num(&q, vend, &a))
-				continue;
-			while (p < end && *p == ' ')
-				p++;
-			if (p < end && *p == '~')
-				p++;
-			while (p < end && *p == ' ')
-				p++;
-			if (!parse_num(&p, end, &b) || p >= end || *p != ')')
-				continue;
-			p++;
-			ev->start_pfn = (unsigned long)a;
-			ev->end_pfn = (unsigned long)b;
+			if (!parse_pfn_range(val, vend, &p, end, ev))
+				return F_BAD;
 			found |= F_RANGE;
 		}
 	}

@@ -52,6 +52,43 @@ static const char *const bad_lines[] = {
 	PFX "alloc_vmap_area: va_start: 4096 size=8192 align=4096 vstart=0x0 vend=0x0 failed=9",
 	PFX "free_vmap_area_noflush: va_start=0xffffc90000000000 nr_lazy=-5 nr_lazy_max=100",
 	PFX "purge_vmap_area_lazy: start=0x0 end=0x0 num_purged=-1",
+	/* the memory-pressure events: as strict as the page events */
+	PFX "mm_compaction_try_to_compact_pages: order=9x gfp_mask=GFP_KERNEL priority=1",
+	PFX "mm_compaction_try_to_compact_pages: order=4294967305 gfp_mask=GFP_KERNEL priority=1",
+	PFX "mm_compaction_try_to_compact_pages: order=11 gfp_mask=GFP_KERNEL priority=1",
+	PFX "mm_compaction_try_to_compact_pages: order=-2 gfp_mask=GFP_KERNEL priority=1",
+	PFX "mm_compaction_try_to_compact_pages: order=9 gfp_mask=GFP_KERNEL priority=7",
+	PFX "mm_compaction_deferred: node=0 zone=Normal   order=9 order_failed=12 consider=1 limit=2",
+	PFX "mm_compaction_deferred: node=0 zone=Normal   order=9 order_failed=9 consider=65 limit=2",
+	PFX "mm_compaction_deferred: node=0 zone=Normal   order=9 order_failed=9 consider=1 limit=0",
+	PFX "mm_compaction_deferred: node=0 zone=Normal   order=9 order_failed=9 consider=-1 limit=2",
+	PFX "mm_compaction_begin: zone_start=0x1 migrate_pfn=0x10000000001 free_pfn=0xe00 "
+	    "zone_end=0x1000, mode=sync",
+	PFX "mm_compaction_begin: zone_start=0x1 migrate_pfn=0x1 free_pfn=0x1fffffffffffffff0 "
+	    "zone_end=0x1000, mode=sync",
+	PFX "mm_compaction_begin: zone_start=0x1 migrate_pfn=0x1 free_pfn=0xe00 "
+	    "zone_end=0x1000,, mode=sync",
+	PFX "mm_compaction_begin: zone_start=0x1z migrate_pfn=0x1 free_pfn=0xe00 "
+	    "zone_end=0x1000, mode=sync",
+	PFX "mm_compaction_begin: zone_start=0x1 migrate_pfn=0x1 free_pfn=0xe00 "
+	    "zone_end=0x1000, mode=sometimes",
+	PFX "mm_compaction_end: zone_start=0x1 migrate_pfn=0xe00 free_pfn=0xe00 "
+	    "zone_end=0x1000, mode=sync status=finished_early",
+	PFX "mm_compaction_isolate_migratepages: range=(0x1 ~ 0x200) nr_scanned=511x nr_taken=0",
+	PFX "mm_compaction_isolate_migratepages: range=(0x1 ~ 0x200) nr_scanned=-1 nr_taken=0",
+	PFX "mm_compaction_isolate_migratepages: range=(0x1 ~ 0x200) nr_scanned=1 "
+	    "nr_taken=99999999999999999999999",
+	PFX "mm_compaction_isolate_migratepages: range=(0x1 ~ 0x10000000001) nr_scanned=1 nr_taken=0",
+	PFX "mm_compaction_isolate_migratepages: range=(0x1 ~ 0x200)x nr_scanned=1 nr_taken=0",
+	PFX "mm_compaction_isolate_migratepages: range=(0x1 - 0x200) nr_scanned=1 nr_taken=0",
+	PFX "mm_compaction_isolate_freepages: range=0x1 ~ 0x200) nr_scanned=1 nr_taken=0",
+	PFX "mm_compaction_migratepages: nr_migrated=1 nr_failed=0x",
+	PFX "mm_migrate_pages: nr_succeeded=1 nr_failed=0 nr_thp_succeeded=0 nr_thp_failed=0 "
+	    "nr_thp_split=0 nr_split=0 mode=MIGRATE_SOMETIMES reason=compaction",
+	PFX "mm_migrate_pages_start: mode=MIGRATE_SYNC reason=gardening",
+	PFX "mm_compaction_suitable: node=0 zone=Normal   order=9 ret=maybe",
+	PFX "mm_vmscan_direct_reclaim_end: nr_reclaimed=18446744073709551616",
+	PFX "mm_vmscan_kswapd_wake: nid=0 order=4294967296",
 };
 
 static void test_numbers_out_of_range_are_malformed(void **state)
@@ -87,6 +124,39 @@ static void test_edges_parse(void **state)
 	assert_int_equal(ev.cpu, PL_TRACE_MAX_CPUS - 1);
 	assert_true(ev.pfn == PL_TRACE_PFN_LIMIT - 1);
 	assert_true(ev.ts_ns == 18446744072999999999ull);
+}
+
+/* The pressure events' edges that kernels print parse, with their values. */
+static void test_pressure_edges_parse(void **state)
+{
+	static const char finished[] =
+		PFX "mm_compaction_finished: node=0 zone=DMA      order=-1 ret=continue";
+	static const char deferred[] =
+		PFX "mm_compaction_deferred: node=0 zone=Normal   order=10 order_failed=11 "
+		    "consider=64 limit=64";
+	static const char begin[] =
+		PFX "mm_compaction_begin: zone_start=0x1 migrate_pfn=0x1 free_pfn=0xffffffffff "
+		    "zone_end=0x10000000000, mode=sync";
+	static const char isolate[] =
+		PFX "mm_compaction_isolate_freepages: range=(0x3d7e00 ~ 0x3d8000) nr_scanned=512 "
+		    "nr_taken=128";
+	struct pl_trace_event ev;
+
+	(void)state;
+	assert_int_equal(pl_trace_parse_line(finished, strlen(finished), &ev, NULL), 1);
+	assert_int_equal(ev.order, -1);
+	assert_int_equal(pl_trace_parse_line(deferred, strlen(deferred), &ev, NULL), 1);
+	assert_int_equal(ev.order_failed, MAX_PAGE_ORDER + 1);
+	assert_int_equal(ev.considered, 64);
+	assert_int_equal(ev.defer_limit, 64);
+	assert_int_equal(pl_trace_parse_line(begin, strlen(begin), &ev, NULL), 1);
+	assert_true(ev.free_pfn == PL_TRACE_PFN_LIMIT - 1);
+	assert_true(ev.zone_end == PL_TRACE_PFN_LIMIT);
+	assert_int_equal(ev.sync, 1);
+	assert_int_equal(pl_trace_parse_line(isolate, strlen(isolate), &ev, NULL), 1);
+	assert_int_equal(ev.start_pfn, 0x3d7e00);
+	assert_int_equal(ev.end_pfn, 0x3d8000);
+	assert_int_equal(ev.nr_taken, 128);
 }
 
 /* A timestamp that jumps by 10^9 s is skipped, counted with its line. */
@@ -358,6 +428,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers_out_of_range_are_malformed),
+		cmocka_unit_test(test_pressure_edges_parse),
 		cmocka_unit_test(test_edges_parse),
 		cmocka_unit_test(test_time_gap),
 		cmocka_unit_test(test_pcp_busy_memory_by_events),
