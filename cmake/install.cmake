@@ -1,6 +1,6 @@
 # install.cmake - what `cmake --install` puts in a prefix: the public headers
-# (include/pagelab/), libpagelab.a and libpagelab.so, pagelab.pc for
-# pkg-config, and a CMake package so that `find_package(pagelab)` gives
+# (include/pagelab/), libpagelab.a and libpagelab.so, pagelab.pc and
+# pagelab-static.pc for pkg-config, and a CMake package so that `find_package(pagelab)` gives
 # pagelab::pagelab (static) and pagelab::pagelab_shared, both carrying the
 # liburcu, compression (zlib, zstd, xz) and pthread link. pagelab-bench goes to bin/ when it is built,
 # the man pages to share/man/man1.
@@ -47,5 +47,10 @@ install(FILES ${PROJECT_BINARY_DIR}/pagelabConfig.cmake
 # Relocatable: the prefix is found from where the .pc file lies, so
 # `cmake --install build --prefix ANYWHERE` gives a working pagelab.pc.
 file(RELATIVE_PATH PAGELAB_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+# pagelab.pc links libpagelab.so, or with `cc -static` the archive (the
+# linker takes only .a files then); pagelab-static.pc names libpagelab.a
+# itself, for a static libpagelab in an otherwise dynamic program.
 configure_file(cmake/pagelab.pc.in ${PROJECT_BINARY_DIR}/pagelab.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/pagelab.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/pagelab-static.pc.in ${PROJECT_BINARY_DIR}/pagelab-static.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pagelab.pc ${PROJECT_BINARY_DIR}/pagelab-static.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run.sh BUILD_DIR - the install check, from a built tree:
 #  1. `cmake --install BUILD_DIR --prefix TMP`: headers, libraries, man pages;
-#  2. tests/install/example.c built with pkg-config (shared, and --static),
+#  2. tests/install/example.c built with pkg-config: pagelab (shared; with
+#     cc -static and --static, fully static), pagelab-static (the archive,
+#     with and without --static: no libpagelab.so needed),
 #     and with find_package(pagelab) (pagelab::pagelab, pagelab::pagelab_shared),
 #     each run: it must print buddyinfo and "ok";
 #  3. the example built through add_subdirectory() of the source tree: the
@@ -45,17 +47,31 @@ for p in pagelab pagelab-bench; do
 done
 pcdir=$(dirname "$(find "$prefix" -name pagelab.pc | head -1)")
 libdir=$(dirname "$pcdir")
-[ -f "$libdir/libpagelab.a" ] && [ -e "$libdir/libpagelab.so" ] ||
-	{ echo "test-install: libpagelab.a/.so not in $libdir"; exit 1; }
+[ -f "$libdir/libpagelab.a" ] && [ -e "$libdir/libpagelab.so" ] && [ -f "$pcdir/pagelab-static.pc" ] ||
+	{ echo "test-install: libpagelab.a/.so or pagelab-static.pc not in $libdir"; exit 1; }
 
 # pkg-config, shared (the default) and static
 export PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 cc -o "$tmp/ex_pc" "$src/tests/install/example.c" $(pkg-config --cflags --libs pagelab)
 readelf -d "$tmp/ex_pc" | grep -q 'libpagelab.so' || { echo "test-install: pkg-config did not link the shared library"; exit 1; }
 LD_LIBRARY_PATH=$libdir run "pkg-config (shared)" "$tmp/ex_pc"
-cc -o "$tmp/ex_pc_static" "$src/tests/install/example.c" -Wl,-Bstatic -L"$libdir" -lpagelab -Wl,-Bdynamic \
-	$(pkg-config --cflags --libs --static pagelab | sed 's/-lpagelab//')
-run "pkg-config --static" "$tmp/ex_pc_static"
+# pagelab-static: libpagelab.a in a dynamic program, with or without --static
+for flags in "" --static; do
+	cc -o "$tmp/ex_pc_static" "$src/tests/install/example.c" \
+		$(pkg-config --cflags --libs $flags pagelab-static)
+	if readelf -d "$tmp/ex_pc_static" | grep -q 'libpagelab\.so'; then
+		echo "test-install: pkg-config ${flags:+$flags }pagelab-static linked the shared library"; exit 1
+	fi
+	run "pkg-config ${flags:+$flags }pagelab-static" "$tmp/ex_pc_static"
+done
+# cc -static with pagelab.pc's --static line: a fully static program (where
+# the system has the dependencies' archives, as Debian's -dev packages do)
+cc -static -o "$tmp/ex_pc_full" "$src/tests/install/example.c" \
+	$(pkg-config --cflags --libs --static pagelab)
+if readelf -d "$tmp/ex_pc_full" 2>/dev/null | grep -q NEEDED; then
+	echo "test-install: cc -static with pkg-config --static pagelab is not static"; exit 1
+fi
+run "cc -static, pkg-config --static pagelab" "$tmp/ex_pc_full"
 
 # find_package(pagelab)
 cmake -S "$src/tests/install" -B "$tmp/fp" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
