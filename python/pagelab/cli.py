@@ -187,8 +187,7 @@ def cmd_ab(args: argparse.Namespace) -> int:
         raise BenchError(f"ab --mode {args.mode}: want wall or instr")
     if not args.suite:
         raise BenchError("ab needs a SUITE")
-    if args.reps < 1:
-        raise BenchError(f"--reps {args.reps}: at least 1")
+    validate.count("--reps", args.reps, 1, MAX_REPS)
     designs_mod.canonical([args.design])   # refused here, before two builds
     docs = ab.run_ab(args.rev_a, args.rev_b, args.suite, params, args.design, args.reps,
                      Path(args.out))
@@ -353,7 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instructions of every path of the budget table on both revisions")
     a.add_argument("--jobs", type=int, default=None,
                    help="callgrind processes at once (--mode instr; default: the cores)")
-    a.add_argument("--reps", type=int, default=3, help="runs per revision (default 3)")
+    a.add_argument("--reps", type=int, default=3, help=f"runs per revision, 1..{MAX_REPS} (default 3)")
     a.add_argument("--out", default=str(OUT), help="results directory (default out)")
     a.set_defaults(func=cmd_ab)
 
@@ -382,8 +381,10 @@ def build_parser() -> argparse.ArgumentParser:
                          usage="pagelab trace record [-o FILE] [--seconds N] [--buffer-kb KB] [-- CMD ...]")
     tr.add_argument("-o", "--output", help="artifact: NAME.pltrace directory, or .tar.gz/.tar.zst "
                     "(default trace-TIME.pltrace)")
-    tr.add_argument("--seconds", type=float, help="record this long (with CMD: at most this long)")
-    tr.add_argument("--buffer-kb", type=int, help="ring buffer per CPU (default: sized from a probe)")
+    tr.add_argument("--seconds", type=float,
+                    help="record this long (with CMD: at most this long), at most 86400")
+    tr.add_argument("--buffer-kb", type=int, help="ring buffer per CPU, 64 up to 1/8 of memory over "
+                    "the CPUs (default: sized from a probe)")
     tr.set_defaults(func=cmd_trace_record, command=[])
     ts = tsub.add_parser("snapshot", help="copy /proc/{buddyinfo,pagetypeinfo,zoneinfo,vmstat,"
                          "meminfo} and the vm sysctls into DIR, for a trace made by hand "
@@ -437,13 +438,14 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--label", help="name of this trace in tables and file names")
     rp.add_argument("--tasks", help="report these tasks' share too (pids, comms or 'command', "
                     "comma-separated); the replay stays system-wide")
-    rp.add_argument("--reps", type=int, default=1, help="replays per design, interleaved (default 1)")
+    rp.add_argument("--reps", type=int, default=1,
+                    help=f"replays per design, interleaved, 1..{MAX_REPS} (default 1)")
     rp.add_argument("--together", action="store_true", default=None,
                     help="one pagelab-bench process per rep for all designs (design=A,B,...; "
                          "the default with one rep: the trace is parsed once)")
     rp.add_argument("--jobs", type=int, default=None,
-                    help="replays at once: designs x tick probes in processes of their own "
-                         "(default: the cores; with --reps > 1, one process at a time)")
+                    help="replays at once, 1..256: designs x tick probes in processes of their "
+                         "own (default: the cores; with --reps > 1, one process at a time)")
     rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
     rp.set_defaults(func=cmd_replay, argv=None)
 

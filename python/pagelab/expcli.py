@@ -72,6 +72,8 @@ def _list(args) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     """A Dask worker for pagelab cells: Dask's own worker command, this venv's Python."""
     import subprocess
+    if not 1 <= args.nworkers <= 1024:
+        raise exprun.RunError(f"--nworkers {args.nworkers}: must be 1..1024")
     cmd = [sys.executable, "-m", "distributed.cli.dask_worker", args.address,
            "--nthreads", "1", "--nworkers", str(args.nworkers)]
     if args.name:
@@ -96,6 +98,8 @@ def _print_rows(cols: list[str], rows: list[tuple], limit: int) -> None:
 
 def cmd_results(args: argparse.Namespace) -> int:
     from . import pages
+    if args.limit < 1:
+        raise exprun.RunError(f"--limit {args.limit}: at least 1")
     with Store(_store_path(args), read_only=True) as store:
         if args.sql:
             if args.name or args.where or args.tables:
@@ -167,7 +171,7 @@ def add_parsers(sub, one_line_parser) -> None:
     w = sub.add_parser("worker", help="a Dask worker for pagelab run --cluster (dask-worker, "
                        "one thread per process)")
     w.add_argument("address", metavar="ADDRESS", help="the Dask scheduler (tcp://HOST:PORT)")
-    w.add_argument("--nworkers", type=int, default=1, help="worker processes (default 1)")
+    w.add_argument("--nworkers", type=int, default=1, help="worker processes, 1..1024 (default 1)")
     w.add_argument("--name", help="the worker's name")
     w.set_defaults(func=cmd_worker)
 

@@ -45,6 +45,8 @@ STATES = ("fresh", "counts", "positional")
 FAITHFUL = "v6.18"      # the design judged against the kernel unless --faithful names another
 RATIO_TARGET = 0.10
 TVD_TARGET = 0.05
+MAX_REPS = 1000         # replays per design: the bound of pagelab bench's --reps
+MAX_JOBS = 256          # processes at once: pagelab-bench replay's jobs= bound
 # The registry ids of figures computed here rather than read from a counter.
 SHARE_ID, TVD_ID = "free-high-order-share", "buddyinfo-tvd"
 
@@ -563,14 +565,17 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     """
     if state is not None and state not in STATES:
         raise BenchError(f"unknown state '{state}' ({', '.join(STATES)})")
-    if reps < 1:
-        raise BenchError("--reps must be at least 1")
+    for name, v in (("reps", reps), ("jobs", jobs)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise TypeError(f"{name}: an int, not {type(v).__name__}")
+    if not 1 <= reps <= MAX_REPS:
+        raise BenchError(f"--reps {reps}: want 1..{MAX_REPS}")
     if together is None:
         together = reps == 1
     if jobs is None:        # together: the cores, in pagelab-bench; apart: one at a time
         jobs = (os.cpu_count() or 1) if together else 1
-    if jobs < 1:
-        raise BenchError("--jobs must be at least 1")
+    if not 1 <= jobs <= MAX_JOBS:
+        raise BenchError(f"--jobs {jobs}: want 1..{MAX_JOBS}")
     if not designs:
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):

@@ -68,6 +68,7 @@ MIN_BUFFER_KB = 16 * 1024         # per CPU, and at least 1/256 of memory per CP
 MAX_FLOOR_KB = 64 * 1024          # ... up to this much per CPU
 SCRATCH = "/dev/shm"              # where the drain keeps the pages until the trace.dat is written
 HEADROOM_SECONDS = 2              # seconds of the probed rate x4 the buffer must absorb
+MAX_SECONDS = 86400               # --seconds: a recording of at most a day
 
 
 def buffer_kb_for(per_cpu_rate: float, mem_kb: int, ncpu: int) -> int:
@@ -88,6 +89,11 @@ def buffer_kb_for(per_cpu_rate: float, mem_kb: int, ncpu: int) -> int:
     cap = max(1024, mem_kb // 8 // ncpu)
     floor = min(MAX_FLOOR_KB, cap, max(MIN_BUFFER_KB, mem_kb // 256))
     return min(cap, max(floor, want))
+
+
+def max_buffer_kb() -> int:
+    """The largest --buffer-kb: buffer_kb_for()'s cap, 1/8 of memory over all CPUs."""
+    return max(1024, mem_bytes() // 1024 // 8 // max(1, os.cpu_count() or 1))
 
 
 def _w(path: Path, text: str) -> None:
@@ -406,10 +412,17 @@ def record(output: Path | None, seconds: float | None, command: list[str] | None
         raise TraceError("-o: an empty path names no artifact")
     if os.geteuid() != 0:
         raise TraceError("trace record needs root (tracefs and its instances are root-only)")
-    if seconds is not None and not seconds > 0:
-        raise TraceError("--seconds must be positive")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))):
+        raise TypeError(f"seconds: a number, not {type(seconds).__name__}")
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+        raise TraceError(f"--seconds {seconds}: want more than 0 and at most {MAX_SECONDS} (a day)")
+    if buffer_kb is not None and (isinstance(buffer_kb, bool) or not isinstance(buffer_kb, int)):
+        raise TypeError(f"buffer_kb: an int, not {type(buffer_kb).__name__}")
     if buffer_kb is not None and buffer_kb < 64:
         raise TraceError("--buffer-kb must be at least 64")
+    if buffer_kb is not None and buffer_kb > max_buffer_kb():
+        raise TraceError(f"--buffer-kb {buffer_kb}: more than 1/8 of memory over the CPUs "
+                         f"(at most {max_buffer_kb()} per CPU here)")
     out = Path(output) if output else default_output()
     if out.exists():
         raise TraceError(f"{out} already exists")
