@@ -126,9 +126,25 @@ def _last_warning() -> str:
     return ffi.string(buf).decode(errors="replace").strip()
 
 
+U64_MAX = (1 << 64) - 1
+MAX_CHURN_ROUNDS = 1_000_000_000    # as pagelab-bench's rounds= key
+
+
+def _int_arg(name: str, v, lo: int, hi: int) -> int:
+    """An int argument in [@lo, @hi]: TypeError for another type (bool too), ValueError outside."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{name}: an int, not {type(v).__name__}")
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} {v} is not in {lo}..{hi}")
+    return v
+
+
 def _gfp(spec) -> int:
-    if isinstance(spec, int):
-        return spec
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return _int_arg("gfp", spec, 0, 0xFFFFFFFF)
+    if not isinstance(spec, str):
+        raise TypeError(f"gfp: flags as a string (GFP_KERNEL|__GFP_ZERO) or an int, not "
+                        f"{type(spec).__name__}")
     ffi, lib = library()
     out, err = ffi.new("gfp_t *"), ffi.new("char[]", 160)
     if lib.pl_gfp_parse(str(spec).encode(), out, err, 160):
@@ -222,6 +238,7 @@ class Machine:
     # ---- vCPUs ------------------------------------------------------------
     def enter(self, cpu: int = 0) -> None:
         """Make the calling thread vCPU @cpu of this machine."""
+        _int_arg("cpu", cpu, 0, 0xFFFFFFFF)
         if self._lib.pl_enter(self._machine(), cpu):
             raise ValueError(_last_warning() or f"cannot enter vCPU {cpu}")
         _this.machine, _this.cpu = self, cpu
@@ -235,6 +252,7 @@ class Machine:
     @contextmanager
     def cpu(self, cpu: int = 0):
         """`with m.cpu(n):` run the block as vCPU @n, then go back to where the thread was."""
+        _int_arg("cpu", cpu, 0, 0xFFFFFFFF)
         prev = (getattr(_this, "machine", None), getattr(_this, "cpu", 0))
         self.enter(cpu)
         try:
@@ -254,16 +272,21 @@ class Machine:
     # ---- the page allocator ----------------------------------------------
     def alloc_pages(self, order: int = 0, gfp="GFP_KERNEL") -> Page:
         """alloc_pages(gfp, order); MemoryError if it fails, ValueError for bad input."""
-        self._need_cpu()
+        if isinstance(order, bool) or not isinstance(order, int):
+            raise TypeError(f"order: an int, not {type(order).__name__}")
         if not 0 <= order <= 10:
-            raise ValueError(f"order {order} above MAX_PAGE_ORDER (10)")
-        p = self._lib.alloc_pages(_gfp(gfp), order)
+            raise ValueError(f"order {order} is not in 0..10 (MAX_PAGE_ORDER)")
+        gfp = _gfp(gfp)
+        self._need_cpu()
+        p = self._lib.alloc_pages(gfp, order)
         if p == self._ffi.NULL:
             raise MemoryError(f"alloc_pages(order={order}) failed")
         return Page(p, order, self._lib.pl_page_pfn(p))
 
     def free_pages(self, page: Page) -> None:
         """__free_pages(page, page.order); ValueError (nothing changed) for a bad free."""
+        if not isinstance(page, Page):
+            raise TypeError(f"free_pages: a Page from alloc_pages(), not {type(page).__name__}")
         self._need_cpu()
         rc = getattr(self._lib, "__free_pages")(page.ptr, page.order)   # no name mangling
         if rc:
@@ -271,14 +294,18 @@ class Machine:
 
     def alloc_pages_bulk(self, nr: int, gfp="GFP_KERNEL") -> list[Page]:
         """alloc_pages_bulk(): up to @nr order-0 pages (fewer when memory is short)."""
+        _int_arg("nr", nr, 0, self.total_pages())    # the array is sized by @nr
+        gfp = _gfp(gfp)
         self._need_cpu()
         arr = self._ffi.new("struct page *[]", nr)
-        got = self._lib.alloc_pages_bulk(_gfp(gfp), nr, arr)
+        got = self._lib.alloc_pages_bulk(gfp, nr, arr)
         return [Page(arr[i], 0, self._lib.pl_page_pfn(arr[i])) for i in range(nr)
                 if arr[i] != self._ffi.NULL][:got]
 
     def free_pages_bulk(self, pages: list[Page]) -> None:
         """free_pages_bulk() of order-0 pages; ValueError (nothing freed) for a bad entry."""
+        if not isinstance(pages, (list, tuple)) or not all(isinstance(p, Page) for p in pages):
+            raise TypeError("free_pages_bulk: a list of Pages from alloc_pages()/_bulk()")
         self._need_cpu()
         if any(p.order for p in pages):
             raise ValueError("free_pages_bulk takes order-0 pages")
@@ -295,9 +322,8 @@ class Machine:
     # ---- vmalloc ----------------------------------------------------------
     def vmalloc(self, size: int) -> int:
         """vmalloc(size): the area's address (an int); MemoryError or ValueError."""
+        _int_arg("vmalloc: size", size, 1, U64_MAX)
         self._need_cpu()
-        if size <= 0:
-            raise ValueError(f"vmalloc: size {size}")
         p = self._lib.vmalloc(size)
         if p == self._ffi.NULL:
             raise MemoryError(_last_warning() or f"vmalloc({size}) failed")
@@ -305,6 +331,7 @@ class Machine:
 
     def vfree(self, addr: int) -> None:
         """vfree(addr); ValueError (nothing changed) for an address that is no area's start."""
+        _int_arg("vfree: addr", addr, 0, U64_MAX)
         self._need_cpu()
         rc = self._lib.vfree(self._ffi.cast("void *", addr))
         if rc:
@@ -322,6 +349,9 @@ class Machine:
         """
         if name != "churn":
             raise ValueError(f"unknown workload '{name}' (churn)")
+        if rounds is not None:
+            _int_arg("rounds", rounds, 0, MAX_CHURN_ROUNDS)
+        _int_arg("seed", seed, 0, U64_MAX)
         self._need_cpu()
         if rounds is None:
             rounds = self.total_pages() // 8
