@@ -568,14 +568,18 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     for name, v in (("reps", reps), ("jobs", jobs)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
             raise TypeError(f"{name}: an int, not {type(v).__name__}")
-    if not 1 <= reps <= MAX_REPS:
-        raise BenchError(f"--reps {reps}: want 1..{MAX_REPS}")
+    if reps < 1:
+        raise BenchError("--reps must be at least 1")
+    if reps > MAX_REPS:
+        raise BenchError(f"--reps {reps}: at most {MAX_REPS}")
     if together is None:
         together = reps == 1
     if jobs is None:        # together: the cores, in pagelab-bench; apart: one at a time
         jobs = (os.cpu_count() or 1) if together else 1
-    if not 1 <= jobs <= MAX_JOBS:
-        raise BenchError(f"--jobs {jobs}: want 1..{MAX_JOBS}")
+    if jobs < 1:
+        raise BenchError("--jobs must be at least 1")
+    if jobs > MAX_JOBS:
+        raise BenchError(f"--jobs {jobs}: at most {MAX_JOBS}")
     if not designs:
         designs = ["v6.18"]
     if len(set(designs)) != len(designs):

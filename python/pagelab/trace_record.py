@@ -414,8 +414,10 @@ def record(output: Path | None, seconds: float | None, command: list[str] | None
         raise TraceError("trace record needs root (tracefs and its instances are root-only)")
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))):
         raise TypeError(f"seconds: a number, not {type(seconds).__name__}")
-    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
-        raise TraceError(f"--seconds {seconds}: want more than 0 and at most {MAX_SECONDS} (a day)")
+    if seconds is not None and not seconds > 0:
+        raise TraceError("--seconds must be positive")
+    if seconds is not None and not seconds <= MAX_SECONDS:     # inf
+        raise TraceError(f"--seconds {seconds}: at most {MAX_SECONDS} (a day)")
     if buffer_kb is not None and (isinstance(buffer_kb, bool) or not isinstance(buffer_kb, int)):
         raise TypeError(f"buffer_kb: an int, not {type(buffer_kb).__name__}")
     if buffer_kb is not None and buffer_kb < 64:

@@ -18,9 +18,9 @@ CASES = [
     (["ab", "HEAD", "HEAD", "buddy_alloc_free", "--reps", "0"], "--reps 0"),
     (["ab", "HEAD", "HEAD", "buddy_alloc_free", "--reps", "1001"], "--reps 1001"),
     (["ab", "HEAD", "HEAD", "buddy_alloc_free", "--reps", HUGE], "--reps"),
-    (["replay", str(TRACE), "--reps", "0"], "--reps 0"),
+    (["replay", str(TRACE), "--reps", "0"], "--reps must be at least 1"),
     (["replay", str(TRACE), "--reps", "1001"], "--reps 1001"),
-    (["replay", str(TRACE), "--jobs", "0"], "--jobs 0"),
+    (["replay", str(TRACE), "--jobs", "0"], "--jobs must be at least 1"),
     (["replay", str(TRACE), "--jobs", "257"], "--jobs 257"),
     (["replay", str(TRACE), "--jobs", HUGE], "--jobs"),
     (["bench", "buddy_alloc_free", "--reps", "1001"], "--reps 1001"),
@@ -32,9 +32,9 @@ CASES = [
 # trace record's are checked after the root check: as root (CI, make test) they are reached
 ROOT_CASES = [
     (["trace", "record", "--seconds", "inf"], "--seconds inf"),
-    (["trace", "record", "--seconds", "nan"], "--seconds nan"),
+    (["trace", "record", "--seconds", "nan"], "--seconds must be positive"),
     (["trace", "record", "--seconds", "1e9"], "--seconds 1000000000"),
-    (["trace", "record", "--seconds", "0"], "--seconds 0"),
+    (["trace", "record", "--seconds", "0"], "--seconds must be positive"),
     (["trace", "record", "--seconds", "1", "--buffer-kb", str(1 << 40)], "--buffer-kb"),
     (["trace", "record", "--seconds", "1", "--buffer-kb", "1"], "--buffer-kb"),
 ]
