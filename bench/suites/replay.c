@@ -706,6 +706,81 @@ static void print_arr(const unsigned long *v, int n)
 	putchar(']');
 }
 
+/*
+ * /proc/vmstat's pressure counters in a record: the kernel's between the
+ * snapshots, pagelab's from its own event counters (-1: pagelab keeps none).
+ * Each names its registry row, whose counter is the record's key.
+ */
+static const struct vmstat_row {
+	enum pl_vmstat_pressure vp;
+	int ev;
+	const char *metric;
+} vmstat_rows[] = {
+	{ PL_VP_compact_stall, PL_EV_COMPACT_STALL, "vmstat-compact-stall" },
+	{ PL_VP_compact_fail, PL_EV_COMPACT_FAIL, "vmstat-compact-fail" },
+	{ PL_VP_compact_success, PL_EV_COMPACT_SUCCESS, "vmstat-compact-success" },
+	{ PL_VP_compact_migrate_scanned, PL_EV_COMPACT_MIGRATE_SCANNED,
+	  "vmstat-compact-migrate-scanned" },
+	{ PL_VP_compact_free_scanned, PL_EV_COMPACT_FREE_SCANNED, "vmstat-compact-free-scanned" },
+	{ PL_VP_compact_isolated, PL_EV_COMPACT_ISOLATED, "vmstat-compact-isolated" },
+	{ PL_VP_compact_daemon_wake, PL_EV_COMPACT_DAEMON_WAKE, "vmstat-compact-daemon-wake" },
+	{ PL_VP_compact_daemon_migrate_scanned, PL_EV_COMPACT_DAEMON_MIGRATE_SCANNED,
+	  "vmstat-compact-daemon-migrate-scanned" },
+	{ PL_VP_compact_daemon_free_scanned, PL_EV_COMPACT_DAEMON_FREE_SCANNED,
+	  "vmstat-compact-daemon-free-scanned" },
+	{ PL_VP_pgmigrate_success, PL_EV_PGMIGRATE_SUCCESS, "vmstat-pgmigrate-success" },
+	{ PL_VP_pgmigrate_fail, PL_EV_PGMIGRATE_FAIL, "vmstat-pgmigrate-fail" },
+	{ PL_VP_pgsteal_kswapd, -1, "vmstat-pgsteal-kswapd" },
+	{ PL_VP_pgsteal_direct, -1, "vmstat-pgsteal-direct" },
+	{ PL_VP_pageoutrun, -1, "vmstat-pageoutrun" },
+};
+
+/* @s's value of vmstat row @i into *@v: false when that side has none. */
+static bool vmstat_value(const struct side *s, size_t i, unsigned long *v)
+{
+	if (s->has_mm) {
+		if (vmstat_rows[i].ev < 0)
+			return false;
+		*v = s->mm_ev[vmstat_rows[i].ev];
+		return true;
+	}
+	if (!s->has_vmstat_pressure)
+		return false;
+	*v = s->vmstat_pressure[vmstat_rows[i].vp];
+	return true;
+}
+
+static void print_vmstat_counters(const struct side *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(vmstat_rows); i++) {
+		unsigned long v;
+
+		if (vmstat_value(s, i, &v))
+			printf(", \"%s\": %lu", pl_metric_find(vmstat_rows[i].metric)->counter, v);
+	}
+}
+
+/* One text line of the side's vmstat counters, each with its registry unit; none if all 0. */
+static void emit_vmstat_text(FILE *f, const struct side *s)
+{
+	unsigned long v, any = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(vmstat_rows); i++)
+		if (vmstat_value(s, i, &v))
+			any |= v;
+	if (!any)
+		return;
+	fprintf(f, "%-8s %-18s vmstat:", "", "");
+	for (size_t i = 0; i < ARRAY_SIZE(vmstat_rows); i++) {
+		const struct pl_metric *mt = pl_metric_find(vmstat_rows[i].metric);
+
+		if (vmstat_value(s, i, &v))
+			fprintf(f, " %s %lu %s%s", mt->name, v, mt->unit,
+				i + 1 < ARRAY_SIZE(vmstat_rows) ? "," : "");
+	}
+	fputc('\n', f);
+}
+
 /* The pressure counters of a score, as JSON members of "counters". */
 static void print_pressure(const struct pl_trace_pressure *p)
 {
@@ -763,6 +838,7 @@ static void emit_json(const struct bench *b, const struct side *s, const struct 
 	       pl_trace_score_zone_lock(c), c->buddy_direct_allocs, c->buddy_direct_frees, c->allocs,
 	       c->frees, c->vmalloc_allocs, c->vmalloc_purges);
 	print_pressure(&c->pr);
+	print_vmstat_counters(s);
 	printf(", \"drained_pages_by_order_mt\": [");
 	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
 		printf(o ? ", " : "");
@@ -876,19 +952,7 @@ static void emit_text(FILE *f, const struct side *s)
 			c->pr.compact_isolated_free, c->pr.compact_migrated, c->pr.kswapd_wakes,
 			c->pr.kswapd_freed_pages, c->pr.direct_reclaims, c->pr.direct_reclaimed,
 			c->pr.alloc_failures, c->pr.alloc_failures_high_order);
-	if (s->has_vmstat_pressure) {
-		const unsigned long *v = s->vmstat_pressure;
-
-		if (v[PL_VP_compact_stall] || v[PL_VP_pgscan_kswapd] || v[PL_VP_pgscan_direct] ||
-		    v[PL_VP_pgmigrate_success] || v[PL_VP_compact_daemon_wake])
-			fprintf(f, "%-8s %-18s vmstat: compact_stall %lu success %lu fail %lu  "
-				"compact_isolated %lu  pgmigrate_success %lu  compact_daemon_wake %lu  "
-				"pgsteal_kswapd %lu  pgsteal_direct %lu  pageoutrun %lu\n", "", "",
-				v[PL_VP_compact_stall], v[PL_VP_compact_success], v[PL_VP_compact_fail],
-				v[PL_VP_compact_isolated], v[PL_VP_pgmigrate_success],
-				v[PL_VP_compact_daemon_wake], v[PL_VP_pgsteal_kswapd],
-				v[PL_VP_pgsteal_direct], v[PL_VP_pageoutrun]);
-	}
+	emit_vmstat_text(f, s);
 }
 
 /* Total variation distance of two free-pages-by-order distributions. */

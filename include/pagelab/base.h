@@ -352,7 +352,7 @@ void pl_lock_stat_print(struct pl_seq *s, struct pl_lock_class_stat *classes, un
 	X(KCOMPACTD_WAKEUP, "wakeup_kcompactd() calls that woke it (mm_compaction_wakeup_kcompactd)") \
 	X(COMPACT_PROACTIVE, "proactive compaction passes over the node (fragmentation score above its high mark)") \
 	X(PGMIGRATE_SUCCESS, "pages migrated (pgmigrate_success)")              \
-	X(PGMIGRATE_FAIL, "isolated blocks not migrated (pgmigrate_fail)")
+	X(PGMIGRATE_FAIL, "isolated pages not migrated (pgmigrate_fail)")
 
 enum pl_vm_event {
 #define PL_EV_ENUM(name, desc) PL_EV_##name,

@@ -195,7 +195,10 @@ def test_show_command(capsys):
     lines = capsys.readouterr().out.splitlines()
     names = [line.split()[0] for line in lines]
     assert names == ["nr_free_pages", "nr_free_pages_blocks", "pgalloc_dma", "pgalloc_dma32",
-                     "pgalloc_normal", "pgfree"]
+                     "pgalloc_normal", "pgfree", "pgmigrate_success", "pgmigrate_fail",
+                     "compact_migrate_scanned", "compact_free_scanned", "compact_isolated",
+                     "compact_stall", "compact_fail", "compact_success", "compact_daemon_wake",
+                     "compact_daemon_migrate_scanned", "compact_daemon_free_scanned"]
     vm = {k: int(v) for k, v in (line.split() for line in lines)}
     assert vm["pgalloc_normal"] > 0 and vm["pgfree"] > vm["pgalloc_normal"]
     # /proc/lock_stat (lock_stat=1 implied; "lockstat" spelled either way)

@@ -782,6 +782,7 @@ static unsigned int migrate_isolated(struct compact_control *cc)
 	struct pl_machine *m = cc->zone->machine;
 	const struct pl_migrate_ops *ops = m->migrate_ops;
 	unsigned int failed = 0;
+	unsigned long failed_pages = 0;
 
 	for (unsigned int i = 0; i < cc->nr_migratepages; i++) {
 		struct page *src = cc->migratepages[i], *dst;
@@ -791,6 +792,7 @@ static unsigned int migrate_isolated(struct compact_control *cc)
 		if (!dst) {
 			ops->putback(m->migrate_ctx, src, order);
 			failed++;
+			failed_pages += 1UL << order;
 			continue;
 		}
 		prep_new_page(dst, order, (page_flags(src) & (1UL << PG_head)) ? __GFP_COMP : 0,
@@ -801,7 +803,7 @@ static unsigned int migrate_isolated(struct compact_control *cc)
 		cc->nr_migrated += 1UL << order;
 		pl_count(PL_EV_PGMIGRATE_SUCCESS, 1UL << order);
 	}
-	pl_count(PL_EV_PGMIGRATE_FAIL, failed);
+	pl_count(PL_EV_PGMIGRATE_FAIL, failed_pages);
 	cc->nr_migratepages = 0;
 	return failed;
 }

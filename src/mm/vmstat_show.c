@@ -3,9 +3,8 @@
  * vmstat_show.c - /proc/vmstat in the kernel's format: one "name value"
  * line per item, names and order as mm/vmstat.c's vmstat_text[] of Linux
  * 6.18, for the items pagelab keeps. An item pagelab does not model (the
- * LRU and reclaim, page cache, slab, swap, NUMA, compaction, migration,
- * THP, CMA, ZONE_MOVABLE, ...) is left out rather than printed as 0: a 0
- * would claim a measurement. README "/proc/vmstat" lists both sets.
+ * LRU and reclaim, page cache, slab, swap, NUMA, THP, CMA, ZONE_MOVABLE,
+ * ...) is left out rather than printed as 0: a 0 would claim a measurement.
  *
  * The items, in vmstat_text[] order:
  *   nr_free_pages, nr_free_pages_blocks   zone_stat_item, summed over zones
@@ -21,6 +20,15 @@
  *                                         memblock_free_all() included
  *                                         (__free_pages_core() goes through
  *                                         free_one_page(), which counts them)
+ *   pgmigrate_success, pgmigrate_fail     pages compaction migrated, or
+ *                                         isolated and could not
+ *   compact_migrate_scanned ... compact_daemon_free_scanned
+ *                                         compaction's (compaction.c,
+ *                                         kcompactd.c), counted where the
+ *                                         kernel counts them; the
+ *                                         compact_daemon_* are kcompactd's
+ *                                         share (thp_migration_* between
+ *                                         them is left out)
  *
  * Invariant: the event lines are sums over every vCPU's counters, read
  * without stopping them, as all_vm_events() reads the per-CPU ones.
@@ -32,6 +40,24 @@
 _Static_assert(PL_EV_PGALLOC_DMA32 - PL_EV_PGALLOC_DMA == ZONE_DMA32 - ZONE_DMA &&
 		       PL_EV_PGALLOC_NORMAL - PL_EV_PGALLOC_DMA == ZONE_NORMAL - ZONE_DMA,
 	       "pgalloc events are indexed by zone, as the kernel's PGALLOC_* are");
+
+/* The migration and compaction items, in vmstat_text[] order, and pagelab's counter of each. */
+static const struct {
+	const char *name;
+	enum pl_vm_event ev;
+} compaction_lines[] = {
+	{ "pgmigrate_success", PL_EV_PGMIGRATE_SUCCESS },
+	{ "pgmigrate_fail", PL_EV_PGMIGRATE_FAIL },
+	{ "compact_migrate_scanned", PL_EV_COMPACT_MIGRATE_SCANNED },
+	{ "compact_free_scanned", PL_EV_COMPACT_FREE_SCANNED },
+	{ "compact_isolated", PL_EV_COMPACT_ISOLATED },
+	{ "compact_stall", PL_EV_COMPACT_STALL },
+	{ "compact_fail", PL_EV_COMPACT_FAIL },
+	{ "compact_success", PL_EV_COMPACT_SUCCESS },
+	{ "compact_daemon_wake", PL_EV_COMPACT_DAEMON_WAKE },
+	{ "compact_daemon_migrate_scanned", PL_EV_COMPACT_DAEMON_MIGRATE_SCANNED },
+	{ "compact_daemon_free_scanned", PL_EV_COMPACT_DAEMON_FREE_SCANNED },
+};
 
 static void vmstat_line(struct pl_seq *s, const char *name, unsigned long v)
 {
@@ -66,6 +92,8 @@ long pl_show_vmstat(struct pl_machine *m, char *buf, size_t size)
 	for (int z = ZONE_DMA; z <= ZONE_NORMAL; z++)
 		vmstat_line(&s, pgalloc[z - ZONE_DMA], ev[PL_EV_PGALLOC_DMA + z - ZONE_DMA]);
 	vmstat_line(&s, "pgfree", m->boot_freed_pages + ev[PL_EV_PGFREE_PAGES]);
+	for (unsigned int i = 0; i < ARRAY_SIZE(compaction_lines); i++)
+		vmstat_line(&s, compaction_lines[i].name, ev[compaction_lines[i].ev]);
 	return pl_seq_finish(&s);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_procfs.c - /proc/vmstat and /proc/lock_stat in the kernel's formats:
- * exact text for counters whose values the test knows, the
+ * exact text for counters whose values the test knows, vmstat's names in
+ * a real 6.18's order (its compaction and migration lines too), the
  * kernel's column layout and time format for lock_stat, and bad arguments
  * refused with one warning and nothing changed. The NUL and size-query
  * contract is test_show_buffers.c's, which covers both reports too.
@@ -9,6 +10,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include "helpers.h"
+#include "trace_fixtures.h"
+#include "pagelab/compaction.h"
 
 static char buf[1 << 16];
 
@@ -49,7 +52,11 @@ static void expect_vmstat(struct pl_machine *m, unsigned long dma32, unsigned lo
 	}
 	snprintf(want, sizeof(want),
 		 "nr_free_pages %ld\nnr_free_pages_blocks %ld\npgalloc_dma 0\n"
-		 "pgalloc_dma32 %lu\npgalloc_normal %lu\npgfree %lu\n",
+		 "pgalloc_dma32 %lu\npgalloc_normal %lu\npgfree %lu\n"
+		 "pgmigrate_success 0\npgmigrate_fail 0\ncompact_migrate_scanned 0\n"
+		 "compact_free_scanned 0\ncompact_isolated 0\ncompact_stall 0\ncompact_fail 0\n"
+		 "compact_success 0\ncompact_daemon_wake 0\ncompact_daemon_migrate_scanned 0\n"
+		 "compact_daemon_free_scanned 0\n",
 		 free, blocks, dma32, normal, pgfree);
 	assert_int_equal(pl_show_vmstat(m, buf, sizeof(buf)), (long)strlen(want));
 	assert_string_equal(buf, want);
@@ -107,6 +114,98 @@ static void test_vmstat_memmap_boot_pages(void **state)
 	c = strstr(buf, "\npgalloc_dma ");
 	assert_true(a && b && c && a < b && b < c);
 	assert_non_null(strstr(buf, "\npgfree "));
+	test_machine_done(m);
+}
+
+/* A holder that lets every movable page move (slot i's page has private i + 1). */
+static struct page **held;
+
+static int hold_isolate(void *ctx, struct page *page, unsigned int order)
+{
+	(void)ctx;
+	(void)order;
+	return page->private ? 0 : -1;
+}
+
+static void hold_migrate(void *ctx, struct page *src, struct page *dst, unsigned int order)
+{
+	(void)ctx;
+	(void)order;
+	held[src->private - 1] = dst;
+	dst->private = src->private;
+}
+
+static void hold_putback(void *ctx, struct page *page, unsigned int order)
+{
+	(void)ctx;
+	(void)page;
+	(void)order;
+}
+
+/*
+ * The migration and compaction lines: pagelab's counters after a
+ * compaction, and every name pagelab prints in the order a real 6.18's
+ * /proc/vmstat (the fixture snapshot's) prints it.
+ */
+static void test_vmstat_compaction_lines(void **state)
+{
+	static const struct pl_migrate_ops ops = { hold_isolate, hold_migrate, hold_putback };
+	struct pl_machine *m = machine(false, false, 1);
+	unsigned long ev[NR_PL_VM_EVENTS], n = 0, val;
+	char name[64], line[256], *p;
+	struct page *page;
+	size_t at = 0;
+	FILE *f;
+
+	(void)state;
+	held = calloc(m->max_pfn, sizeof(*held));
+	while ((page = alloc_pages(GFP_KERNEL | __GFP_MOVABLE | __GFP_NOWARN, 0)) != NULL) {
+		held[n] = page;
+		page->private = ++n;
+	}
+	for (unsigned long i = 0; i < n; i += 2) {
+		held[i]->private = 0;
+		__free_pages(held[i], 0);
+		held[i] = NULL;
+	}
+	drain_all_pages(NULL);
+	assert_int_equal(pl_set_migrate_ops(m, &ops, NULL), 0);
+	assert_int_equal(pl_compact_zone(m, ZONE_NORMAL, -1, true), PL_COMPACT_COMPLETE);
+	pl_events_sum(m, ev);
+	assert_true(ev[PL_EV_PGMIGRATE_SUCCESS] > 0);
+	assert_true(pl_show_vmstat(m, buf, sizeof(buf)) > 0);
+	assert_non_null(p = strstr(buf, "\npgmigrate_success "));
+	assert_int_equal(strtoul(p + strlen("\npgmigrate_success "), NULL, 10),
+			 ev[PL_EV_PGMIGRATE_SUCCESS]);
+	assert_non_null(p = strstr(buf, "\ncompact_migrate_scanned "));
+	assert_int_equal(strtoul(p + strlen("\ncompact_migrate_scanned "), NULL, 10),
+			 ev[PL_EV_COMPACT_MIGRATE_SCANNED]);
+	assert_non_null(p = strstr(buf, "\ncompact_isolated "));
+	assert_int_equal(strtoul(p + strlen("\ncompact_isolated "), NULL, 10),
+			 ev[PL_EV_COMPACT_ISOLATED]);
+	assert_non_null(strstr(buf, "\ncompact_stall 0\n"));	/* no direct compaction ran */
+	/* each of pagelab's names appears in the real file, later than the one before */
+	assert_non_null(f = fopen(strcat(fixture_path("snapshot-6.18"), "/vmstat"), "r"));
+	for (p = buf; sscanf(p, "%63s %lu", name, &val) == 2; p = strchr(p, '\n') + 1) {
+		bool found = false;
+
+		while (!found && fgets(line, sizeof(line), f)) {
+			size_t len = strlen(name);
+
+			found = !strncmp(line, name, len) && line[len] == ' ';
+		}
+		assert_true(found);
+		at++;
+	}
+	assert_int_equal(at, 17);
+	fclose(f);
+	pl_set_migrate_ops(m, NULL, NULL);
+	for (unsigned long i = 0; i < n; i++)
+		if (held[i]) {
+			held[i]->private = 0;
+			__free_pages(held[i], 0);
+		}
+	free(held);
 	test_machine_done(m);
 }
 
@@ -313,6 +412,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vmstat_counts),
 		cmocka_unit_test(test_vmstat_memmap_boot_pages),
+		cmocka_unit_test(test_vmstat_compaction_lines),
 		cmocka_unit_test(test_lock_stat_format),
 		cmocka_unit_test(test_lock_stat_machine),
 		cmocka_unit_test(test_lock_stat_threads),
