@@ -33,9 +33,13 @@
  * (async gives the rest of the order-aligned block up instead),
  * __reset_isolation_pfn()'s sampling (the reset clears every skip bit).
  *
- * Locking: isolation takes zone->lock per pageblock (the kernel's
- * compact_lock_irqsave() per block, without its need_resched() drops);
- * migration runs unlocked on the compacting vCPU, as migrate_pages().
+ * Locking: the free scanner takes zone->lock per pageblock (the kernel's
+ * compact_lock_irqsave() per block, without its need_resched() drops) and
+ * reads free pages' orders only under it; the migrate scanner reads an
+ * allocated page's state only while it holds a speculative reference
+ * (page_try_get(), as the kernel's folio_try_get()), and the holder
+ * decides under its own lock; migration runs unlocked on the compacting
+ * vCPU, as migrate_pages().
  * The capture control is the calling thread's (the kernel's
  * current->capture_control): a direct compactor runs inside one allocation.
  */
@@ -292,9 +296,16 @@ static unsigned long isolate_freepages_block(struct compact_control *cc, unsigne
 static bool suitable_migration_target(struct compact_control *cc, unsigned long pfn)
 {
 	struct page *page = pfn_to_page(pfn);
+	bool whole_free;
 
-	/* a whole free pageblock is better left for a high-order allocation */
-	if (PageBuddy(page) && buddy_order(page) >= pageblock_order)
+	/*
+	 * a whole free pageblock is better left for a high-order allocation;
+	 * its order is read under zone->lock (other threads allocate from it)
+	 */
+	spin_lock(&cc->zone->lock);
+	whole_free = PageBuddy(page) && buddy_order(page) >= pageblock_order;
+	spin_unlock(&cc->zone->lock);
+	if (whole_free)
 		return false;
 	if (cc->ignore_block_suitable)
 		return true;
@@ -531,19 +542,61 @@ static bool suitable_migration_source(struct compact_control *cc, unsigned long 
 	return block_mt == cc->migratetype;
 }
 
-/* A movable allocated block the holder lets go: its head page, else NULL. */
+/*
+ * compaction_put_page(): drop the scanner's reference; if the owner freed
+ * the page meanwhile, the page is the scanner's to free, as folio_put():
+ * a compound block whole, else its first page (the owner's
+ * __free_pages() freed the rest).
+ */
+static void compaction_put_page(struct page *page)
+{
+	if (__atomic_sub_fetch(&page->_refcount, 1, __ATOMIC_ACQ_REL))
+		return;
+	__free_frozen_pages(page, PageHead(page) ? READ_ONCE(page->alloc_order) : 0, FPI_NONE);
+}
+
+/*
+ * isolate_movable(): the block at @page if it is a movable allocation the
+ * holder lets go (its head page, its order in *@order), else NULL with
+ * *@order the pages to skip past a compound block (0: just this page).
+ *
+ * The pages it looks at are other threads' to allocate and free, so it
+ * reads nothing of a page before it holds a reference on it
+ * (page_try_get(), the kernel's folio_try_get()): a free page, a tail or
+ * the rest of a block has none and is passed over. With the reference the
+ * owner's free cannot take the page back to the buddy, and the flags and
+ * order it reads are the allocation's; the holder's isolate() then
+ * decides under its own lock, and keeps the page until migrate() or
+ * putback(). A compound block of the request's order or more is not
+ * isolated (skip_isolation_on_order()): moving it would make no bigger
+ * block.
+ */
 static struct page *isolate_movable(struct compact_control *cc, struct page *page,
 				    unsigned int *order)
 {
-	const struct pl_migrate_ops *ops = cc->zone->machine->migrate_ops;
+	struct pl_machine *m = cc->zone->machine;
+	const struct pl_migrate_ops *ops = m->migrate_ops;
+	unsigned int o;
+	bool movable;
 
-	if (PageBuddy(page) || PageTail(page) || !(page_flags(page) & (1UL << PG_movable)) ||
-	    page_ref_count(page) != 1 || !ops)
+	*order = 0;
+	if (!ops || !page_try_get(page))
 		return NULL;
-	*order = READ_ONCE(page->alloc_order);
-	if (ops->isolate(cc->zone->machine->migrate_ctx, page, *order))
-		return NULL;
-	return page;
+	o = READ_ONCE(page->alloc_order);
+	/* the holder's reference and this one: nobody else holds it */
+	movable = (page_flags(page) & (1UL << PG_movable)) && page_ref_count(page) == 2;
+	if (PageHead(page) && cc->order > 0 && o >= (unsigned int)cc->order) {
+		*order = o;
+		movable = false;
+	}
+	if (movable && !ops->isolate(m->migrate_ctx, page, o)) {
+		/* isolated: the holder keeps it until migrate() or putback() */
+		__atomic_sub_fetch(&page->_refcount, 1, __ATOMIC_RELEASE);
+		*order = o;
+		return page;
+	}
+	compaction_put_page(page);
+	return NULL;
 }
 
 /*
@@ -561,25 +614,20 @@ static unsigned long isolate_migratepages_block(struct compact_control *cc, unsi
 		unsigned int order;
 
 		nr_scanned++;
-		if (PageBuddy(page)) {
-			unsigned int o = buddy_order(page);
-
-			if (o <= MAX_PAGE_ORDER)
-				pfn += (1UL << o) - 1;
-			continue;
-		}
+		/* a free block's pages are passed one by one: its order is not read unlocked */
 		head = isolate_movable(cc, page, &order);
 		if (!head) {
-			unsigned int held = READ_ONCE(page->alloc_order);
-
-			if (!PageTail(page) && page_ref_count(page) && held)
-				pfn += (1UL << held) - 1;
+			if (order && order <= MAX_PAGE_ORDER) {
+				pfn += (1UL << order) - 1;
+				nr_scanned += (1UL << order) - 1;
+			}
 			continue;
 		}
 		cc->migratepages[cc->nr_migratepages] = head;
 		cc->migrate_order[cc->nr_migratepages++] = order;
 		nr_isolated += 1UL << order;
 		pfn += (1UL << order) - 1;
+		nr_scanned += (1UL << order) - 1;
 		if (cc->nr_migratepages == COMPACT_CLUSTER_MAX) {
 			pfn++;
 			break;

@@ -571,7 +571,6 @@ static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gf
 	WRITE_ONCE(page->alloc_order, (unsigned char)order);
 	if (migratetype == MIGRATE_MOVABLE)
 		SetPageFlag(page, PG_movable);
-	set_page_count(page, 1);
 	if (gfp & __GFP_ZERO)
 		memset(page_address(page), 0, PAGE_SIZE << order);
 	if (order && (gfp & __GFP_COMP)) {
@@ -579,6 +578,28 @@ static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gf
 		for (unsigned long i = 1; i < (1UL << order); i++)
 			page[i].compound_head = (unsigned long)page | 1;
 	}
+	/*
+	 * The reference last, a release: compaction's speculative
+	 * page_try_get() that sees it sees the page as set up above.
+	 */
+	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * page_try_get() - folio_try_get(): a reference on @page unless it has
+ * none (free, on a PCP, a tail or the rest of a block: not an
+ * allocation's head). Acquire: pairs with prep_new_page()'s release.
+ */
+static inline bool page_try_get(struct page *page)
+{
+	int old = __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&page->_refcount, &old, old + 1, false,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
 }
 
 /* mm/fail_page_alloc.c */
