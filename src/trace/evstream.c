@@ -25,7 +25,9 @@ enum {
 };
 
 #define TAG_TYPE	0x0fu
-_Static_assert(PL_TRACE_PRESSURE_FIRST <= TAG_TYPE + 1, "the stream's event types fit the tag");
+/* the one pressure event a replay follows (kcompactd's work), in the first free type code */
+#define TAG_TYPE_KCOMPACTD_WAKE	((unsigned int)PL_TRACE_PRESSURE_FIRST)
+_Static_assert(PL_TRACE_PRESSURE_FIRST <= TAG_TYPE, "the stream's event types fit the tag");
 #define TAG_KWORKER	0x10u
 #define TAG_KSWAPD	0x20u
 #define TAG_LAZY	0x40u
@@ -133,10 +135,12 @@ int pl_evstream_append(struct pl_evstream *s, const struct pl_trace_event *ev)
 		return -EINVAL;
 	/*
 	 * The memory-pressure events are the kernel side's (scored in the text
-	 * pass); a replay makes its own compaction and reclaim, and their type
-	 * does not fit the tag's four bits: they are not in the stream.
+	 * pass); a replay makes its own compaction and reclaim, and their types
+	 * do not fit the tag's four bits: they are not in the stream, but for
+	 * kcompactd's work, which a replay runs where the kernel's ran
+	 * (pl_replay_event()), in the first free code.
 	 */
-	if (ev->type >= PL_TRACE_PRESSURE_FIRST)
+	if (ev->type >= PL_TRACE_PRESSURE_FIRST && ev->type != PL_TRACE_KCOMPACTD_WAKE)
 		return 0;
 	if (s->used + EVS_MAX_EVENT > EVS_BUF) {
 		int err = flush(s);
@@ -163,7 +167,8 @@ int pl_evstream_append(struct pl_evstream *s, const struct pl_trace_event *ev)
 	FIELD(F_NPURGED, ev->npurged);
 #undef FIELD
 	start = p = s->buf + s->used;
-	*p++ = (unsigned char)(((unsigned int)ev->type & TAG_TYPE) |
+	*p++ = (unsigned char)((ev->type == PL_TRACE_KCOMPACTD_WAKE ? TAG_TYPE_KCOMPACTD_WAKE :
+				((unsigned int)ev->type & TAG_TYPE)) |
 			       (ev->kworker ? TAG_KWORKER : 0) | (ev->kswapd ? TAG_KSWAPD : 0) |
 			       (ev->nr_lazy ? TAG_LAZY : 0));
 	*p++ = (unsigned char)mask;
@@ -329,7 +334,8 @@ int pl_evstream_next(struct pl_evstream_reader *r, struct pl_trace_event *ev)
 		ev->nr_lazy = (long)unzz(get_varint(&p, end, &bad));
 	if (bad)
 		return -EIO;
-	ev->type = (enum pl_trace_type)(tag & TAG_TYPE);
+	ev->type = (tag & TAG_TYPE) == TAG_TYPE_KCOMPACTD_WAKE ? PL_TRACE_KCOMPACTD_WAKE :
+		   (enum pl_trace_type)(tag & TAG_TYPE);
 	ev->kworker = tag & TAG_KWORKER;
 	ev->kswapd = tag & TAG_KSWAPD;
 	r->last_ts += (uint64_t)dts;

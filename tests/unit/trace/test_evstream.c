@@ -102,11 +102,38 @@ static void test_extreme_values(void **state)
 	pl_evstream_close(NULL);
 }
 
+/*
+ * The pressure events stay out of the stream but for kcompactd's work
+ * (mm_compaction_kcompactd_wake), which a replay runs where the kernel's ran.
+ */
+static void test_kcompactd_wake_kept(void **state)
+{
+	struct pl_evstream *es = pl_evstream_create(NULL);
+	struct pl_trace_event wake = { .type = PL_TRACE_KCOMPACTD_WAKE, .ts_ns = 7, .line = 4,
+				       .order = 9, .pfn = -1UL };
+	struct pl_trace_event other = { .type = PL_TRACE_WAKEUP_KCOMPACTD, .ts_ns = 6, .line = 3,
+					.order = 9, .pfn = -1UL };
+	struct pl_trace_event out;
+	struct pl_evstream_reader *rd;
+
+	(void)state;
+	assert_int_equal(pl_evstream_append(es, &other), 0);
+	assert_int_equal(pl_evstream_append(es, &wake), 0);
+	assert_int_equal(pl_evstream_finish(es), 0);
+	rd = pl_evstream_open(es);
+	assert_int_equal(pl_evstream_next(rd, &out), 1);
+	assert_true(same_event(&wake, &out));
+	assert_int_equal(pl_evstream_next(rd, &out), 0);
+	pl_evstream_close(rd);
+	pl_evstream_destroy(es);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_trace_round_trip),
 		cmocka_unit_test(test_extreme_values),
+		cmocka_unit_test(test_kcompactd_wake_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
