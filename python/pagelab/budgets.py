@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cgcount
+from . import cgcount, files
 from .runner import REPO, BenchError, bench_binary
 
 TABLE = REPO / "tests" / "budgets" / "budgets.tsv"
@@ -39,10 +39,10 @@ class Budget:
 
 def load(table: Path = TABLE) -> list[Budget]:
     """The rows of @table (BenchError on a malformed one, naming its line)."""
-    try:
-        text = Path(table).read_text()
-    except OSError as e:
-        raise BenchError(f"{table}: {e.strerror or e}") from None
+    try:        # a regular file, size-capped: --table /dev/zero must not fill memory
+        text = files.read_text(table)
+    except files.ValidationError as e:
+        raise BenchError(str(e)) from None
     rows, seen = [], set()
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):

@@ -61,3 +61,9 @@ def test_count_option_out_of_range(capsys, tmp_path, monkeypatch, argv, text):
 def test_trace_record_bounds(capsys, tmp_path, argv, text):
     _refused(capsys, argv + ["-o", str(tmp_path / "t.pltrace")], text)
     assert not (tmp_path / "t.pltrace").exists()
+
+
+@pytest.mark.parametrize("table", ["/dev/zero", "/dev/full"])
+def test_budgets_table_must_be_a_regular_file(capsys, table):
+    """--table is read through pagelab.files: a device is refused before a byte is read."""
+    _refused(capsys, ["budgets", "--table", table, "pcp_pair"], "it is")
