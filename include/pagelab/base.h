@@ -119,37 +119,46 @@ static inline void pl_spin_acquired_cpu(struct pl_spinlock *lock)
 	}
 }
 
-/** spin_lock() - take @lock, spinning; counts a contention if it had to wait. */
-static inline void spin_lock(struct pl_spinlock *lock)
+/*
+ * The lock calls with their hooks as a parameter: @hooks false is a caller
+ * that knows virtual time is off on this thread and the lock untimed (its
+ * machine has no lock_stat: pl_hooks_off()), so the tests of both compile
+ * away; the lock's state and acquisitions are the same either way.
+ */
+static __always_inline void spin_lock_h(struct pl_spinlock *lock, const bool hooks)
 {
-	if (unlikely(pl_vt_cur))
+	if (hooks && unlikely(pl_vt_cur))
 		pl_vt_lock(lock);
 	if (likely(!__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))) {
-		pl_spin_acquired(lock);
-		pl_spin_acquired_cpu(lock);
+		WRITE_ONCE(lock->stat.acquisitions, lock->stat.acquisitions + 1);
+		if (hooks) {
+			if (lock->timed)
+				lock->t_acquired = pl_now_ns();
+			pl_spin_acquired_cpu(lock);
+		}
 	} else {
 		pl_spin_lock_slow(lock);
 	}
 }
 
-/** spin_trylock() - take @lock if free. Return: true if taken. */
-static inline bool spin_trylock(struct pl_spinlock *lock)
+static __always_inline bool spin_trylock_h(struct pl_spinlock *lock, const bool hooks)
 {
-	if (unlikely(pl_vt_cur) && !pl_vt_trylock(lock))
+	if (hooks && unlikely(pl_vt_cur) && !pl_vt_trylock(lock))
 		return false;
 	if (READ_ONCE(lock->locked) ||
 	    __atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
 		return false;
-	pl_spin_acquired(lock);
+	WRITE_ONCE(lock->stat.acquisitions, lock->stat.acquisitions + 1);
+	if (hooks && lock->timed)
+		lock->t_acquired = pl_now_ns();
 	return true;
 }
 
-/** spin_unlock() - release @lock, accounting the hold time. */
-static inline void spin_unlock(struct pl_spinlock *lock)
+static __always_inline void spin_unlock_h(struct pl_spinlock *lock, const bool hooks)
 {
-	if (unlikely(pl_vt_cur))
+	if (hooks && unlikely(pl_vt_cur))
 		pl_vt_unlock(lock);
-	if (lock->timed) {
+	if (hooks && lock->timed) {
 		uint64_t held = pl_now_ns() - lock->t_acquired;
 
 		WRITE_ONCE(lock->stat.hold_ns, lock->stat.hold_ns + held);
@@ -159,6 +168,24 @@ static inline void spin_unlock(struct pl_spinlock *lock)
 			WRITE_ONCE(lock->stat.hold_min_ns, held);
 	}
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
+}
+
+/** spin_lock() - take @lock, spinning; counts a contention if it had to wait. */
+static inline void spin_lock(struct pl_spinlock *lock)
+{
+	spin_lock_h(lock, true);
+}
+
+/** spin_trylock() - take @lock if free. Return: true if taken. */
+static inline bool spin_trylock(struct pl_spinlock *lock)
+{
+	return spin_trylock_h(lock, true);
+}
+
+/** spin_unlock() - release @lock, accounting the hold time. */
+static inline void spin_unlock(struct pl_spinlock *lock)
+{
+	spin_unlock_h(lock, true);
 }
 
 /** pl_lock_stat_read() - snapshot @lock's numbers into @out. */
@@ -371,12 +398,19 @@ struct pl_cpu_events {
 	unsigned long ev[NR_PL_VM_EVENTS];
 } __cacheline_aligned;
 
+/* pl_count_events() with its virtual-time hook as a parameter (see spin_lock_h()). */
+static __always_inline void pl_count_events_h(struct pl_cpu_events *e, enum pl_vm_event item,
+					      unsigned long delta, const bool hooks)
+{
+	if (hooks && unlikely(pl_vt_cur))
+		__pl_vt_event((unsigned int)item, delta);
+	WRITE_ONCE(e->ev[item], READ_ONCE(e->ev[item]) + delta);
+}
+
 static inline void pl_count_events(struct pl_cpu_events *e, enum pl_vm_event item,
 				   unsigned long delta)
 {
-	if (unlikely(pl_vt_cur))
-		__pl_vt_event((unsigned int)item, delta);
-	WRITE_ONCE(e->ev[item], READ_ONCE(e->ev[item]) + delta);
+	pl_count_events_h(e, item, delta, true);
 }
 
 /* ---- untrusted files (src/base/file.c) ------------------------------------ */

@@ -129,6 +129,24 @@ struct pl_machine {
 	 */
 	int kswapd_order, kswapd_highest_zoneidx;
 	int compact_capturing;	/* direct compactors running (atomic): see task_capc() */
+	/*
+	 * PL_HOOK_* bits: what this machine's calls may have to do beyond the
+	 * baseline's work (pl_hooks_off()). Set at creation for its switches
+	 * and by the setters of the others (atomic); a bit may outlive its
+	 * hook (the call then takes the general path, which tests each hook
+	 * itself), never the reverse.
+	 */
+	unsigned int hooks;
+};
+
+/* m->hooks: a tracepoint sink, fail_page_alloc armed, debug checks, a design
+ * switch on the page allocator's paths, lock_stat's timed locks */
+enum {
+	PL_HOOK_TRACE = 1u << 0,
+	PL_HOOK_FAULT = 1u << 1,
+	PL_HOOK_DEBUG = 1u << 2,
+	PL_HOOK_DESIGN = 1u << 3,
+	PL_HOOK_LOCKSTAT = 1u << 4,
 };
 
 /* zone_compact() - @zone's compaction state. */

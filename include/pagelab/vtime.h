@@ -346,6 +346,13 @@ static inline void pl_vt_touch(const void *addr, bool write)
 		__pl_vt_touch(addr, write);
 }
 
+/* pl_vt_touch() for a caller that knows whether virtual time may be on (@hooks). */
+static __always_inline void pl_vt_touch_h(const void *addr, bool write, const bool hooks)
+{
+	if (hooks)
+		pl_vt_touch(addr, write);
+}
+
 /** pl_vt_now() - the current vCPU's clock (0 without vtime). */
 static inline uint64_t pl_vt_now(void)
 {

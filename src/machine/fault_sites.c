@@ -36,12 +36,19 @@ struct pl_fault_state *pl_fault_site_state(struct pl_machine *m, enum pl_fault_s
 int pl_fault_set(struct pl_machine *m, enum pl_fault_site site, const struct pl_fault_attr *attr)
 {
 	struct pl_fault_state *fs = pl_fault_site_state(m, site);
+	int err;
 
 	if (!fs || pl_fault_attr_valid(attr)) {
 		pl_warn_ratelimited("fault injection: bad site or attributes");
 		return -EINVAL;
 	}
-	return pl_fault_state_set(fs, attr);
+	/* armed before it is set, so that no call skips a site being armed */
+	if (site == PL_FAULT_PAGE_ALLOC)
+		__atomic_fetch_or(&m->hooks, PL_HOOK_FAULT, __ATOMIC_SEQ_CST);
+	err = pl_fault_state_set(fs, attr);
+	if (site == PL_FAULT_PAGE_ALLOC && !pl_fault_enabled(fs))
+		__atomic_fetch_and(&m->hooks, ~PL_HOOK_FAULT, __ATOMIC_SEQ_CST);
+	return err;
 }
 
 int pl_fault_get(struct pl_machine *m, enum pl_fault_site site, struct pl_fault_attr *attr,

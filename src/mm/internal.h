@@ -38,6 +38,24 @@ static inline void pl_count(enum pl_vm_event item, unsigned long delta)
 }
 
 /*
+ * pl_hooks_off() - this call does only the baseline's work: no virtual time
+ * on the calling thread and none of @m's hooks (m->hooks) on. One load of
+ * each, read once per call by the entry points, which then run the
+ * page_alloc_hot.h templates without their hooks.
+ */
+static __always_inline bool pl_hooks_off(const struct pl_machine *m)
+{
+	return !((uintptr_t)pl_vt_cur | READ_ONCE(m->hooks));
+}
+
+/* pl_count() with its virtual-time hook as a parameter (spin_lock_h()). */
+static __always_inline void pl_count_h(enum pl_vm_event item, unsigned long delta,
+				       const bool hooks)
+{
+	pl_count_events_h(&pl_this.cpu->events, item, delta, hooks);
+}
+
+/*
  * A loop's counter in two halves: pl_count_vt() charges each event to
  * virtual time where it happens (the clock must advance in order), and
  * pl_count_only() adds the loop's total to the counter once after it.
@@ -56,12 +74,12 @@ static inline void pl_count_only(enum pl_vm_event item, unsigned long delta)
 }
 
 /* pl_count2() - two counters at once, as pl_count3(). */
-static inline void pl_count2(enum pl_vm_event a, unsigned long da, enum pl_vm_event b,
-			     unsigned long db)
+static __always_inline void pl_count2_h(enum pl_vm_event a, unsigned long da, enum pl_vm_event b,
+					unsigned long db, const bool hooks)
 {
 	struct pl_cpu_events *e = &pl_this.cpu->events;
 
-	if (unlikely(pl_vt_cur)) {
+	if (hooks && unlikely(pl_vt_cur)) {
 		__pl_vt_event((unsigned int)a, da);
 		__pl_vt_event((unsigned int)b, db);
 	}
@@ -69,17 +87,24 @@ static inline void pl_count2(enum pl_vm_event a, unsigned long da, enum pl_vm_ev
 	WRITE_ONCE(e->ev[b], READ_ONCE(e->ev[b]) + db);
 }
 
+static inline void pl_count2(enum pl_vm_event a, unsigned long da, enum pl_vm_event b,
+			     unsigned long db)
+{
+	pl_count2_h(a, da, b, db, true);
+}
+
 /*
  * pl_count3() - three counters at once (the hot paths' block, pages and
  * zone counts): one test of the virtual-time hook and one load of the
  * vCPU instead of three of each.
  */
-static inline void pl_count3(enum pl_vm_event a, unsigned long da, enum pl_vm_event b,
-			     unsigned long db, enum pl_vm_event c, unsigned long dc)
+static __always_inline void pl_count3_h(enum pl_vm_event a, unsigned long da,
+					enum pl_vm_event b, unsigned long db,
+					enum pl_vm_event c, unsigned long dc, const bool hooks)
 {
 	struct pl_cpu_events *e = &pl_this.cpu->events;
 
-	if (unlikely(pl_vt_cur)) {
+	if (hooks && unlikely(pl_vt_cur)) {
 		__pl_vt_event((unsigned int)a, da);
 		__pl_vt_event((unsigned int)b, db);
 		__pl_vt_event((unsigned int)c, dc);
@@ -87,6 +112,12 @@ static inline void pl_count3(enum pl_vm_event a, unsigned long da, enum pl_vm_ev
 	WRITE_ONCE(e->ev[a], READ_ONCE(e->ev[a]) + da);
 	WRITE_ONCE(e->ev[b], READ_ONCE(e->ev[b]) + db);
 	WRITE_ONCE(e->ev[c], READ_ONCE(e->ev[c]) + dc);
+}
+
+static inline void pl_count3(enum pl_vm_event a, unsigned long da, enum pl_vm_event b,
+			     unsigned long db, enum pl_vm_event c, unsigned long dc)
+{
+	pl_count3_h(a, da, b, db, c, dc, true);
 }
 
 static inline unsigned long pfn_to_pageblock_idx(const struct zone *zone, unsigned long pfn)
@@ -204,6 +235,12 @@ static inline int pb_flags_to_mt(unsigned int flags)
 	return (flags & PB_migrate_isolate) ? MIGRATE_ISOLATE : (int)(flags & PB_migratetype_mask);
 }
 
+/* get_pfnblock_migratetype() of a pfn of @zone, inline. */
+static inline int get_pfnblock_migratetype_zone(const struct zone *zone, unsigned long pfn)
+{
+	return pb_flags_to_mt(READ_ONCE(zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)]));
+}
+
 /* mm/page_alloc.c */
 void set_pageblock_migratetype(struct page *page, int migratetype);
 int get_pfnblock_migratetype(const struct page *page, unsigned long pfn);
@@ -250,6 +287,11 @@ void change_pageblock_range(struct page *page, unsigned int order, int migratety
 struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migratetype);
 struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
 				    unsigned int alloc_flags, int highest_zoneidx, int migratetype);
+struct page *zonelist_walk(struct pl_machine *m, gfp_t gfp, unsigned int order,
+			   unsigned int alloc_flags, int highest_zoneidx, int migratetype,
+			   int zi_start);
+struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigned int alloc_flags,
+			   int migratetype);
 
 /*
  * next_buddy_in_range() - the first free block (PageBuddy head) at or after
@@ -439,6 +481,13 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratet
 			     unsigned int alloc_flags);
 void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pfn,
 			  unsigned int order, int migratetype, fpi_t fpi_flags);
+/* the out-of-line parts of the PCP's per-call paths (page_alloc_hot.h) */
+bool pcp_refill(struct zone *zone, unsigned int order, int migratetype, unsigned int alloc_flags,
+		struct per_cpu_pages *pcp, struct list_head *list, struct page **page);
+void pcp_free_overflow(struct zone *zone, struct per_cpu_pages *pcp, int batch, int high,
+		       bool free_high, unsigned int pindex, unsigned int order);
+bool free_frozen_page_owned(struct zone *zone, struct page *page, unsigned long pfn,
+			    unsigned int order, int migratetype, fpi_t fpi_flags);
 
 /*
  * pcp_next_list() - free_pcppages_bulk()'s round robin: the next non-empty
@@ -564,9 +613,10 @@ void __pl_debug_check(struct pl_machine *m, const char *where);
 int pl_check_zones(struct pl_machine *m);
 
 /* prep_new_page(): the new block's struct page as its caller gets it; inline, on every allocation. */
-static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
+static __always_inline void prep_new_page_h(struct page *page, unsigned int order, gfp_t gfp,
+					    int migratetype, const bool hooks)
 {
-	pl_vt_touch(page, true);
+	pl_vt_touch_h(page, true, hooks);
 	WRITE_ONCE(page->private, 0);
 	WRITE_ONCE(page->alloc_order, (unsigned char)order);
 	if (migratetype == MIGRATE_MOVABLE)
@@ -600,6 +650,11 @@ static inline bool page_try_get(struct page *page)
 	} while (!__atomic_compare_exchange_n(&page->_refcount, &old, old + 1, false,
 					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
 	return true;
+}
+
+static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp, int migratetype)
+{
+	prep_new_page_h(page, order, gfp, migratetype, true);
 }
 
 /* mm/fail_page_alloc.c */

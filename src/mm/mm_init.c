@@ -392,6 +392,27 @@ static enum zone_type pfn_zone_idx(const struct pl_machine *m, unsigned long pfn
 	return pfn < m->dma32_pfn ? ZONE_DMA32 : ZONE_NORMAL;
 }
 
+/*
+ * The machine's fixed hooks (m->hooks): debug checks, lock_stat's timed
+ * locks, and the design switches that change the page allocator's per-call
+ * paths: the PCP designs, and seed 002's counts, which every free-list add
+ * and delete keeps. (A machine without PCPs is no hook: the paths test it.)
+ */
+static unsigned int mm_hooks_at_creation(const struct pl_machine *m)
+{
+	const struct pl_design *d = &m->config.design;
+	unsigned int hooks = 0;
+
+	if (m->debug)
+		hooks |= PL_HOOK_DEBUG;
+	if (m->config.lock_stat)
+		hooks |= PL_HOOK_LOCKSTAT;
+	if (d->pcp_owner || d->pcp_block_economy || d->economy_batch || d->economy_ramp ||
+	    d->pcp_premerge || d->mt_counts || d->mt_counts_blocks)
+		hooks |= PL_HOOK_DESIGN;
+	return hooks;
+}
+
 static void init_zone(struct pl_machine *m, enum zone_type idx, unsigned long start,
 		      unsigned long end)
 {
@@ -638,6 +659,7 @@ int pl_mm_init(struct pl_machine *m)
 	pl_kcompactd_init(m);
 	pl_fault_state_init(&m->fail_page_alloc);
 	m->fail_page_alloc_ready = true;
+	m->hooks = mm_hooks_at_creation(m);
 	return 0;
 }
 
@@ -718,4 +740,8 @@ void pl_set_tracepoint_sink(struct pl_machine *m,
 {
 	m->tp_ctx = ctx;
 	m->tp_fn = fn;
+	if (fn)
+		__atomic_fetch_or(&m->hooks, PL_HOOK_TRACE, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&m->hooks, ~PL_HOOK_TRACE, __ATOMIC_RELAXED);
 }

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include "internal.h"
+#include "page_alloc_hot.h"
 #include "validate.h"
 
 /* The kernel's table: only the three PCP types fall back, in this order. */
@@ -496,34 +496,7 @@ bool free_pages_prepare_tails(struct page *page, unsigned int order)
 
 void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 {
-	unsigned long pfn = page_to_pfn(page);
-	struct zone *zone = page_zone(page);
-	int migratetype;
-
-	if (!(fpi_flags & FPI_PREPARED) && !free_pages_prepare(page, order))
-		return;
-	pl_vt_touch(page, true);	/* the freeing CPU writes the struct page */
-	pl_count2(PL_EV_PGFREE, 1, PL_EV_PGFREE_PAGES, 1UL << order);
-	pl_trace(zone->machine, PL_TP_MM_PAGE_FREE,
-		 (struct pl_tp_event){ .pfn = pfn, .order = (int)order });
-	if (!pcp_use(zone, order) &&
-	    !(design_block_economy(zone) && order < pageblock_order)) {
-		free_one_page(zone, page, pfn, order, fpi_flags);
-		return;
-	}
-	/*
-	 * Isolated pageblocks go straight back to the buddy; highatomic
-	 * pages use the movable list, as the kernel does.
-	 */
-	migratetype = get_pfnblock_migratetype(page, pfn);
-	if (unlikely(migratetype >= MIGRATE_PCPTYPES)) {
-		if (is_migrate_isolate(migratetype)) {
-			free_one_page(zone, page, pfn, order, fpi_flags);
-			return;
-		}
-		migratetype = MIGRATE_MOVABLE;
-	}
-	free_frozen_page_pcp(zone, page, pfn, order, migratetype, fpi_flags);
+	__free_frozen_pages_h(page, order, fpi_flags, true);
 }
 
 /* ---- allocation ----------------------------------------------------------- */
@@ -860,8 +833,8 @@ bool check_new_page_bad(struct page *page)
  * it first; when everything else failed, OOM and non-blocking requests of
  * any order may use it rather than fail.
  */
-static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
-				  unsigned int alloc_flags, int migratetype)
+__attribute__((__noinline__)) struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
+							 unsigned int alloc_flags, int migratetype)
 {
 	struct page *page;
 
@@ -884,47 +857,6 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 		pl_count(PL_EV_BUDDY_DIRECT_ALLOC, 1);
 	} while (check_new_page(page));
 	return page;
-}
-
-static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
-			    int migratetype)
-{
-	struct page *page = NULL;
-
-	/*
-	 * pcp_block_economy: below a block, only the PCPs split (pcp_owner.c);
-	 * whole blocks and the highatomic reserve come from the zone, never
-	 * through a PCP list, which the economy's drains would not empty.
-	 */
-	if (design_block_economy(zone)) {
-		if (order < pageblock_order && migratetype < MIGRATE_PCPTYPES)
-			page = economy_rmqueue(zone, order, migratetype, alloc_flags);
-		else
-			page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
-	} else {
-		if (likely(pcp_use(zone, order)))
-			page = rmqueue_pcplist(zone, order, migratetype, alloc_flags);
-		if (!page)
-			page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
-	}
-	/* A fallback claim boosted the watermark: wake kswapd (test, then clear). */
-	if ((alloc_flags & ALLOC_KSWAPD) &&
-	    unlikely(zone_test_flag(zone, ZONE_BOOSTED_WATERMARK))) {
-		zone_clear_flag(zone, ZONE_BOOSTED_WATERMARK);
-		wakeup_kswapd(zone, 0, zone->zone_idx);
-	}
-	return page;
-}
-
-/* Free pages a request may not count: its own size, and the highatomic reserve. */
-static inline long __zone_watermark_unusable_free(const struct zone *z, unsigned int order,
-						  unsigned int alloc_flags)
-{
-	long unusable_free = (1L << order) - 1;
-
-	if (likely(!(alloc_flags & ALLOC_RESERVES)))
-		unusable_free += (long)READ_ONCE(z->nr_free_highatomic);
-	return unusable_free;
 }
 
 static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
@@ -1040,7 +972,7 @@ static __always_inline bool zone_watermark_fast(const struct zone *z, unsigned i
  * @zi_start (get_page_from_freelist() may have tried the zones above it);
  * the retry without ALLOC_NOFRAGMENT starts again from @highest_zoneidx.
  */
-static __attribute__((__noinline__)) struct page *
+__attribute__((__noinline__)) struct page *
 zonelist_walk(struct pl_machine *m, gfp_t gfp, unsigned int order, unsigned int alloc_flags,
 	      int highest_zoneidx, int migratetype, int zi_start)
 {
@@ -1072,7 +1004,7 @@ retry:
 		    !zone_watermark_fast(zone, order, mark, highest_zoneidx, alloc_flags))
 			continue;
 try_this_zone:
-		page = rmqueue(zone, order, alloc_flags, migratetype);
+		page = rmqueue_h(zone, order, alloc_flags, migratetype, true);
 		if (page) {
 			prep_new_page(page, order, gfp, migratetype);
 			/* A high-order atomic request: keep its pageblock for the next ones. */
@@ -1090,34 +1022,9 @@ try_this_zone:
 	return NULL;
 }
 
-/*
- * get_page_from_freelist() - the zonelist walk, with its usual first step
- * inline: an order-0 request whose preferred zone is populated and above its
- * high watermark (zone_watermark_fast()'s order-0 test, which has no side
- * effect) goes straight to rmqueue(). Anything else, and a failed rmqueue(),
- * continues in zonelist_walk() exactly where the walk would be.
- */
 struct page *get_page_from_freelist(struct pl_machine *m, gfp_t gfp, unsigned int order,
 				    unsigned int alloc_flags, int highest_zoneidx, int migratetype)
 {
-	struct zone *zone = &m->node_zones[highest_zoneidx];
-	struct page *page;
-	long free_pages;
-
-	if (order || !populated_zone(zone) || zone_test_flag(zone, ZONE_BELOW_HIGH))
-		return zonelist_walk(m, gfp, order, alloc_flags, highest_zoneidx, migratetype,
-				     highest_zoneidx);
-	free_pages = zone_page_state(zone, NR_FREE_PAGES);
-	free_pages -= min(free_pages, __zone_watermark_unusable_free(zone, 0, alloc_flags));
-	if (free_pages <= (long)high_wmark_pages(zone) + zone->lowmem_reserve[highest_zoneidx])
-		return zonelist_walk(m, gfp, order, alloc_flags, highest_zoneidx, migratetype,
-				     highest_zoneidx);
-	page = rmqueue(zone, 0, alloc_flags, migratetype);
-	if (unlikely(!page))
-		return zonelist_walk(m, gfp, order, alloc_flags, highest_zoneidx, migratetype,
-				     highest_zoneidx - 1);
-	prep_new_page(page, 0, gfp, migratetype);
-	if (unlikely(alloc_flags & ALLOC_HIGHATOMIC))
-		reserve_highatomic_pageblock(page, 0, zone);
-	return page;
+	return get_page_from_freelist_h(m, gfp, order, alloc_flags, highest_zoneidx, migratetype,
+					true);
 }

@@ -16,7 +16,7 @@
  * error, not a corruption); a block's pages go back to the core only when
  * the last reference is dropped.
  */
-#include "internal.h"
+#include "page_alloc_hot.h"
 #include "validate.h"
 
 static bool no_machine(const char *fn)
@@ -76,8 +76,13 @@ static int put_page_testzero_checked(struct page *page, bool *zero)
 	return 0;
 }
 
-/* __free_pages() with @fpi for the last reference's free; inline in both callers. */
-static __always_inline int free_pages_fpi(const char *func, struct page *page, unsigned int order, fpi_t fpi)
+/*
+ * __free_pages() with @fpi for the last reference's free; inline in both
+ * callers, each instantiating it twice: without the hooks when
+ * pl_hooks_off() (page_alloc_hot.h), and with them out of line.
+ */
+static __always_inline int free_pages_fpi_h(const char *func, struct page *page,
+					    unsigned int order, fpi_t fpi, const bool hooks)
 {
 	bool zero, head;
 	int err = check_free_args(func, page, order);
@@ -95,7 +100,7 @@ static __always_inline int free_pages_fpi(const char *func, struct page *page, u
 	if (put_page_testzero_checked(page, &zero))
 		return bad_input(func, page, order, "page is not allocated (double free?)");
 	if (zero) {
-		__free_frozen_pages(page, order, fpi);
+		__free_frozen_pages_h(page, order, fpi, hooks);
 	} else if (!head) {
 		/*
 		 * Someone else holds a reference to the first page: free the
@@ -106,8 +111,25 @@ static __always_inline int free_pages_fpi(const char *func, struct page *page, u
 		while (order-- > 0)
 			__free_frozen_pages(page + (1UL << order), order, fpi);
 	}
-	pl_debug_check(pl_this.machine, 3, func);
+	if (hooks)
+		pl_debug_check(pl_this.machine, 3, func);
 	return 0;
+}
+
+static __attribute__((__noinline__)) int free_pages_hooks(const char *func, struct page *page,
+							  unsigned int order, fpi_t fpi)
+{
+	return free_pages_fpi_h(func, page, order, fpi, true);
+}
+
+static __always_inline int free_pages_fpi(const char *func, struct page *page,
+					  unsigned int order, fpi_t fpi)
+{
+	struct pl_machine *m = pl_this.machine;
+
+	if (likely(m) && likely(pl_hooks_off(m)))
+		return free_pages_fpi_h(func, page, order, fpi, false);
+	return free_pages_hooks(func, page, order, fpi);
 }
 
 int __free_pages(struct page *page, unsigned int order)
@@ -201,19 +223,21 @@ static unsigned int alloc_flags_nofragment(const struct pl_machine *m, int highe
 	return alloc_flags | (zi == ZONE_NORMAL ? ALLOC_NOFRAGMENT : 0);
 }
 
-struct page *alloc_pages(gfp_t gfp, unsigned int order)
+/*
+ * alloc_pages() after its machine check, instantiated twice: without the
+ * hooks when pl_hooks_off() (page_alloc_hot.h), and with them out of line.
+ */
+static __always_inline struct page *alloc_pages_h(struct pl_machine *m, gfp_t gfp,
+						  unsigned int order, const bool hooks)
 {
-	struct pl_machine *m = pl_this.machine;
 	int highest_zoneidx = gfp_zone(gfp), migratetype = gfp_migratetype(gfp);
 	struct page *page;
 
-	if (no_machine(__func__))
-		return NULL;
 	/* One branch for every argument check (validate.h): free when they pass. */
 	if (unlikely((order > MAX_PAGE_ORDER) | (migratetype == MIGRATE_PCPTYPES) |
 		     !!(gfp & ~(gfp_t)PL_GFP_KNOWN))) {
 		if (pl_gfp_bad(gfp)) {
-			pl_bad_gfp(__func__, gfp);
+			pl_bad_gfp("alloc_pages", gfp);
 			return NULL;
 		}
 		pl_count(PL_EV_BAD_INPUT, 1);
@@ -221,12 +245,12 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 			pl_warn_ratelimited("alloc_pages: order %u above MAX_PAGE_ORDER", order);
 		return NULL;
 	}
-	if (unlikely(should_fail_alloc_page(gfp, order)))
+	if (hooks && unlikely(should_fail_alloc_page(gfp, order)))
 		return NULL;
 
-	page = get_page_from_freelist(m, gfp, order,
-				      ALLOC_WMARK_LOW | alloc_flags_nofragment(m, highest_zoneidx, gfp),
-				      highest_zoneidx, migratetype);
+	page = get_page_from_freelist_h(m, gfp, order,
+					ALLOC_WMARK_LOW | alloc_flags_nofragment(m, highest_zoneidx, gfp),
+					highest_zoneidx, migratetype, hooks);
 	if (unlikely(!page)) {
 		page = __alloc_pages_slowpath(m, gfp, order, highest_zoneidx, migratetype);
 		if (!page) {
@@ -239,13 +263,32 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 		pl_debug_check(m, 2, "alloc_pages slowpath");
 	}
 	/* with the kernel's __count_zid_vm_events(PGALLOC, page_zonenum(page), ...) */
-	pl_count3(PL_EV_PGALLOC, 1, PL_EV_PGALLOC_PAGES, 1UL << order,
-		  PL_EV_PGALLOC_DMA + page_zonenum(page), 1UL << order);
-	pl_trace(m, PL_TP_MM_PAGE_ALLOC,
-		 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
-				       .migratetype = migratetype, .gfp = gfp });
-	pl_debug_check(m, 3, __func__);
+	pl_count3_h(PL_EV_PGALLOC, 1, PL_EV_PGALLOC_PAGES, 1UL << order,
+		    PL_EV_PGALLOC_DMA + page_zonenum(page), 1UL << order, hooks);
+	if (hooks) {
+		pl_trace(m, PL_TP_MM_PAGE_ALLOC,
+			 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
+					       .migratetype = migratetype, .gfp = gfp });
+		pl_debug_check(m, 3, "alloc_pages");
+	}
 	return page;
+}
+
+static __attribute__((__noinline__)) struct page *alloc_pages_hooks(struct pl_machine *m,
+								    gfp_t gfp, unsigned int order)
+{
+	return alloc_pages_h(m, gfp, order, true);
+}
+
+struct page *alloc_pages(gfp_t gfp, unsigned int order)
+{
+	struct pl_machine *m = pl_this.machine;
+
+	if (no_machine(__func__))
+		return NULL;
+	if (likely(pl_hooks_off(m)))
+		return alloc_pages_h(m, gfp, order, false);
+	return alloc_pages_hooks(m, gfp, order);
 }
 
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order)

@@ -26,16 +26,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "page_alloc_hot.h"
 #include "validate.h"
 
 /* 1 in the kernel's UP case; here every machine is SMP. */
 #define MIN_PERCPU_PAGELIST_HIGH_FRACTION 8
-
-static inline int clamp_int(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
 
 /* ---- batch and high ------------------------------------------------------ */
 
@@ -280,10 +275,10 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
  * (nothing taken), with @*page set when pcp_owner served it directly.
  * Context: pcp->lock.
  */
-static __attribute__((__noinline__)) bool pcp_refill(struct zone *zone, unsigned int order,
-						     int migratetype, unsigned int alloc_flags,
-						     struct per_cpu_pages *pcp,
-						     struct list_head *list, struct page **page)
+__attribute__((__noinline__)) bool pcp_refill(struct zone *zone, unsigned int order,
+					      int migratetype, unsigned int alloc_flags,
+					      struct per_cpu_pages *pcp,
+					      struct list_head *list, struct page **page)
 {
 	int batch = nr_pcp_alloc(pcp, zone, order);
 	int alloced;
@@ -321,50 +316,10 @@ static __attribute__((__noinline__)) bool pcp_refill(struct zone *zone, unsigned
 	return true;
 }
 
-static __always_inline struct page *__rmqueue_pcplist(struct zone *zone, unsigned int order,
-						      int migratetype, unsigned int alloc_flags,
-						      struct per_cpu_pages *pcp,
-						      struct list_head *list)
-{
-	struct page *page;
-
-	do {
-		if (unlikely(list_empty(list))) {
-			if (!pcp_refill(zone, order, migratetype, alloc_flags, pcp, list, &page))
-				return NULL;
-			if (page) {		/* pcp_owner served it from an owned block */
-				pcp->count -= 1 << order;
-				continue;
-			}
-		} else {
-			pl_count(PL_EV_PCP_HIT, 1);
-		}
-		page = list_first_entry(list, struct page, pcp_list);
-		pl_vt_touch(list, true);	/* the PCP list head and the page */
-		pl_vt_touch(page, true);
-		list_del(&page->pcp_list);
-		if (design_pcp_premerge(zone))
-			WRITE_ONCE(page->pcp_cpu1, 0);
-		pcp->count -= 1 << order;
-	} while (check_new_page(page));
-	return page;
-}
-
 struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int migratetype,
 			     unsigned int alloc_flags)
 {
-	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
-	struct page *page;
-
-	if (!spin_trylock(&pcp->lock)) {
-		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
-		return NULL;
-	}
-	pcp->free_count >>= 1;
-	page = __rmqueue_pcplist(zone, order, migratetype, alloc_flags, pcp,
-				 &pcp->lists[order_to_pindex(migratetype, order)]);
-	spin_unlock(&pcp->lock);
-	return page;
+	return rmqueue_pcplist_h(zone, order, migratetype, alloc_flags, true);
 }
 
 /**
@@ -520,35 +475,6 @@ void pcp_drain_finish(struct zone *zone, struct per_cpu_pages *pcp, int count, i
 	pl_count(PL_EV_PCP_DRAIN_CALLS, moved > 0);
 }
 
-/* The limit above which a free drains: auto-tuned, see the file comment. */
-static __always_inline int nr_pcp_high(struct per_cpu_pages *pcp, const struct zone *zone,
-				       int batch, bool free_high)
-{
-	int high_min = pcp->high_min, high_max = pcp->high_max;
-	int high = pcp->high = clamp_int(pcp->high, high_min, high_max);
-
-	if (unlikely(!high))
-		return 0;
-	if (unlikely(free_high)) {
-		pcp->high = max(high - (batch << PCP_BATCH_SCALE_MAX), high_min);
-		return 0;
-	}
-	/* kswapd is reclaiming: keep the lists short so reclaimed pages reach the buddy. */
-	if (zone_test_flag(zone, ZONE_RECLAIM_ACTIVE)) {
-		pcp->high = max(high - max((int)pcp->free_count, batch), high_min);
-		return min(batch << 2, pcp->high);
-	}
-	if (high_min == high_max)
-		return high;
-	if (zone_test_flag(zone, ZONE_BELOW_HIGH)) {
-		pcp->high = max(high - max((int)pcp->free_count, batch), high_min);
-		return max(pcp->count, high_min);
-	}
-	if (pcp->count >= high && pcp->high < pcp->free_count + batch)
-		pcp->high = clamp_int(pcp->free_count + batch, high_min, high_max);
-	return high;
-}
-
 /* How much to drain: at least batch, more after a stream of frees. */
 static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, bool free_high)
 {
@@ -560,53 +486,21 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
 }
 
 /*
- * free_frozen_page_commit() - queue a freed block on @pcp and drain if it
- * overflows. A stream of high-order (1..3) frees without allocations sets
- * free_high and drains harder, since such pages fragment if cached.
- * PCPF_FREE_HIGH_BATCH is set from the profile's last-level cache as
- * zone_pcp_update_cacheinfo() does. Context: pcp->lock.
+ * pcp_free_overflow() - free_frozen_page_commit()'s drain, out of line:
+ * @pcp reached @high; a chunk goes back to the buddy, and the zone's
+ * below-high flag is cleared when the drain took it back above the high
+ * watermark. Context: pcp->lock.
  */
-static __always_inline void free_frozen_page_commit(struct zone *zone,
-						    struct per_cpu_pages *pcp, struct page *page,
-						    unsigned long pfn, int migratetype,
-						    unsigned int order, bool owned)
+__attribute__((__noinline__)) void pcp_free_overflow(struct zone *zone, struct per_cpu_pages *pcp,
+						     int batch, int high, bool free_high,
+						     unsigned int pindex, unsigned int order)
 {
-	unsigned int pindex = order_to_pindex(migratetype, order);
-	int batch = pcp->batch, high;
-	bool free_high = false;
-
-	pcp->alloc_factor >>= 1;
-	if (owned)
-		pcp_owner_free_chunk(zone, pcp, page, pfn, order);
-	else
-		list_add(&page->pcp_list, &pcp->lists[pindex]);
-	pl_vt_touch(&pcp->lists[pindex], true);
-	if (!owned && design_pcp_premerge(zone))
-		pcp_premerge_tag(pcp, zone, page, order);
-	pcp->count += 1 << order;
-	pl_count(PL_EV_PCP_FREE, 1);
-
-	if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
-		free_high = pcp->free_count >= batch + pcp->high_min / 2 &&
-			    (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) &&
-			    (!(pcp->flags & PCPF_FREE_HIGH_BATCH) || pcp->count >= batch);
-		pcp->flags |= PCPF_PREV_FREE_HIGH_ORDER;
-	} else if (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) {
-		pcp->flags &= (unsigned char)~PCPF_PREV_FREE_HIGH_ORDER;
-	}
-	if (pcp->free_count < (batch << PCP_BATCH_SCALE_MAX))
-		pcp->free_count = (short)(pcp->free_count + (1 << order));
-
-	high = nr_pcp_high(pcp, zone, batch, free_high);
-	if (pcp->count >= high) {
-		if (!order)
-			pl_count(PL_EV_PCP_OVERFLOW_O0, 1);
-		free_pcppages_bulk(zone, nr_pcp_free(pcp, batch, high, free_high), pcp,
-				   (int)pindex);
-		if (zone_test_flag(zone, ZONE_BELOW_HIGH) &&
-		    zone_watermark_ok(zone, 0, high_wmark_pages(zone), MAX_NR_ZONES - 1, 0))
-			zone_clear_flag(zone, ZONE_BELOW_HIGH);
-	}
+	if (!order)
+		pl_count(PL_EV_PCP_OVERFLOW_O0, 1);
+	free_pcppages_bulk(zone, nr_pcp_free(pcp, batch, high, free_high), pcp, (int)pindex);
+	if (zone_test_flag(zone, ZONE_BELOW_HIGH) &&
+	    zone_watermark_ok(zone, 0, high_wmark_pages(zone), MAX_NR_ZONES - 1, 0))
+		zone_clear_flag(zone, ZONE_BELOW_HIGH);
 }
 
 /*
@@ -616,12 +510,9 @@ static __always_inline void free_frozen_page_commit(struct zone *zone,
  * Out of line: the baseline's free path only tests the switch.
  * Return: true if the page was freed here.
  */
-static __attribute__((__noinline__)) bool free_frozen_page_owned(struct zone *zone,
-								  struct page *page,
-								  unsigned long pfn,
-								  unsigned int order,
-								  int migratetype,
-								  fpi_t fpi_flags)
+__attribute__((__noinline__)) bool free_frozen_page_owned(struct zone *zone, struct page *page,
+							   unsigned long pfn, unsigned int order,
+							   int migratetype, fpi_t fpi_flags)
 {
 	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
 	unsigned long idx = pfn_to_pageblock_idx(zone, pfn);
@@ -640,7 +531,8 @@ static __attribute__((__noinline__)) bool free_frozen_page_owned(struct zone *zo
 		if (READ_ONCE(zone->pageblock_owner[idx]) == owner) {
 			if (opcp != pcp)
 				pl_count(PL_EV_PCP_REMOTE_FREE, 1);
-			free_frozen_page_commit(zone, opcp, page, pfn, migratetype, order, true);
+			free_frozen_page_commit_h(zone, opcp, page, pfn, migratetype, order, true,
+						  true);
 			spin_unlock(&opcp->lock);
 			return true;
 		}
@@ -659,20 +551,7 @@ static __attribute__((__noinline__)) bool free_frozen_page_owned(struct zone *zo
 void free_frozen_page_pcp(struct zone *zone, struct page *page, unsigned long pfn,
 			  unsigned int order, int migratetype, fpi_t fpi_flags)
 {
-	struct per_cpu_pages *pcp;
-
-	if (unlikely(design_pcp_owner(zone)) &&
-	    free_frozen_page_owned(zone, page, pfn, order, migratetype, fpi_flags))
-		return;
-	pcp = this_cpu_pcp(zone);
-	/* FPI_PL_PCP_BUSY: a replayed free whose kernel trylock failed (pl_free_pages_pcp_busy()) */
-	if (unlikely(fpi_flags & FPI_PL_PCP_BUSY) || !spin_trylock(&pcp->lock)) {
-		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
-		free_one_page(zone, page, pfn, order, fpi_flags & ~FPI_PL_PCP_BUSY);
-		return;
-	}
-	free_frozen_page_commit(zone, pcp, page, pfn, migratetype, order, false);
-	spin_unlock(&pcp->lock);
+	free_frozen_page_pcp_h(zone, page, pfn, order, migratetype, fpi_flags, true);
 }
 
 /* ---- drains and decay ------------------------------------------------------ */
@@ -828,7 +707,7 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 			nr_populated++;
 			continue;
 		}
-		page = __rmqueue_pcplist(zone, 0, migratetype, ALLOC_WMARK_LOW, pcp, list);
+		page = __rmqueue_pcplist_h(zone, 0, migratetype, ALLOC_WMARK_LOW, pcp, list, true);
 		if (unlikely(!page)) {
 			if (!nr_account) {
 				spin_unlock(&pcp->lock);
