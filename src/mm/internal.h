@@ -292,6 +292,11 @@ struct page *zonelist_walk(struct pl_machine *m, gfp_t gfp, unsigned int order,
 			   int zi_start);
 struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigned int alloc_flags,
 			   int migratetype);
+/* rmqueue_buddy() and free_one_page() for the variants without hooks (page_alloc_hot.h) */
+struct page *rmqueue_buddy_nohooks(struct zone *zone, unsigned int order,
+				   unsigned int alloc_flags, int migratetype);
+void free_one_page_nohooks(struct zone *zone, struct page *page, unsigned long pfn,
+			   unsigned int order, fpi_t fpi_flags);
 
 /*
  * next_buddy_in_range() - the first free block (PageBuddy head) at or after

@@ -123,6 +123,13 @@ static inline void account_freepages(struct zone *zone, long nr_pages, int migra
 		WRITE_ONCE(zone->nr_free_highatomic, zone->nr_free_highatomic + (unsigned long)nr_pages);
 }
 
+static __always_inline void mt_nr_free_add_h(struct zone *zone, struct free_area *area, int mt,
+					     long delta, const bool hooks)
+{
+	if (hooks && design_mt_counts(zone))
+		WRITE_ONCE(area->mt_nr_free[mt], area->mt_nr_free[mt] + (unsigned long)delta);
+}
+
 static inline void mt_nr_free_add(struct zone *zone, struct free_area *area, int mt, long delta)
 {
 	if (design_mt_counts(zone))
@@ -171,29 +178,33 @@ static inline void vt_touch_free_list_del(struct page *page, struct list_head *h
 }
 
 /*
- * The free-list operations and the merge and split loops take @dbg, the
- * zone's vm_debug, as a constant: __free_one_page() and
- * page_del_and_expand() test the flag once per call and run a body with the
- * PL_WARN_ON*() checks or one without them (compiled out), so that the loops
- * cost the same as without the checks when the machine's debug level is 0.
+ * The free-list operations and the merge and split loops take @hooks as a
+ * constant: __free_one_page() and page_del_and_expand() read
+ * pl_hooks_off() once per call and run a body with the hooks these loops
+ * have (the PL_WARN_ON*() checks of vm_debug, virtual time's touches and
+ * events, seed 002's per-migratetype counts), each testing itself, or one
+ * without any of them (compiled out), so that the loops cost the same as
+ * without the hooks when none is on.
  */
 static __always_inline void add_to_free_list_dbg(struct page *page, struct zone *zone,
 						 unsigned int order, int migratetype, bool tail,
-						 const bool dbg)
+						 const bool hooks)
 {
 	struct free_area *area = &zone->free_area[order];
+	const bool dbg = hooks && zone->vm_debug;
 
 	/* the kernel's VM_WARN_ONCE() on the type; expand()'s bad_range() check */
 	PL_WARN_ON_PAGE(dbg, get_pfnblock_migratetype(page, page_to_pfn(page)) != migratetype ||
 			!zone_spans_pfn(zone, page_to_pfn(page)), page,
 			"a block goes on its pageblock's migratetype's list, in its zone");
-	vt_touch_free_list_add(page, &area->free_list[migratetype], tail);
+	if (hooks)
+		vt_touch_free_list_add(page, &area->free_list[migratetype], tail);
 	if (tail)
 		list_add_tail(&page->buddy_list, &area->free_list[migratetype]);
 	else
 		list_add(&page->buddy_list, &area->free_list[migratetype]);
 	WRITE_ONCE(area->nr_free, area->nr_free + 1);
-	mt_nr_free_add(zone, area, migratetype, 1);
+	mt_nr_free_add_h(zone, area, migratetype, 1, hooks);
 	if (order >= pageblock_order && !is_migrate_isolate(migratetype))
 		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, 1L << order);
 }
@@ -220,21 +231,23 @@ inline void move_to_free_list(struct page *page, struct zone *zone, unsigned int
 
 static __always_inline void del_page_from_free_list_dbg(struct page *page, struct zone *zone,
 							unsigned int order, int migratetype,
-							const bool dbg)
+							const bool hooks)
 {
 	struct free_area *area = &zone->free_area[order];
+	const bool dbg = hooks && zone->vm_debug;
 
 	/* the kernel's VM_WARN_ONCE() on the type, and __ClearPageBuddy()'s check */
 	PL_WARN_ON_PAGE(dbg, get_pfnblock_migratetype(page, page_to_pfn(page)) != migratetype,
 			page, "a block leaves its pageblock's migratetype's list");
 	PL_WARN_ON_PAGE(dbg, !PageBuddy(page) || buddy_order(page) != order, page,
 			"a block taken off a free list is a free head of that list's order");
-	vt_touch_free_list_del(page, &area->free_list[migratetype]);
+	if (hooks)
+		vt_touch_free_list_del(page, &area->free_list[migratetype]);
 	list_del(&page->buddy_list);
 	WRITE_ONCE(page->page_type, 0);
 	WRITE_ONCE(page->private, 0);
 	WRITE_ONCE(area->nr_free, area->nr_free - 1);
-	mt_nr_free_add(zone, area, migratetype, -1);
+	mt_nr_free_add_h(zone, area, migratetype, -1, hooks);
 	if (order >= pageblock_order && !is_migrate_isolate(migratetype))
 		__mod_zone_page_state(zone, NR_FREE_PAGES_BLOCKS, -(1L << order));
 }
@@ -242,7 +255,7 @@ static __always_inline void del_page_from_free_list_dbg(struct page *page, struc
 static inline void __del_page_from_free_list(struct page *page, struct zone *zone,
 					     unsigned int order, int migratetype)
 {
-	del_page_from_free_list_dbg(page, zone, order, migratetype, zone->vm_debug);
+	del_page_from_free_list_dbg(page, zone, order, migratetype, true);
 }
 
 void del_page_from_free_list(struct page *page, struct zone *zone, unsigned int order,
@@ -331,13 +344,15 @@ static inline bool buddy_merge_likely(unsigned long pfn, unsigned long buddy_pfn
  */
 static __always_inline void
 free_one_page_merge(struct page *page, unsigned long pfn, struct zone *zone, unsigned int order,
-		    int migratetype, fpi_t fpi_flags, struct capture_control *capc, const bool dbg)
+		    int migratetype, fpi_t fpi_flags, struct capture_control *capc, const bool hooks)
 {
+	const bool dbg = hooks && zone->vm_debug;
 	unsigned long buddy_pfn = 0, combined_pfn, merges = 0;
 	struct page *buddy;
 	bool to_tail;
 
-	pl_vt_path(VT_P_FREE_ONE);
+	if (hooks)
+		pl_vt_path(VT_P_FREE_ONE);
 	PL_WARN_ON(dbg, (unsigned int)migratetype >= MIGRATE_TYPES);
 	PL_WARN_ON_PAGE(dbg, pfn & ((1UL << order) - 1), page,
 			"a freed block starts at a pfn aligned to its order");
@@ -370,10 +385,11 @@ free_one_page_merge(struct page *page, unsigned long pfn, struct zone *zone, uns
 			     !migratetype_is_mergeable(buddy_mt)))
 				break;
 		}
-		del_page_from_free_list_dbg(buddy, zone, order, buddy_mt, dbg);
+		del_page_from_free_list_dbg(buddy, zone, order, buddy_mt, hooks);
 		if (unlikely(buddy_mt != migratetype))
 			set_pageblock_migratetype(buddy, migratetype);
-		pl_count_vt(PL_EV_BUDDY_MERGE, 1);
+		if (hooks)
+			pl_count_vt(PL_EV_BUDDY_MERGE, 1);
 		merges++;
 		combined_pfn = buddy_pfn & pfn;
 		page = page + ((long)combined_pfn - (long)pfn);
@@ -387,7 +403,7 @@ free_one_page_merge(struct page *page, unsigned long pfn, struct zone *zone, uns
 		to_tail = true;
 	else
 		to_tail = buddy_merge_likely(pfn, buddy_pfn, page, order);
-	add_to_free_list_dbg(page, zone, order, migratetype, to_tail, dbg);
+	add_to_free_list_dbg(page, zone, order, migratetype, to_tail, hooks);
 }
 
 static __attribute__((noinline)) void free_one_page_capture(struct page *page, unsigned long pfn,
@@ -395,7 +411,7 @@ static __attribute__((noinline)) void free_one_page_capture(struct page *page, u
 							    int migratetype, fpi_t fpi_flags,
 							    struct capture_control *capc)
 {
-	free_one_page_merge(page, pfn, zone, order, migratetype, fpi_flags, capc, zone->vm_debug);
+	free_one_page_merge(page, pfn, zone, order, migratetype, fpi_flags, capc, true);
 }
 
 /*
@@ -415,10 +431,10 @@ __attribute__((noinline)) void __free_one_page(struct page *page, unsigned long 
 			return;
 		}
 	}
-	if (unlikely(zone->vm_debug))
-		free_one_page_merge(page, pfn, zone, order, migratetype, fpi_flags, NULL, true);
-	else
+	if (likely(pl_hooks_off(zone->machine)))
 		free_one_page_merge(page, pfn, zone, order, migratetype, fpi_flags, NULL, false);
+	else
+		free_one_page_merge(page, pfn, zone, order, migratetype, fpi_flags, NULL, true);
 }
 
 /*
@@ -441,14 +457,28 @@ void split_large_buddy(struct zone *zone, struct page *page, unsigned long pfn,
 	}
 }
 
+static __always_inline void free_one_page_h(struct zone *zone, struct page *page,
+					    unsigned long pfn, unsigned int order, fpi_t fpi_flags,
+					    const bool hooks)
+{
+	spin_lock_h(&zone->lock, hooks);
+	split_large_buddy(zone, page, pfn, order, fpi_flags);
+	spin_unlock_h(&zone->lock, hooks);
+	pl_count_h(PL_EV_ZONE_LOCK_PAGES, 1UL << order, hooks);
+	pl_count_h(PL_EV_BUDDY_DIRECT_FREE, 1, hooks);
+}
+
 void free_one_page(struct zone *zone, struct page *page, unsigned long pfn,
 		   unsigned int order, fpi_t fpi_flags)
 {
-	spin_lock(&zone->lock);
-	split_large_buddy(zone, page, pfn, order, fpi_flags);
-	spin_unlock(&zone->lock);
-	pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
-	pl_count(PL_EV_BUDDY_DIRECT_FREE, 1);
+	free_one_page_h(zone, page, pfn, order, fpi_flags, true);
+}
+
+__attribute__((__noinline__)) void free_one_page_nohooks(struct zone *zone, struct page *page,
+							 unsigned long pfn, unsigned int order,
+							 fpi_t fpi_flags)
+{
+	free_one_page_h(zone, page, pfn, order, fpi_flags, false);
 }
 
 void bad_page(struct page *page, const char *reason)
@@ -507,7 +537,7 @@ void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
  */
 static __always_inline unsigned int expand_dbg(struct zone *zone, struct page *page,
 					       unsigned int low, unsigned int high, int migratetype,
-					       const bool dbg)
+					       const bool hooks)
 {
 	unsigned int size = 1U << high, nr_added = 0, splits = high - low;
 
@@ -515,10 +545,11 @@ static __always_inline unsigned int expand_dbg(struct zone *zone, struct page *p
 		high--;
 		size >>= 1;
 		/* VM_BUG_ON_PAGE(bad_range(zone, &page[size]), &page[size]): in the add */
-		add_to_free_list_dbg(&page[size], zone, high, migratetype, false, dbg);
+		add_to_free_list_dbg(&page[size], zone, high, migratetype, false, hooks);
 		set_buddy_order(&page[size], high);
 		nr_added += size;
-		pl_count_vt(PL_EV_BUDDY_SPLIT, 1);
+		if (hooks)
+			pl_count_vt(PL_EV_BUDDY_SPLIT, 1);
 	}
 	if (splits)
 		pl_count_only(PL_EV_BUDDY_SPLIT, splits);
@@ -528,27 +559,27 @@ static __always_inline unsigned int expand_dbg(struct zone *zone, struct page *p
 static unsigned int expand(struct zone *zone, struct page *page, unsigned int low,
 			   unsigned int high, int migratetype)
 {
-	return expand_dbg(zone, page, low, high, migratetype, zone->vm_debug);
+	return expand_dbg(zone, page, low, high, migratetype, true);
 }
 
 static __always_inline void page_del_and_expand_dbg(struct zone *zone, struct page *page,
 						    unsigned int low, unsigned int high,
-						    int migratetype, const bool dbg)
+						    int migratetype, const bool hooks)
 {
 	long nr_pages = 1L << high;
 
-	del_page_from_free_list_dbg(page, zone, high, migratetype, dbg);
-	nr_pages -= expand_dbg(zone, page, low, high, migratetype, dbg);
+	del_page_from_free_list_dbg(page, zone, high, migratetype, hooks);
+	nr_pages -= expand_dbg(zone, page, low, high, migratetype, hooks);
 	account_freepages(zone, -nr_pages, migratetype);
 }
 
 static void page_del_and_expand(struct zone *zone, struct page *page, unsigned int low,
 				unsigned int high, int migratetype)
 {
-	if (unlikely(zone->vm_debug))
-		page_del_and_expand_dbg(zone, page, low, high, migratetype, true);
-	else
+	if (likely(pl_hooks_off(zone->machine)))
 		page_del_and_expand_dbg(zone, page, low, high, migratetype, false);
+	else
+		page_del_and_expand_dbg(zone, page, low, high, migratetype, true);
 }
 
 struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int migratetype)
@@ -833,14 +864,15 @@ bool check_new_page_bad(struct page *page)
  * it first; when everything else failed, OOM and non-blocking requests of
  * any order may use it rather than fail.
  */
-__attribute__((__noinline__)) struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
-							 unsigned int alloc_flags, int migratetype)
+static __always_inline struct page *rmqueue_buddy_h(struct zone *zone, unsigned int order,
+						    unsigned int alloc_flags, int migratetype,
+						    const bool hooks)
 {
 	struct page *page;
 
 	do {
 		page = NULL;
-		spin_lock(&zone->lock);
+		spin_lock_h(&zone->lock, hooks);
 		if (alloc_flags & ALLOC_HIGHATOMIC)
 			page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
 		if (!page) {
@@ -850,13 +882,27 @@ __attribute__((__noinline__)) struct page *rmqueue_buddy(struct zone *zone, unsi
 			if (!page && (alloc_flags & (ALLOC_OOM | ALLOC_NON_BLOCK)))
 				page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
 		}
-		spin_unlock(&zone->lock);
+		spin_unlock_h(&zone->lock, hooks);
 		if (!page)
 			return NULL;
-		pl_count(PL_EV_ZONE_LOCK_PAGES, 1UL << order);
-		pl_count(PL_EV_BUDDY_DIRECT_ALLOC, 1);
+		pl_count_h(PL_EV_ZONE_LOCK_PAGES, 1UL << order, hooks);
+		pl_count_h(PL_EV_BUDDY_DIRECT_ALLOC, 1, hooks);
 	} while (check_new_page(page));
 	return page;
+}
+
+__attribute__((__noinline__)) struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
+							 unsigned int alloc_flags, int migratetype)
+{
+	return rmqueue_buddy_h(zone, order, alloc_flags, migratetype, true);
+}
+
+__attribute__((__noinline__)) struct page *rmqueue_buddy_nohooks(struct zone *zone,
+								 unsigned int order,
+								 unsigned int alloc_flags,
+								 int migratetype)
+{
+	return rmqueue_buddy_h(zone, order, alloc_flags, migratetype, false);
 }
 
 static bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,

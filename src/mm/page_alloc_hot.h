@@ -198,7 +198,8 @@ static __always_inline struct page *rmqueue_h(struct zone *zone, unsigned int or
 		if (likely(pcp_use(zone, order)))
 			page = rmqueue_pcplist_h(zone, order, migratetype, alloc_flags, hooks);
 		if (!page)
-			page = rmqueue_buddy(zone, order, alloc_flags, migratetype);
+			page = hooks ? rmqueue_buddy(zone, order, alloc_flags, migratetype)
+				     : rmqueue_buddy_nohooks(zone, order, alloc_flags, migratetype);
 	}
 	/* A fallback claim boosted the watermark: wake kswapd (test, then clear). */
 	if ((alloc_flags & ALLOC_KSWAPD) &&
@@ -275,7 +276,10 @@ static __always_inline void __free_frozen_pages_h(struct page *page, unsigned in
 			 (struct pl_tp_event){ .pfn = pfn, .order = (int)order });
 	if (!pcp_use(zone, order) &&
 	    !(hooks && design_block_economy(zone) && order < pageblock_order)) {
-		free_one_page(zone, page, pfn, order, fpi_flags);
+		if (hooks)
+			free_one_page(zone, page, pfn, order, fpi_flags);
+		else
+			free_one_page_nohooks(zone, page, pfn, order, fpi_flags);
 		return;
 	}
 	/*

@@ -173,6 +173,23 @@ static inline int contig_put_testzero(struct page *page)
 	return old == 1;
 }
 
+/*
+ * free_pages_prepare() of an order-0 page whose last reference this thread
+ * has just dropped: its _refcount is 0 (nothing raises a zero count), so
+ * of free_page_is_bad()'s tests only PageBuddy and the flags are left, and
+ * one load of the flags serves them and the reset. Anything set goes to
+ * free_pages_prepare() itself, which reports or resets it as ever.
+ */
+static __always_inline bool free_page_prepare_dropped(struct page *page)
+{
+	unsigned long flags = page_flags(page);
+
+	if (likely(!(flags & (PAGE_FLAGS_CHECK_AT_FREE | PAGE_FLAGS_RESET_AT_FREE)) &&
+		   READ_ONCE(page->page_type) != PGTY_buddy && !page->alloc_order))
+		return true;
+	return free_pages_prepare(page, 0);
+}
+
 /* The largest order a chunk at @pfn of at most @nr_pages pages may have. */
 static inline unsigned int contig_chunk_order(unsigned long pfn, unsigned long nr_pages)
 {
@@ -233,7 +250,7 @@ static __attribute__((noinline)) unsigned long free_contig_range_chunked(unsigne
 		for (; pfn < seg_end; pfn++, page++) {
 			int zero = contig_put_testzero(page);
 
-			if (likely(zero > 0 && free_pages_prepare(page, 0)))
+			if (likely(zero > 0 && free_page_prepare_dropped(page)))
 				continue;
 			/* Still referenced, or refused (and leaked): the run ends here. */
 			if (zero <= 0) {

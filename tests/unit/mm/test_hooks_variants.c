@@ -4,8 +4,8 @@
  * change a machine identically: the same random alloc/free sequence runs on
  * a machine with no hook on (the variant without hooks) and on one with a
  * tracepoint sink that only counts (every call takes the variant with
- * hooks); the pages handed out, every event counter, the free lists' counts
- * and every PCP's state must agree. And m->hooks follows its setters: a
+ * hooks), with PCPs and without; the pages handed out, every event
+ * counter, the free lists' counts and every PCP's state must agree. And m->hooks follows its setters: a
  * hook that is on is never missed.
  */
 #include "helpers.h"
@@ -27,18 +27,25 @@ static void count_hit(void *ctx, const struct pl_tp_event *ev)
 	(*(unsigned long *)ctx)++;
 }
 
-static void run(bool sink, uint64_t seed, struct outcome *out)
+static void run(bool sink, bool with_pcp, uint64_t seed, struct outcome *out)
 {
 	static const gfp_t gfps[] = { GFP_KERNEL, GFP_HIGHUSER_MOVABLE,
 				      GFP_KERNEL | __GFP_RECLAIMABLE, GFP_ATOMIC,
 				      GFP_KERNEL | __GFP_DMA32, GFP_KERNEL | __GFP_ZERO };
-	struct pl_machine *m = test_machine_cfg(64 * MiB, 16 * MiB, "v6.18", 0);
 	static struct page *live[STEPS];
 	static unsigned int live_order[STEPS];
 	unsigned long nr_live = 0;
+	struct pl_machine *m;
+	struct pl_config cfg;
 	struct pl_rng rng;
 	struct zone *zone;
 
+	pl_config_default(&cfg);
+	cfg.mem_bytes = 64 * MiB;
+	cfg.dma32_bytes = 16 * MiB;
+	cfg.debug = 0;
+	cfg.pcp_disabled = !with_pcp;	/* the buddy's own paths, no PCP in front */
+	m = test_machine_config(&cfg, "v6.18");
 	memset(out, 0, sizeof(*out));
 	if (sink) {
 		pl_set_tracepoint_sink(m, count_hit, &out->hits);
@@ -104,9 +111,11 @@ static void test_same_machine_either_way(void **state)
 	static struct outcome plain, hooked;
 
 	(void)state;
-	for (uint64_t seed = 1; seed <= 3; seed++) {
-		run(false, seed, &plain);
-		run(true, seed, &hooked);
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		bool pcp = seed != 4;
+
+		run(false, pcp, seed, &plain);
+		run(true, pcp, seed, &hooked);
 		assert_true(hooked.hits > 0);
 		assert_memory_equal(plain.pfn, hooked.pfn, sizeof(plain.pfn));
 		assert_memory_equal(plain.events, hooked.events, sizeof(plain.events));
