@@ -68,7 +68,7 @@ struct pl_lock_stat {
  * The vCPU the calling thread runs, for lock_stat's bounces (pl_enter()
  * sets it; 0 on a thread that entered none). Thread-local.
  */
-extern _Thread_local unsigned int pl_lock_cpu;
+extern _Thread_local unsigned int pl_lock_cpu PL_TLS;
 
 /**
  * struct pl_spinlock - test-and-test-and-set spinlock.

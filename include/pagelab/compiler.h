@@ -27,6 +27,20 @@
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))
 
+/*
+ * PL_TLS: pagelab's own thread-locals (the entered machine and vCPU, the
+ * virtual-time CPU), read on every call. The static library goes into
+ * executables only (it is not position independent), so its objects use
+ * the local-exec model (PAGELAB_TLS_LOCAL_EXEC, CMakeLists.txt): one
+ * %fs-relative access instead of an offset load and the access. The shared
+ * library and everything else use the default.
+ */
+#ifdef PAGELAB_TLS_LOCAL_EXEC
+#define PL_TLS __attribute__((tls_model("local-exec")))
+#else
+#define PL_TLS
+#endif
+
 #ifndef __always_inline		/* glibc's sys/cdefs.h has it */
 #define __always_inline inline __attribute__((__always_inline__))
 #endif

@@ -173,7 +173,7 @@ struct pl_this {
 	struct pl_machine *machine;
 	struct pl_cpu *cpu;
 };
-extern _Thread_local struct pl_this pl_this;
+extern _Thread_local struct pl_this pl_this PL_TLS;
 
 static inline struct pl_machine *current_machine(void) { return pl_this.machine; }
 

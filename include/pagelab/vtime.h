@@ -252,7 +252,7 @@ struct pl_vtime {
 	uint64_t steps;
 };
 
-extern _Thread_local struct pl_vt_cpu *pl_vt_cur;
+extern _Thread_local struct pl_vt_cpu *pl_vt_cur PL_TLS;
 
 /** pl_topology_default() - the defaults documented at struct pl_topology. */
 void pl_topology_default(struct pl_topology *t);

@@ -381,7 +381,7 @@ struct capture_control {
 };
 
 /* The calling thread's capture control (the kernel's current->capture_control). */
-extern _Thread_local struct capture_control *pl_capture_control;
+extern _Thread_local struct capture_control *pl_capture_control PL_TLS;
 
 /* task_capc(): the running direct compactor's capture control for @zone, or NULL. */
 static inline struct capture_control *task_capc(const struct zone *zone)
