@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -39,14 +38,18 @@ DESIGN_SETS = ["v6.18", "v6.18,mt-counts,maple"]
 
 
 def run_bench(args: list[str]) -> tuple[str, float, int]:
-    """pagelab-bench @args: its output, the child's user CPU seconds and max RSS (KiB)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([os.environ["PAGELAB_BENCH"], *args], cwd=ROOT, capture_output=True,
-                          text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        sys.exit(f"perf-doc: pagelab-bench {' '.join(args)} failed: {proc.stderr.strip()}")
-    return proc.stdout, after.ru_utime - before.ru_utime, after.ru_maxrss
+    """pagelab-bench @args: its output, its user CPU seconds and max RSS (KiB), its own."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([os.environ["PAGELAB_BENCH"], *args], cwd=ROOT, stdout=out,
+                                stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            sys.exit(f"perf-doc: pagelab-bench {' '.join(args)} failed: "
+                     f"{err.read().decode(errors='replace').strip()}")
+        return out.read().decode(errors="replace"), usage.ru_utime, usage.ru_maxrss
 
 
 def long_trace(copies: int) -> list[str]:
