@@ -608,6 +608,7 @@ static unsigned long isolate_migratepages_block(struct compact_control *cc, unsi
 						unsigned long end)
 {
 	unsigned long pfn, nr_scanned = 0, nr_isolated = 0;
+	bool skip_updated = false;
 
 	for (pfn = low; pfn < end; pfn++) {
 		struct page *page = pfn_to_page(pfn), *head;
@@ -622,6 +623,26 @@ static unsigned long isolate_migratepages_block(struct compact_control *cc, unsi
 				nr_scanned += (1UL << order) - 1;
 			}
 			continue;
+		}
+		/*
+		 * test_and_set_skip(): the first isolation marks the block, so
+		 * that the free-list search and other compactors pass it; a
+		 * block already marked is given up unless this is the rescan
+		 * of the block the last round left (finish_pageblock).
+		 */
+		if (!skip_updated && !cc->ignore_skip_hint) {
+			unsigned long base = max(ALIGN_DOWN(pfn, pageblock_nr_pages), cc->zone->zone_start_pfn);
+			bool skip = get_pageblock_skip(cc->zone, base);
+
+			skip_updated = true;
+			if (!skip && !cc->no_set_skip_hint)
+				set_pageblock_skip(cc->zone, base);
+			if (skip && !cc->finish_pageblock) {
+				cc->zone->machine->migrate_ops->putback(cc->zone->machine->migrate_ctx,
+									head, order);
+				pfn = end;
+				break;
+			}
 		}
 		cc->migratepages[cc->nr_migratepages] = head;
 		cc->migrate_order[cc->nr_migratepages++] = order;
