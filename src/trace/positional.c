@@ -48,6 +48,17 @@ static unsigned long pfn_end(const struct pl_positional *pos)
 								      : PL_TRACE_DENSE_SPAN;
 }
 
+/*
+ * Does [@pfn, @pfn + @nr) lie below pfn_end()? Written so that no sum wraps:
+ * a pfn of -1 (an event without one) or near it must not pass as a small end.
+ */
+static bool in_span(const struct pl_positional *pos, unsigned long pfn, unsigned long nr)
+{
+	unsigned long end = pfn_end(pos);
+
+	return pfn < end && nr <= end - pfn;
+}
+
 static int grow_seen(struct pl_positional *pos, unsigned long end_pfn)
 {
 	size_t words = (end_pfn + 63) / 64, nw;
@@ -124,7 +135,7 @@ static int note_type(struct pl_positional *pos, unsigned long pfn, int order, in
 	unsigned long pb = pfn >> pageblock_order, end;
 
 	if (mt < 0 || mt >= MIGRATE_PCPTYPES || order < 0 || order > MAX_PAGE_ORDER ||
-	    pfn + (1UL << order) > pfn_end(pos))
+	    !in_span(pos, pfn, 1UL << order))
 		return 0;
 	end = (pfn + (1UL << order) - 1) >> pageblock_order;
 	if (end >= pos->pb_nr) {
@@ -158,7 +169,7 @@ static int sight(struct pl_positional *pos, const struct pl_trace_event *ev, int
 	unsigned long nr, fresh = 0;
 
 	nr = 1UL << ev->order;
-	if (ev->pfn + nr > pfn_end(pos)) {
+	if (!in_span(pos, ev->pfn, nr)) {
 		pos->out_of_range++;	/* not followed: no memory by the pfn's value */
 		return 0;
 	}
