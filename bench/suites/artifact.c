@@ -45,6 +45,15 @@ static bool json_get(const char *json, const char *key, char *out, size_t len)
 	return n > 0;
 }
 
+/* @v made fit for a one-line message: control bytes become '?'. */
+static const char *printable(char *v)
+{
+	for (char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return v;
+}
+
 /* A manifest number: all digits, no wrap, at most @max. */
 static bool manifest_ulong(const char *json, const char *key, unsigned long max,
 			   unsigned long *out, char *why, size_t whylen)
@@ -57,7 +66,8 @@ static bool manifest_ulong(const char *json, const char *key, unsigned long max,
 	errno = 0;
 	v = strtoul(val, &end, 10);
 	if (val[0] < '0' || val[0] > '9' || *end || errno || v > max) {
-		snprintf(why, whylen, "manifest.json: %s %.40s is not in 0..%lu", key, val, max);
+		snprintf(why, whylen, "manifest.json: %s %.40s is not in 0..%lu", key, printable(val),
+			 max);
 		return false;
 	}
 	*out = v;
@@ -71,9 +81,16 @@ static bool manifest_path(const char *json, const char *key, const char *def, co
 	char val[512];
 	const char *v = json_get(json, key, val, sizeof(val)) ? val : def;
 
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			snprintf(why, whylen, "manifest.json: %s \"%.60s\" has a control character",
+				 key, printable(val));
+			return false;
+		}
 	if (v[0] == '/' || !strcmp(v, "..") || !strncmp(v, "../", 3) || strstr(v, "/../") ||
 	    (strlen(v) >= 3 && !strcmp(v + strlen(v) - 3, "/.."))) {
-		snprintf(why, whylen, "manifest.json: %s \"%.60s\" is outside the artifact", key, v);
+		snprintf(why, whylen, "manifest.json: %s \"%.60s\" is outside the artifact", key,
+			 v == val ? printable(val) : v);
 		return false;
 	}
 	snprintf(out, len, "%s/%s", dir, v);

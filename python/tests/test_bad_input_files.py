@@ -128,6 +128,20 @@ def test_bench_refuses_bad_manifests(tmp_path, manifest, msg):
     assert msg in p.stderr, p.stderr
 
 
+@pytest.mark.parametrize("text, msg", [
+    ('{"trace": "trace.txt\n.zst"}', "control character"),
+    ('{"trace": "x""lost_events""\n}\n', "lost_events"),
+])
+def test_bench_manifest_with_control_bytes_is_one_line(tmp_path, text, msg):
+    # A raw newline in a manifest value must not reach the message (two lines) or a path.
+    d = _artifact(tmp_path)
+    (d / "manifest.json").write_text(text)
+    p = subprocess.run([str(bench_binary()), "replay", f"trace={d}"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+    assert msg in p.stderr, p.stderr
+
+
 def test_manifest_that_is_a_fifo_or_huge(tmp_path, capsys):
     d = _artifact(tmp_path)
     (d / "manifest.json").unlink()
