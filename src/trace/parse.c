@@ -407,8 +407,12 @@ static __attribute__((noinline)) unsigned int parse_pressure_fields(const char *
 		while (p < end && *p != '=' && *p != ':' && *p != ' ')
 			p++;
 		klen = (size_t)(p - key);
-		if (p >= end || *p != '=')
+		if (p >= end)
+			break;
+		if (*p != '=') {
+			p++;	/* a ':' or ' ' ends no key=value: move past it, always */
 			continue;
+		}
 		val = ++p;
 		while (p < end && *p != ' ')
 			p++;
