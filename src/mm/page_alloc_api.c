@@ -77,6 +77,34 @@ static int put_page_testzero_checked(struct page *page, bool *zero)
 }
 
 /*
+ * free_noncompound_block(): __free_pages() of a non-compound block of order
+ * > 0. If another holder (compaction's scanner) has a reference to the
+ * first page, the rest of the block is freed now, in halves, and the first
+ * page is left to the last put_page(), which frees it as an order-0 page.
+ * The order is cleared before the reference is dropped: after the drop the
+ * page may already be freed and reused.
+ */
+static __attribute__((__noinline__)) int free_noncompound_block(const char *func,
+								struct page *page,
+								unsigned int order, fpi_t fpi)
+{
+	bool zero;
+
+	WRITE_ONCE(page->alloc_order, 0);
+	if (put_page_testzero_checked(page, &zero)) {
+		WRITE_ONCE(page->alloc_order, order);
+		return bad_input(func, page, order, "page is not allocated (double free?)");
+	}
+	if (zero) {
+		__free_frozen_pages(page, order, fpi);
+		return 0;
+	}
+	while (order-- > 0)
+		__free_frozen_pages(page + (1UL << order), order, fpi);
+	return 0;
+}
+
+/*
  * __free_pages() with @fpi for the last reference's free; inline in both
  * callers, each instantiating it twice: without the hooks when
  * pl_hooks_off() (page_alloc_hot.h), and with them out of line.
@@ -84,7 +112,7 @@ static int put_page_testzero_checked(struct page *page, bool *zero)
 static __always_inline int free_pages_fpi_h(const char *func, struct page *page,
 					    unsigned int order, fpi_t fpi, const bool hooks)
 {
-	bool zero, head;
+	bool zero;
 	int err = check_free_args(func, page, order);
 
 	if (err)
@@ -96,21 +124,14 @@ static __always_inline int free_pages_fpi_h(const char *func, struct page *page,
 	if (unlikely(page->alloc_order != order))
 		return bad_input(func, page, order, "order differs from the allocation's");
 
-	head = PageHead(page);
-	if (put_page_testzero_checked(page, &zero))
+	if (unlikely(order && !PageHead(page)))
+		err = free_noncompound_block(func, page, order, fpi);
+	else if (put_page_testzero_checked(page, &zero))
 		return bad_input(func, page, order, "page is not allocated (double free?)");
-	if (zero) {
+	else if (zero)
 		__free_frozen_pages_h(page, order, fpi, hooks);
-	} else if (!head) {
-		/*
-		 * Someone else holds a reference to the first page: free the
-		 * rest of the non-compound block now, in halves, and leave
-		 * the first page to the last put_page().
-		 */
-		WRITE_ONCE(page->alloc_order, 0);
-		while (order-- > 0)
-			__free_frozen_pages(page + (1UL << order), order, fpi);
-	}
+	if (err)
+		return err;
 	if (hooks)
 		pl_debug_check(pl_this.machine, 3, func);
 	return 0;

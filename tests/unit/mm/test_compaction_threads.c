@@ -132,8 +132,16 @@ static void *worker(void *arg)
 	assert_int_equal(pl_enter(mach, w), 0);
 	for (unsigned int r = 0; r < ROUNDS; r++) {
 		unsigned int i = (unsigned int)(rng(&x) % SLOTS);
+		bool filled;
 
-		if (hold.slots[w][i].page) {	/* only this worker fills its slots */
+		/*
+		 * Only this worker fills its slots, but compaction moves a
+		 * filled slot's page under the holder's lock: read it there.
+		 */
+		pthread_mutex_lock(&hold.lock);
+		filled = hold.slots[w][i].page != NULL;
+		pthread_mutex_unlock(&hold.lock);
+		if (filled) {
 			release_slot(w, i);
 		} else {
 			unsigned int order = rng(&x) % 4 == 0 ? 1 : 0;
