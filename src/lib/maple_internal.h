@@ -15,6 +15,24 @@
 #include "pagelab/maple_tree.h"
 #include "pagelab/base.h"	/* vtime.h: the tree walks charge virtual time */
 
+/*
+ * Virtual time in the walks and stores: each entry point reads the thread's
+ * pl_vt_cur once (mt_vt_on()) and runs a body compiled with @vt constant,
+ * so with virtual time off no node a walk visits or a store writes tests it
+ * (mt_vt_step() compiles away). With @vt true every step is pl_vt_step(),
+ * which charges the node only while virtual time is on.
+ */
+static __always_inline bool mt_vt_on(void)
+{
+	return unlikely(pl_vt_cur != NULL);
+}
+
+static __always_inline void mt_vt_step(const bool vt, const void *node, bool write)
+{
+	if (vt)
+		pl_vt_step(VT_P_MT_NODE, node, write);
+}
+
 #define MAPLE_NODE_MASK		255UL
 #define MAPLE_NODE_TYPE_SHIFT	3
 #define MAPLE_NODE_TYPE_MASK	0x0F

@@ -67,9 +67,11 @@
 
 /*
  * Descend from @root to the leaf holding @index. Leaves @mas on that leaf
- * (node, node range in min/max, offset). Return: the entry.
+ * (node, node range in min/max, offset). @vt: virtual time may be on
+ * (mt_vt_on()). Return: the entry.
  */
-static void *mas_descend(struct ma_state *mas, struct maple_enode *enode, unsigned long index)
+static __always_inline void *mas_descend_t(struct ma_state *mas, struct maple_enode *enode,
+					   unsigned long index, const bool vt)
 {
 	unsigned long min = 0, max = ULONG_MAX;
 	unsigned int depth = 0;
@@ -82,7 +84,7 @@ static void *mas_descend(struct ma_state *mas, struct maple_enode *enode, unsign
 		unsigned int off = ma_offset(piv, np, index);
 		void *entry = ma_load_slot(&ma_slots(node, type)[off]);
 
-		pl_vt_step(VT_P_MT_NODE, node, false);
+		mt_vt_step(vt, node, false);
 
 		if (ma_is_leaf(type)) {
 			mas->node = enode;
@@ -112,7 +114,9 @@ static void *mas_start_walk(struct ma_state *mas, unsigned long index)
 		mas->max = ULONG_MAX;
 		return NULL;
 	}
-	return mas_descend(mas, root, index);
+	if (mt_vt_on())
+		return mas_descend_t(mas, root, index, true);
+	return mas_descend_t(mas, root, index, false);
 }
 
 /* Range of the slot @mas is on. */
@@ -333,6 +337,7 @@ struct awalk_frame {
 static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long hi,
 		      unsigned long size, bool rev, unsigned long *fmin, unsigned long *fmax)
 {
+	const bool vt = mt_vt_on();
 	struct awalk_frame st[MAPLE_HEIGHT_MAX + 1];
 	int sp = 0;
 
@@ -353,7 +358,7 @@ static bool mas_awalk(struct maple_enode *root, unsigned long lo, unsigned long 
 		int off = f->off;
 		bool descended = false;
 
-		pl_vt_step(VT_P_MT_NODE, node, false);
+		mt_vt_step(vt, node, false);
 
 		/* First visit: start at the slot holding lo (hi when reversed). */
 		if (off < 0)
@@ -440,11 +445,12 @@ awalk_pick(unsigned int mask, int *off, const unsigned long *piv, unsigned int n
  * mas_awalk() for the common case, lowest first in an allocation tree: the
  * same depth-first search with the node types known, so each level is a
  * tight scan - of gap[] in internal nodes, of the slots for a NULL one in
- * leaves - and ranges are computed only for the candidates. Return: as
- * mas_awalk().
+ * leaves - and ranges are computed only for the candidates. @vt: virtual
+ * time may be on (mt_vt_on()). Return: as mas_awalk().
  */
-static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned long hi,
-			  unsigned long size, unsigned long *fmin, unsigned long *fmax)
+static __always_inline bool mas_awalk_fwd_t(struct maple_enode *root, unsigned long lo,
+					    unsigned long hi, unsigned long size,
+					    unsigned long *fmin, unsigned long *fmax, const bool vt)
 {
 	struct awalk_frame st[MAPLE_HEIGHT_MAX + 1];
 	struct maple_enode *enode = root;
@@ -455,7 +461,7 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 		struct maple_node *node = mte_to_node(enode);
 		unsigned long smin, smax;
 
-		pl_vt_step(VT_P_MT_NODE, node, false);
+		mt_vt_step(vt, node, false);
 		if (mte_node_type(enode) == maple_arange_64) {
 			const unsigned int np = MAPLE_ARANGE64_SLOTS - 1;
 			unsigned long *piv = node->ma64.pivot, *gaps = node->ma64.gap;
@@ -506,6 +512,20 @@ static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned l
 	}
 }
 
+/* mas_awalk_fwd_t() without virtual time (the common case) and with it. */
+static bool mas_awalk_fwd(struct maple_enode *root, unsigned long lo, unsigned long hi,
+			  unsigned long size, unsigned long *fmin, unsigned long *fmax)
+{
+	return mas_awalk_fwd_t(root, lo, hi, size, fmin, fmax, false);
+}
+
+static __attribute__((noinline)) bool
+mas_awalk_fwd_vt(struct maple_enode *root, unsigned long lo, unsigned long hi, unsigned long size,
+		 unsigned long *fmin, unsigned long *fmax)
+{
+	return mas_awalk_fwd_t(root, lo, hi, size, fmin, fmax, true);
+}
+
 static int mas_empty_area_common(struct ma_state *mas, unsigned long min, unsigned long max,
 				 unsigned long size, bool rev)
 {
@@ -519,7 +539,8 @@ static int mas_empty_area_common(struct ma_state *mas, unsigned long min, unsign
 		fmin = min;
 		fmax = max;
 	} else if (!(!rev && mt_is_alloc(mas->tree) ?
-		     mas_awalk_fwd(root, min, max, size, &fmin, &fmax) :
+		     (unlikely(mt_vt_on()) ? mas_awalk_fwd_vt(root, min, max, size, &fmin, &fmax) :
+		      mas_awalk_fwd(root, min, max, size, &fmin, &fmax)) :
 		     mas_awalk(root, min, max, size, rev, &fmin, &fmax))) {
 		mas->status = ma_none;
 		return -EBUSY;
@@ -608,17 +629,6 @@ int mtree_insert_range(struct maple_tree *mt, unsigned long first, unsigned long
 	}
 	mtree_unlock(mt);
 	return ret;
-}
-
-void *mtree_erase(struct maple_tree *mt, unsigned long index)
-{
-	MA_STATE(mas, mt, index, index);
-	void *entry;
-
-	mtree_lock(mt);
-	entry = mas_erase(&mas);
-	mtree_unlock(mt);
-	return entry;
 }
 
 static int mtree_alloc_common(struct maple_tree *mt, unsigned long *startp, void *entry,

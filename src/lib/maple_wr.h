@@ -51,14 +51,40 @@ struct mt_wr {
 };
 
 /* Set up @wr for one store into @mt, with @mas's preallocated nodes (@mas may be NULL). */
-void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *mas);
+static inline void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *mas)
+{
+	wr->mt = mt;
+	wr->mas = mas;
+	wr->itype = mt_internal_type(mt);
+	wr->alloc = mt_is_alloc(mt);
+	wr->failed = false;
+	wr->warned = false;
+	wr->erase = false;
+	wr->nr_new = wr->nr_old = wr->nr_sub = 0;
+	wr->retire.rcu = mt_in_rcu(mt);
+	wr->retire.batch = NULL;
+}
+
+/* mt_wr_store() compiled without virtual time, and with it (maple_write.c). */
+int mt_wr_store_plain(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
+		      void **oldp);
+int mt_wr_store_vt(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
+		   void **oldp);
 
 /*
  * Store @entry over [*@Lp, *@Rp] (widened over NULL neighbours when @entry is
  * NULL; the final range is written back); *@oldp gets the entry that was at
- * *@Lp. Return: 0 or -ENOMEM (tree unchanged).
+ * *@Lp. Reads pl_vt_cur once: without virtual time on this thread, the store
+ * runs a body with no virtual-time tests.
+ * Return: 0 or -ENOMEM (tree unchanged).
  */
-int mt_wr_store(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry, void **oldp);
+static inline int mt_wr_store(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
+			      void **oldp)
+{
+	if (mt_vt_on())
+		return mt_wr_store_vt(wr, Lp, Rp, entry, oldp);
+	return mt_wr_store_plain(wr, Lp, Rp, entry, oldp);
+}
 
 /* Retire @enode and everything below it (after a grace period in RCU mode). */
 void wr_retire_subtree(struct mt_wr *wr, struct maple_enode *enode);

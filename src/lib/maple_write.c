@@ -101,9 +101,13 @@ static void wr_drop_subtree(struct mt_wr *wr, struct maple_enode *enode)
 
 /* ---- writing: big nodes ------------------------------------------------------------ */
 
-/* Append slots [from, to] of @enode (covering [nmin, nmax]) to @b. */
-void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
-		unsigned long nmax, int from, int to)
+/*
+ * Append slots [from, to] of @enode (covering [nmin, nmax]) to @b; @vt:
+ * virtual time may be on (mt_vt_on()).
+ */
+static __always_inline void big_append_t(struct mt_big *b, struct maple_enode *enode,
+					 unsigned long nmin, unsigned long nmax, int from, int to,
+					 const bool vt)
 {
 	struct maple_node *node = mte_to_node(enode);
 	enum maple_type type = mte_node_type(enode);
@@ -114,7 +118,7 @@ void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
 
 	if (from > to)
 		return;
-	pl_vt_step(VT_P_MT_NODE, node, false);
+	mt_vt_step(vt, node, false);
 	if (!b->n)
 		b->min = from ? piv[from - 1] + 1 : nmin;
 	for (int i = from; i <= to; i++) {
@@ -124,17 +128,28 @@ void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
 	}
 }
 
+void big_append(struct mt_big *b, struct maple_enode *enode, unsigned long nmin,
+		unsigned long nmax, int from, int to)
+{
+	if (mt_vt_on())
+		big_append_t(b, enode, nmin, nmax, from, to, true);
+	else
+		big_append_t(b, enode, nmin, nmax, from, to, false);
+}
+
 static inline unsigned long big_entry_min(const struct mt_big *b, unsigned int i)
 {
 	return i ? b->piv[i - 1] + 1 : b->min;
 }
 
 /*
- * Write entries [s, e) of @b into @node (of @type), pivots, slots and gaps.
+ * Write entries [s, e) of @b into @node (of @type), pivots, slots and gaps;
+ * @vt: virtual time may be on (mt_vt_on()).
  * Return: the node's largest gap (allocation trees) or 0.
  */
-unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
-			    const struct mt_big *b, unsigned int s, unsigned int e)
+static __always_inline unsigned long
+big_fill_node_t(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
+		const struct mt_big *b, unsigned int s, unsigned int e, const bool vt)
 {
 	unsigned long *piv = ma_pivots(node, type);
 	void **slots = ma_slots(node, type);
@@ -142,7 +157,7 @@ unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum mapl
 	unsigned int cnt = e - s, i;
 	unsigned long gap = 0;
 
-	pl_vt_step(VT_P_MT_NODE, node, true);
+	mt_vt_step(vt, node, true);
 	for (i = 0; i < cnt; i++) {
 		slots[i] = b->slot[s + i];
 		if (i < np)
@@ -173,6 +188,30 @@ unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum mapl
 			gap = len;
 	}
 	return gap;
+}
+
+static __attribute__((noinline)) unsigned long
+big_fill_node_plain(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
+		    const struct mt_big *b, unsigned int s, unsigned int e)
+{
+	return big_fill_node_t(wr, node, type, b, s, e, false);
+}
+
+unsigned long big_fill_node(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
+			    const struct mt_big *b, unsigned int s, unsigned int e)
+{
+	if (mt_vt_on())
+		return big_fill_node_t(wr, node, type, b, s, e, true);
+	return big_fill_node_plain(wr, node, type, b, s, e);
+}
+
+/* big_fill_node() for a caller that read mt_vt_on() already (@vt). */
+static __always_inline unsigned long
+big_fill_node_h(struct mt_wr *wr, struct maple_node *node, enum maple_type type,
+		const struct mt_big *b, unsigned int s, unsigned int e, const bool vt)
+{
+	return vt ? big_fill_node(wr, node, type, b, s, e) :
+		    big_fill_node_plain(wr, node, type, b, s, e);
 }
 
 /*
@@ -261,11 +300,11 @@ static bool big_build(struct mt_wr *wr, struct mt_big *b, enum maple_type type, 
  * ancestors. A parent's own largest gap is what the grandparent's gap[] holds
  * for it, so a parent's ten gaps are only scanned again when its largest one
  * shrank; the walk up stops at the first level whose largest gap is unchanged.
+ * @vt: virtual time may be on (mt_vt_on()). Only for allocation trees.
  */
-void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
+static __always_inline void wr_update_gaps_t(struct mt_wr *wr, unsigned int depth,
+					     unsigned long gap, const bool vt)
 {
-	if (!wr->alloc)
-		return;
 	while (depth--) {
 		struct maple_node *parent = mte_to_node(wr->l[depth]);
 		unsigned long *g = &parent->ma64.gap[wr->loff[depth]];
@@ -273,7 +312,7 @@ void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
 
 		if (was == gap)
 			return;
-		pl_vt_step(VT_P_MT_NODE, parent, true);
+		mt_vt_step(vt, parent, true);
 		ma_store_gap(g, gap);
 		if (!depth)
 			return;		/* the root: no gap above it */
@@ -288,6 +327,40 @@ void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
 			return;
 		gap = new_max;
 	}
+}
+
+static __attribute__((noinline)) void wr_update_gaps_plain(struct mt_wr *wr, unsigned int depth,
+							  unsigned long gap)
+{
+	wr_update_gaps_t(wr, depth, gap, false);
+}
+
+static __attribute__((noinline)) void wr_update_gaps_vt(struct mt_wr *wr, unsigned int depth,
+						       unsigned long gap)
+{
+	wr_update_gaps_t(wr, depth, gap, true);
+}
+
+void wr_update_gaps(struct mt_wr *wr, unsigned int depth, unsigned long gap)
+{
+	if (!wr->alloc)
+		return;
+	if (mt_vt_on())
+		wr_update_gaps_vt(wr, depth, gap);
+	else
+		wr_update_gaps_plain(wr, depth, gap);
+}
+
+/* wr_update_gaps() for a caller that read mt_vt_on() already (@vt). */
+static __always_inline void wr_update_gaps_h(struct mt_wr *wr, unsigned int depth,
+					     unsigned long gap, const bool vt)
+{
+	if (!wr->alloc)
+		return;
+	if (vt)
+		wr_update_gaps_vt(wr, depth, gap);
+	else
+		wr_update_gaps_plain(wr, depth, gap);
 }
 
 /* Publish @enode as the child at @depth of the left spine (the root if @depth is 0). */
@@ -364,9 +437,10 @@ static int wr_abort(struct mt_wr *wr)
 
 /*
  * Descend both spines: to @L on the left, to @R on the right. Until they
- * part, the two are one path, walked once.
+ * part, the two are one path, walked once. @vt: virtual time may be on.
  */
-static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L, unsigned long R)
+static __always_inline void wr_walk_t(struct mt_wr *wr, struct maple_enode *root,
+				      unsigned long L, unsigned long R, const bool vt)
 {
 	struct maple_enode *le = root, *re = root;
 	unsigned long lmin = 0, lmax = ULONG_MAX, rmin = 0, rmax = ULONG_MAX;
@@ -380,7 +454,7 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 		unsigned int np = mt_pivots[lt];
 		unsigned int lo = ma_offset(lp, np, L), ro = lo;
 
-		pl_vt_step(VT_P_MT_NODE, ln, false);
+		mt_vt_step(vt, ln, false);
 		/* Most stores stay inside one slot per level: no second search. */
 		if (lo < np && lp[lo] != ULONG_MAX && R > lp[lo])
 			ro = ma_offset(lp, np, R);
@@ -413,9 +487,9 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 		unsigned int np = mt_pivots[lt];
 		unsigned int lo = ma_offset(lp, np, L), ro = ma_offset(rp, np, R);
 
-		pl_vt_step(VT_P_MT_NODE, ln, false);
-		if (rn != ln)
-			pl_vt_step(VT_P_MT_NODE, rn, false);
+		mt_vt_step(vt, ln, false);
+		if (vt && rn != ln)
+			mt_vt_step(vt, rn, false);
 		wr->l[d] = le;
 		wr->r[d] = re;
 		wr->lmin[d] = lmin;
@@ -433,18 +507,40 @@ static void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
 	}
 }
 
+static __attribute__((noinline)) void wr_walk_plain(struct mt_wr *wr, struct maple_enode *root,
+						   unsigned long L, unsigned long R)
+{
+	wr_walk_t(wr, root, L, R, false);
+}
+
+static __attribute__((noinline)) void wr_walk_vt(struct mt_wr *wr, struct maple_enode *root,
+						unsigned long L, unsigned long R)
+{
+	wr_walk_t(wr, root, L, R, true);
+}
+
+static __always_inline void wr_walk(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
+				    unsigned long R, const bool vt)
+{
+	if (vt)
+		wr_walk_vt(wr, root, L, R);
+	else
+		wr_walk_plain(wr, root, L, R);
+}
+
 /*
  * The walk of the common store: [L, R] inside one slot at every internal
  * level, so one path, recording only what paths 1 and 2 and the in-place
  * split read (l[], loff[], and both spines' fields at the leaf). The node
  * types are fixed per level (@itype above, leaves below), which lets the
- * compiler unroll each offset search. Sets wr->one_spine.
+ * compiler unroll each offset search. Sets wr->one_spine. @vt: virtual
+ * time may be on.
  * Return: false if [L, R] leaves a slot at some internal level: wr_walk()
  * then.
  */
 static __attribute__((always_inline)) inline bool
 wr_walk_one_t(struct mt_wr *wr, struct maple_enode *e, unsigned long L, unsigned long R,
-	      const enum maple_type itype)
+	      const enum maple_type itype, const bool vt)
 {
 	const unsigned int np = mt_pivots[itype], lnp = MAPLE_RANGE64_SLOTS - 1;
 	unsigned long min = 0, max = ULONG_MAX, *piv;
@@ -455,7 +551,7 @@ wr_walk_one_t(struct mt_wr *wr, struct maple_enode *e, unsigned long L, unsigned
 		unsigned int off;
 		unsigned long smax;
 
-		pl_vt_step(VT_P_MT_NODE, node, false);
+		mt_vt_step(vt, node, false);
 		piv = ma_pivots(node, itype);
 		off = ma_offset(piv, np, L);
 		smax = off < np && piv[off] != ULONG_MAX ? piv[off] : max;
@@ -470,7 +566,7 @@ wr_walk_one_t(struct mt_wr *wr, struct maple_enode *e, unsigned long L, unsigned
 		e = ma_slots(node, itype)[off];
 		ma_prefetch_node(e);
 	}
-	pl_vt_step(VT_P_MT_NODE, mte_to_node(e), false);
+	mt_vt_step(vt, mte_to_node(e), false);
 	piv = mte_to_node(e)->mr64.pivot;
 	lo = ro = ma_offset(piv, lnp, L);
 	if (lo < lnp && piv[lo] != ULONG_MAX && R > piv[lo])
@@ -485,12 +581,12 @@ wr_walk_one_t(struct mt_wr *wr, struct maple_enode *e, unsigned long L, unsigned
 	return true;
 }
 
-static bool wr_walk_one(struct mt_wr *wr, struct maple_enode *root, unsigned long L,
-			unsigned long R)
+static __always_inline bool wr_walk_one(struct mt_wr *wr, struct maple_enode *root,
+					unsigned long L, unsigned long R, const bool vt)
 {
 	if (wr->itype == maple_arange_64)
-		return wr_walk_one_t(wr, root, L, R, maple_arange_64);
-	return wr_walk_one_t(wr, root, L, R, maple_range_64);
+		return wr_walk_one_t(wr, root, L, R, maple_arange_64, vt);
+	return wr_walk_one_t(wr, root, L, R, maple_range_64, vt);
 }
 
 /*
@@ -539,12 +635,13 @@ static bool wr_sibling_edge(struct mt_wr *wr, unsigned int leaf, bool right, uns
  * freed. @lo..@ro are the slots [@L, @R] touches; [@lsmin, @L) stays
  * slot @lo's entry and (@R, @rsmax] slot @ro's. The leaf's largest gap is
  * derived from its old one (the parent's gap[] holds it) unless a NULL range
- * as large as that one was shortened.
+ * as large as that one was shortened. @vt: virtual time may be on.
  * Return: false (nothing changed) if the leaf has to be rebuilt instead.
  */
-static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo, unsigned int ro,
-			    unsigned long lsmin, unsigned long rsmax, unsigned long L, unsigned long R,
-			    void *entry)
+static __always_inline bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo,
+					    unsigned int ro, unsigned long lsmin, unsigned long rsmax,
+					    unsigned long L, unsigned long R, void *entry,
+					    const bool vt)
 {
 	const unsigned int np = MAPLE_RANGE64_SLOTS - 1;
 	struct maple_node *node = mte_to_node(wr->l[leaf]);
@@ -575,7 +672,7 @@ static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo
 			}
 		}
 	}
-	pl_vt_step(VT_P_MT_NODE, node, true);
+	mt_vt_step(vt, node, true);
 	/*
 	 * Move the slots right of @ro, then write the middle. A leaf's last used
 	 * slot has the pivot ULONG_MAX (its end is the node's), and slot 15 has
@@ -621,7 +718,7 @@ static bool wr_leaf_inplace(struct mt_wr *wr, unsigned int leaf, unsigned int lo
 	if (gaps) {
 		if (rescan)
 			gap = ma_leaf_max_gap(node, wr->lmin[leaf], wr->lmax[leaf]);
-		wr_update_gaps(wr, leaf, gap);
+		wr_update_gaps_h(wr, leaf, gap, vt);
 	}
 	return true;
 }
@@ -687,11 +784,13 @@ static bool wr_new_root(struct mt_wr *wr, struct mt_big *b, enum maple_type type
 /*
  * Store @entry over [*@Lp, *@Rp] (widened over NULL neighbours when @entry is
  * NULL; the final range is written back). *@oldp gets the entry that was at
- * *@Lp. Context: the tree's write lock.
+ * *@Lp. @vt: virtual time may be on (mt_vt_on()); the common paths take it
+ * as a constant, the rare ones (rebalance, split, the general path) test it
+ * themselves. Context: the tree's write lock.
  * Return: 0 or -ENOMEM (tree unchanged).
  */
-int mt_wr_store(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
-		       void **oldp)
+static __always_inline int mt_wr_store_t(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp,
+					 void *entry, void **oldp, const bool vt)
 {
 	struct maple_tree *mt = wr->mt;
 	struct maple_enode *root = mt->ma_root;
@@ -732,8 +831,8 @@ again:
 	wr->height = h;
 	leaf = h - 1;
 	wr->one_spine = false;
-	if (!wr_walk_one(wr, root, L, R))
-		wr_walk(wr, root, L, R);
+	if (!wr_walk_one(wr, root, L, R, vt))
+		wr_walk(wr, root, L, R, vt);
 	ll = wr->l[leaf];
 	rl = wr->r[leaf];
 	lnode = mte_to_node(ll);
@@ -810,7 +909,7 @@ widened:
 
 	/* 1 and 2 outside RCU mode: in place. */
 	if (ll == rl && !wr->retire.rcu &&
-	    wr_leaf_inplace(wr, leaf, lo, ro, lsmin, rsmax, L, R, entry))
+	    wr_leaf_inplace(wr, leaf, lo, ro, lsmin, rsmax, L, R, entry, vt))
 		return 0;
 
 	/* 1. Exact fit: one pointer store. */
@@ -829,15 +928,15 @@ widened:
 			}
 			ma_publish(slot, entry);
 			if (wr->alloc && !cur != !entry)
-				wr_update_gaps(wr, leaf, ma_leaf_max_gap(lnode, wr->lmin[leaf],
-									  wr->lmax[leaf]));
+				wr_update_gaps_h(wr, leaf, ma_leaf_max_gap(lnode, wr->lmin[leaf],
+									    wr->lmax[leaf]), vt);
 		}
 		return 0;
 	}
 
 	/* The leaf level's new content. */
 	b.n = 0;
-	big_append(&b, ll, wr->lmin[leaf], wr->lmax[leaf], 0, (int)lo - 1);
+	big_append_t(&b, ll, wr->lmin[leaf], wr->lmax[leaf], 0, (int)lo - 1, vt);
 	if (lsmin < L) {
 		if (!b.n)
 			b.min = lsmin;
@@ -848,8 +947,8 @@ widened:
 	big_push(&b, R, entry, 0, false);
 	if (rsmax > R)
 		big_push(&b, rsmax, rnode->mr64.slot[ro], 0, false);
-	big_append(&b, rl, wr->rmin[leaf], wr->rmax[leaf], (int)ro + 1,
-		   (int)ma_data_end(rnode->mr64.pivot, np));
+	big_append_t(&b, rl, wr->rmin[leaf], wr->rmax[leaf], (int)ro + 1,
+		     (int)ma_data_end(rnode->mr64.pivot, np), vt);
 
 	/* 2. The leaf still fits: rewrite it (or publish a copy in RCU mode). */
 	if (ll == rl && b.n <= MAPLE_RANGE64_SLOTS &&
@@ -857,8 +956,8 @@ widened:
 		unsigned long gap;
 
 		if (!wr->retire.rcu) {
-			gap = big_fill_node(wr, lnode, maple_leaf_64, &b, 0, b.n);
-			wr_update_gaps(wr, leaf, gap);
+			gap = big_fill_node_h(wr, lnode, maple_leaf_64, &b, 0, b.n, vt);
+			wr_update_gaps_h(wr, leaf, gap, vt);
 			return 0;
 		}
 		struct maple_node *node = wr_alloc(wr, maple_leaf_64);
@@ -879,7 +978,7 @@ widened:
 		return 0;
 	if (wr->one_spine) {
 		/* What follows reads both spines at every level. */
-		wr_walk(wr, root, L, R);
+		wr_walk(wr, root, L, R, vt);
 		wr->one_spine = false;
 	}
 	if (ll != rl && wr_span_inplace(wr, leaf, &b))
@@ -943,17 +1042,14 @@ widened:
 	return 0;	/* not reached: depth 0 always finishes */
 }
 
-void wr_init(struct mt_wr *wr, struct maple_tree *mt, struct ma_state *mas)
+int mt_wr_store_plain(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
+		      void **oldp)
 {
-	wr->mt = mt;
-	wr->mas = mas;
-	wr->itype = mt_internal_type(mt);
-	wr->alloc = mt_is_alloc(mt);
-	wr->failed = false;
-	wr->warned = false;
-	wr->erase = false;
-	wr->nr_new = wr->nr_old = wr->nr_sub = 0;
-	wr->retire.rcu = mt_in_rcu(mt);
-	wr->retire.batch = NULL;
+	return mt_wr_store_t(wr, Lp, Rp, entry, oldp, false);
 }
 
+int mt_wr_store_vt(struct mt_wr *wr, unsigned long *Lp, unsigned long *Rp, void *entry,
+		   void **oldp)
+{
+	return mt_wr_store_t(wr, Lp, Rp, entry, oldp, true);
+}

@@ -3,7 +3,7 @@
  * maple_write_api.c - the store API of the maple tree on top of
  * mt_wr_store() (maple_write.c): mas_store(), mas_store_gfp(), node
  * preallocation (mas_preallocate(), mas_store_prealloc(), mas_destroy()),
- * mas_erase() and __mt_destroy().
+ * mas_erase(), mtree_erase() and __mt_destroy().
  *
  * Invariant: a store prepared with mas_preallocate() takes its nodes from
  * @mas->alloc only; MA_STATE_PREALLOC marks that they are there.
@@ -58,7 +58,7 @@ static int mas_bad_range(const char *fn, struct ma_state *mas)
 	return -EINVAL;
 }
 
-static int mas_wr(struct ma_state *mas, void *entry, void **old)
+static __always_inline int mas_wr(struct ma_state *mas, void *entry, void **old)
 {
 	*old = NULL;
 	if (unlikely(mas->index > mas->last))
@@ -196,6 +196,18 @@ void *mas_erase(struct ma_state *mas)
 	void *old = NULL;
 
 	mas_wr_run(mas, NULL, true, &old);
+	return old;
+}
+
+/* Here rather than with the tree's other calls: the store runs inline in it. */
+void *mtree_erase(struct maple_tree *mt, unsigned long index)
+{
+	MA_STATE(mas, mt, index, index);
+	void *old = NULL;
+
+	mtree_lock(mt);
+	mas_wr_run(&mas, NULL, true, &old);
+	mtree_unlock(mt);
 	return old;
 }
 
