@@ -48,6 +48,29 @@ static __always_inline bool pl_hooks_off(const struct pl_machine *m)
 	return !((uintptr_t)pl_vt_cur | READ_ONCE(m->hooks));
 }
 
+/*
+ * The page_alloc_hot.h templates' constant @hooks: false (0) runs the
+ * baseline's path with every hook compiled out; true (PL_HV_ALL) has every
+ * hook testing itself; PL_HV_DESIGN is for a machine whose only hooks are
+ * design switches (pl_hooks_design_only()): the switches' tests stay (they
+ * read "hooks && design_...()"), while virtual time, tracepoints, fault
+ * injection, debug checks and lock_stat compile away as in the baseline's
+ * variant (they read "hooks & PL_HV_ALL"). A template that takes @hooks as
+ * a bool treats PL_HV_DESIGN as true: slower, never wrong.
+ */
+#define PL_HV_ALL	1u
+#define PL_HV_DESIGN	2u
+
+/*
+ * pl_hooks_design_only() - after pl_hooks_off() said no: this call's only
+ * hooks are @m's design switches (no virtual time on this thread: a vCPU
+ * pointer is never the bit alone).
+ */
+static __always_inline bool pl_hooks_design_only(const struct pl_machine *m)
+{
+	return ((uintptr_t)pl_vt_cur | READ_ONCE(m->hooks)) == PL_HOOK_DESIGN;
+}
+
 /* pl_count() with its virtual-time hook as a parameter (spin_lock_h()). */
 static __always_inline void pl_count_h(enum pl_vm_event item, unsigned long delta,
 				       const bool hooks)
@@ -619,9 +642,9 @@ int pl_check_zones(struct pl_machine *m);
 
 /* prep_new_page(): the new block's struct page as its caller gets it; inline, on every allocation. */
 static __always_inline void prep_new_page_h(struct page *page, unsigned int order, gfp_t gfp,
-					    int migratetype, const bool hooks)
+					    int migratetype, const unsigned int hooks)
 {
-	pl_vt_touch_h(page, true, hooks);
+	pl_vt_touch_h(page, true, hooks & PL_HV_ALL);
 	WRITE_ONCE(page->private, 0);
 	WRITE_ONCE(page->alloc_order, (unsigned char)order);
 	if (migratetype == MIGRATE_MOVABLE)

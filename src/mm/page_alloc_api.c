@@ -44,7 +44,7 @@ static int bad_input(const char *fn, const struct page *page, unsigned int order
  * The checks every free entry makes before it changes anything: the page is
  * one of this machine's, the order is valid and the pfn aligned to it.
  */
-static int check_free_args(const char *fn, struct page *page, unsigned int order)
+static __always_inline int check_free_args(const char *fn, struct page *page, unsigned int order)
 {
 	struct pl_machine *m = pl_this.machine;
 
@@ -106,11 +106,12 @@ static __attribute__((__noinline__)) int free_noncompound_block(const char *func
 
 /*
  * __free_pages() with @fpi for the last reference's free; inline in both
- * callers, each instantiating it twice: without the hooks when
- * pl_hooks_off() (page_alloc_hot.h), and with them out of line.
+ * callers, each instantiating it three times: without the hooks when
+ * pl_hooks_off() (page_alloc_hot.h), and out of line with only the design
+ * switches' (pl_hooks_design_only()) or with every hook.
  */
 static __always_inline int free_pages_fpi_h(const char *func, struct page *page,
-					    unsigned int order, fpi_t fpi, const bool hooks)
+					    unsigned int order, fpi_t fpi, const unsigned int hooks)
 {
 	bool zero;
 	int err = check_free_args(func, page, order);
@@ -132,15 +133,20 @@ static __always_inline int free_pages_fpi_h(const char *func, struct page *page,
 		__free_frozen_pages_h(page, order, fpi, hooks);
 	if (err)
 		return err;
-	if (hooks)
+	if (hooks & PL_HV_ALL)
 		pl_debug_check(pl_this.machine, 3, func);
 	return 0;
 }
 
+/* Not the baseline's variant: only the design switches' hooks, or every one. */
 static __attribute__((__noinline__)) int free_pages_hooks(const char *func, struct page *page,
 							  unsigned int order, fpi_t fpi)
 {
-	return free_pages_fpi_h(func, page, order, fpi, true);
+	struct pl_machine *m = pl_this.machine;
+
+	if (likely(m) && pl_hooks_design_only(m))
+		return free_pages_fpi_h(func, page, order, fpi, PL_HV_DESIGN);
+	return free_pages_fpi_h(func, page, order, fpi, PL_HV_ALL);
 }
 
 static __always_inline int free_pages_fpi(const char *func, struct page *page,
@@ -149,7 +155,7 @@ static __always_inline int free_pages_fpi(const char *func, struct page *page,
 	struct pl_machine *m = pl_this.machine;
 
 	if (likely(m) && likely(pl_hooks_off(m)))
-		return free_pages_fpi_h(func, page, order, fpi, false);
+		return free_pages_fpi_h(func, page, order, fpi, 0);
 	return free_pages_hooks(func, page, order, fpi);
 }
 
@@ -245,11 +251,12 @@ static unsigned int alloc_flags_nofragment(const struct pl_machine *m, int highe
 }
 
 /*
- * alloc_pages() after its machine check, instantiated twice: without the
- * hooks when pl_hooks_off() (page_alloc_hot.h), and with them out of line.
+ * alloc_pages() after its machine check, instantiated three times: without
+ * the hooks when pl_hooks_off() (page_alloc_hot.h), and out of line with
+ * only the design switches' (pl_hooks_design_only()) or with every hook.
  */
 static __always_inline struct page *alloc_pages_h(struct pl_machine *m, gfp_t gfp,
-						  unsigned int order, const bool hooks)
+						  unsigned int order, const unsigned int hooks)
 {
 	int highest_zoneidx = gfp_zone(gfp), migratetype = gfp_migratetype(gfp);
 	struct page *page;
@@ -266,7 +273,7 @@ static __always_inline struct page *alloc_pages_h(struct pl_machine *m, gfp_t gf
 			pl_warn_ratelimited("alloc_pages: order %u above MAX_PAGE_ORDER", order);
 		return NULL;
 	}
-	if (hooks && unlikely(should_fail_alloc_page(gfp, order)))
+	if ((hooks & PL_HV_ALL) && unlikely(should_fail_alloc_page(gfp, order)))
 		return NULL;
 
 	page = get_page_from_freelist_h(m, gfp, order,
@@ -285,8 +292,8 @@ static __always_inline struct page *alloc_pages_h(struct pl_machine *m, gfp_t gf
 	}
 	/* with the kernel's __count_zid_vm_events(PGALLOC, page_zonenum(page), ...) */
 	pl_count3_h(PL_EV_PGALLOC, 1, PL_EV_PGALLOC_PAGES, 1UL << order,
-		    PL_EV_PGALLOC_DMA + page_zonenum(page), 1UL << order, hooks);
-	if (hooks) {
+		    PL_EV_PGALLOC_DMA + page_zonenum(page), 1UL << order, hooks & PL_HV_ALL);
+	if (hooks & PL_HV_ALL) {
 		pl_trace(m, PL_TP_MM_PAGE_ALLOC,
 			 (struct pl_tp_event){ .pfn = page_to_pfn(page), .order = (int)order,
 					       .migratetype = migratetype, .gfp = gfp });
@@ -295,10 +302,13 @@ static __always_inline struct page *alloc_pages_h(struct pl_machine *m, gfp_t gf
 	return page;
 }
 
+/* Not the baseline's variant: only the design switches' hooks, or every one. */
 static __attribute__((__noinline__)) struct page *alloc_pages_hooks(struct pl_machine *m,
 								    gfp_t gfp, unsigned int order)
 {
-	return alloc_pages_h(m, gfp, order, true);
+	if (pl_hooks_design_only(m))
+		return alloc_pages_h(m, gfp, order, PL_HV_DESIGN);
+	return alloc_pages_h(m, gfp, order, PL_HV_ALL);
 }
 
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
@@ -308,7 +318,7 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	if (no_machine(__func__))
 		return NULL;
 	if (likely(pl_hooks_off(m)))
-		return alloc_pages_h(m, gfp, order, false);
+		return alloc_pages_h(m, gfp, order, 0);
 	return alloc_pages_hooks(m, gfp, order);
 }
 

@@ -16,8 +16,14 @@
  * usual path (a refill, a drain, the buddy, the zonelist walk) is one
  * out-of-line call, shared.
  *
- * Invariant: a @hooks false caller has checked pl_hooks_off() on this call;
- * only the hooks that bit covers are skipped.
+ * With @hooks PL_HV_DESIGN (internal.h) the entry points run them for a
+ * machine whose only hooks are design switches (pl_hooks_design_only()):
+ * the switches' own tests stay, every other hook compiles away, and what
+ * leaves the usual path takes the general out-of-line code.
+ *
+ * Invariant: a @hooks false caller has checked pl_hooks_off() on this call,
+ * a PL_HV_DESIGN caller pl_hooks_design_only(); only the hooks those cover
+ * are skipped.
  */
 #ifndef PAGELAB_MM_PAGE_ALLOC_HOT_H
 #define PAGELAB_MM_PAGE_ALLOC_HOT_H
@@ -72,7 +78,7 @@ static __always_inline void free_frozen_page_commit_h(struct zone *zone,
 						      struct per_cpu_pages *pcp, struct page *page,
 						      unsigned long pfn, int migratetype,
 						      unsigned int order, bool owned,
-						      const bool hooks)
+						      const unsigned int hooks)
 {
 	unsigned int pindex = order_to_pindex(migratetype, order);
 	int batch = pcp->batch, high;
@@ -83,11 +89,11 @@ static __always_inline void free_frozen_page_commit_h(struct zone *zone,
 		pcp_owner_free_chunk(zone, pcp, page, pfn, order);
 	else
 		list_add(&page->pcp_list, &pcp->lists[pindex]);
-	pl_vt_touch_h(&pcp->lists[pindex], true, hooks);
+	pl_vt_touch_h(&pcp->lists[pindex], true, hooks & PL_HV_ALL);
 	if (hooks && !owned && design_pcp_premerge(zone))
 		pcp_premerge_tag(pcp, zone, page, order);
 	pcp->count += 1 << order;
-	pl_count_h(PL_EV_PCP_FREE, 1, hooks);
+	pl_count_h(PL_EV_PCP_FREE, 1, hooks & PL_HV_ALL);
 
 	if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
 		free_high = pcp->free_count >= batch + pcp->high_min / 2 &&
@@ -111,7 +117,7 @@ static __always_inline void free_frozen_page_commit_h(struct zone *zone,
  */
 static __always_inline void free_frozen_page_pcp_h(struct zone *zone, struct page *page,
 						   unsigned long pfn, unsigned int order,
-						   int migratetype, fpi_t fpi_flags, const bool hooks)
+						   int migratetype, fpi_t fpi_flags, const unsigned int hooks)
 {
 	struct per_cpu_pages *pcp;
 
@@ -120,19 +126,19 @@ static __always_inline void free_frozen_page_pcp_h(struct zone *zone, struct pag
 		return;
 	pcp = this_cpu_pcp(zone);
 	/* FPI_PL_PCP_BUSY: a replayed free whose kernel trylock failed (pl_free_pages_pcp_busy()) */
-	if (unlikely(fpi_flags & FPI_PL_PCP_BUSY) || !spin_trylock_h(&pcp->lock, hooks)) {
-		pl_count_h(PL_EV_PCP_TRYLOCK_FAIL, 1, hooks);
+	if (unlikely(fpi_flags & FPI_PL_PCP_BUSY) || !spin_trylock_h(&pcp->lock, hooks & PL_HV_ALL)) {
+		pl_count_h(PL_EV_PCP_TRYLOCK_FAIL, 1, hooks & PL_HV_ALL);
 		free_one_page(zone, page, pfn, order, fpi_flags & ~FPI_PL_PCP_BUSY);
 		return;
 	}
 	free_frozen_page_commit_h(zone, pcp, page, pfn, migratetype, order, false, hooks);
-	spin_unlock_h(&pcp->lock, hooks);
+	spin_unlock_h(&pcp->lock, hooks & PL_HV_ALL);
 }
 
 static __always_inline struct page *__rmqueue_pcplist_h(struct zone *zone, unsigned int order,
 							int migratetype, unsigned int alloc_flags,
 							struct per_cpu_pages *pcp,
-							struct list_head *list, const bool hooks)
+							struct list_head *list, const unsigned int hooks)
 {
 	struct page *page;
 
@@ -145,11 +151,11 @@ static __always_inline struct page *__rmqueue_pcplist_h(struct zone *zone, unsig
 				continue;
 			}
 		} else {
-			pl_count_h(PL_EV_PCP_HIT, 1, hooks);
+			pl_count_h(PL_EV_PCP_HIT, 1, hooks & PL_HV_ALL);
 		}
 		page = list_first_entry(list, struct page, pcp_list);
-		pl_vt_touch_h(list, true, hooks);	/* the PCP list head and the page */
-		pl_vt_touch_h(page, true, hooks);
+		pl_vt_touch_h(list, true, hooks & PL_HV_ALL);	/* the PCP list head and the page */
+		pl_vt_touch_h(page, true, hooks & PL_HV_ALL);
 		list_del(&page->pcp_list);
 		if (hooks && design_pcp_premerge(zone))
 			WRITE_ONCE(page->pcp_cpu1, 0);
@@ -160,19 +166,19 @@ static __always_inline struct page *__rmqueue_pcplist_h(struct zone *zone, unsig
 
 static __always_inline struct page *rmqueue_pcplist_h(struct zone *zone, unsigned int order,
 						      int migratetype, unsigned int alloc_flags,
-						      const bool hooks)
+						      const unsigned int hooks)
 {
 	struct per_cpu_pages *pcp = this_cpu_pcp(zone);
 	struct page *page;
 
-	if (!spin_trylock_h(&pcp->lock, hooks)) {
-		pl_count_h(PL_EV_PCP_TRYLOCK_FAIL, 1, hooks);
+	if (!spin_trylock_h(&pcp->lock, hooks & PL_HV_ALL)) {
+		pl_count_h(PL_EV_PCP_TRYLOCK_FAIL, 1, hooks & PL_HV_ALL);
 		return NULL;
 	}
 	pcp->free_count >>= 1;
 	page = __rmqueue_pcplist_h(zone, order, migratetype, alloc_flags, pcp,
 				   &pcp->lists[order_to_pindex(migratetype, order)], hooks);
-	spin_unlock_h(&pcp->lock, hooks);
+	spin_unlock_h(&pcp->lock, hooks & PL_HV_ALL);
 	return page;
 }
 
@@ -180,7 +186,7 @@ static __always_inline struct page *rmqueue_pcplist_h(struct zone *zone, unsigne
 
 static __always_inline struct page *rmqueue_h(struct zone *zone, unsigned int order,
 					      unsigned int alloc_flags, int migratetype,
-					      const bool hooks)
+					      const unsigned int hooks)
 {
 	struct page *page = NULL;
 
@@ -232,7 +238,7 @@ static __always_inline struct page *get_page_from_freelist_h(struct pl_machine *
 							     unsigned int order,
 							     unsigned int alloc_flags,
 							     int highest_zoneidx, int migratetype,
-							     const bool hooks)
+							     const unsigned int hooks)
 {
 	struct zone *zone = &m->node_zones[highest_zoneidx];
 	struct page *page;
@@ -261,7 +267,7 @@ static __always_inline struct page *get_page_from_freelist_h(struct pl_machine *
  * the buddy, then to the PCP (its orders) or the zone.
  */
 static __always_inline void __free_frozen_pages_h(struct page *page, unsigned int order,
-						  fpi_t fpi_flags, const bool hooks)
+						  fpi_t fpi_flags, const unsigned int hooks)
 {
 	unsigned long pfn = page_to_pfn(page);
 	struct zone *zone = page_zone(page);
@@ -269,9 +275,10 @@ static __always_inline void __free_frozen_pages_h(struct page *page, unsigned in
 
 	if (!(fpi_flags & FPI_PREPARED) && !free_pages_prepare(page, order))
 		return;
-	pl_vt_touch_h(page, true, hooks);	/* the freeing CPU writes the struct page */
-	pl_count2_h(PL_EV_PGFREE, 1, PL_EV_PGFREE_PAGES, 1UL << order, hooks);
-	if (hooks)
+	pl_vt_touch_h(page, true, hooks & PL_HV_ALL);	/* the freeing CPU writes the struct page */
+	pl_count2_h(PL_EV_PGFREE, 1, PL_EV_PGFREE_PAGES, 1UL << order,
+		    hooks & PL_HV_ALL);
+	if (hooks & PL_HV_ALL)
 		pl_trace(zone->machine, PL_TP_MM_PAGE_FREE,
 			 (struct pl_tp_event){ .pfn = pfn, .order = (int)order });
 	if (!pcp_use(zone, order) &&

@@ -656,30 +656,29 @@ int pl_vmstat_tick(void)
 
 /* ---- alloc_pages_bulk ---------------------------------------------------- */
 
-unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
+/*
+ * alloc_pages_bulk() after its checks, with @hooks constant as the
+ * page_alloc_hot.h templates take it: instantiated without hooks when
+ * pl_hooks_off(), with only the design switches' when
+ * pl_hooks_design_only(), and with every hook otherwise.
+ */
+static __always_inline unsigned long alloc_pages_bulk_h(struct pl_machine *m, gfp_t gfp,
+							unsigned long nr_pages,
+							struct page **page_array,
+							unsigned long nr_populated,
+							const unsigned int hooks)
 {
-	struct pl_machine *m = pl_this.machine;
 	int migratetype = gfp_migratetype(gfp);
-	unsigned long nr_populated = 0, nr_account = 0;
+	unsigned long nr_account = 0;
 	struct per_cpu_pages *pcp;
 	struct zone *zone = NULL;
 	struct list_head *list;
 	struct page *page;
 
-	if (!m) {
-		pl_warn_ratelimited("alloc_pages_bulk: the calling thread has not entered a machine");
-		return 0;
-	}
-	if (pl_check_ptr(__func__, page_array, "page_array") || pl_check_gfp(__func__, gfp))
-		return 0;
-	while (nr_populated < nr_pages && page_array[nr_populated])
-		nr_populated++;
-	if (nr_populated == nr_pages)
-		return nr_populated;
 	if (nr_pages - nr_populated == 1)
 		goto failed;
 	/* prepare_alloc_pages(): fail_page_alloc ends the whole call at once */
-	if (unlikely(should_fail_alloc_page(gfp, 0)))
+	if ((hooks & PL_HV_ALL) && unlikely(should_fail_alloc_page(gfp, 0)))
 		return nr_populated;
 
 	/* The first zone that has room for all of them above its low mark. */
@@ -697,8 +696,8 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 		goto failed;
 
 	pcp = this_cpu_pcp(zone);
-	if (!spin_trylock(&pcp->lock)) {
-		pl_count(PL_EV_PCP_TRYLOCK_FAIL, 1);
+	if (!spin_trylock_h(&pcp->lock, hooks & PL_HV_ALL)) {
+		pl_count_h(PL_EV_PCP_TRYLOCK_FAIL, 1, hooks & PL_HV_ALL);
 		goto failed;
 	}
 	list = &pcp->lists[order_to_pindex(migratetype, 0)];
@@ -707,22 +706,21 @@ unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **
 			nr_populated++;
 			continue;
 		}
-		page = __rmqueue_pcplist_h(zone, 0, migratetype, ALLOC_WMARK_LOW, pcp, list, true);
+		page = __rmqueue_pcplist_h(zone, 0, migratetype, ALLOC_WMARK_LOW, pcp, list, hooks);
 		if (unlikely(!page)) {
 			if (!nr_account) {
-				spin_unlock(&pcp->lock);
+				spin_unlock_h(&pcp->lock, hooks & PL_HV_ALL);
 				goto failed;
 			}
 			break;
 		}
 		nr_account++;
-		prep_new_page(page, 0, gfp, migratetype);
+		prep_new_page_h(page, 0, gfp, migratetype, hooks);
 		page_array[nr_populated++] = page;
 	}
-	spin_unlock(&pcp->lock);
-	pl_count(PL_EV_PGALLOC, nr_account);
-	pl_count(PL_EV_PGALLOC_PAGES, nr_account);
-	pl_count(PL_EV_PGALLOC_DMA + zone->zone_idx, nr_account);
+	spin_unlock_h(&pcp->lock, hooks & PL_HV_ALL);
+	pl_count3_h(PL_EV_PGALLOC, nr_account, PL_EV_PGALLOC_PAGES, nr_account,
+		    PL_EV_PGALLOC_DMA + zone->zone_idx, nr_account, hooks & PL_HV_ALL);
 	return nr_populated;
 
 failed:
@@ -730,4 +728,34 @@ failed:
 	if (page)
 		page_array[nr_populated++] = page;
 	return nr_populated;
+}
+
+static __attribute__((__noinline__)) unsigned long
+alloc_pages_bulk_hooks(struct pl_machine *m, gfp_t gfp, unsigned long nr_pages,
+		       struct page **page_array, unsigned long nr_populated)
+{
+	if (pl_hooks_design_only(m))
+		return alloc_pages_bulk_h(m, gfp, nr_pages, page_array, nr_populated,
+					  PL_HV_DESIGN);
+	return alloc_pages_bulk_h(m, gfp, nr_pages, page_array, nr_populated, PL_HV_ALL);
+}
+
+unsigned long alloc_pages_bulk(gfp_t gfp, unsigned long nr_pages, struct page **page_array)
+{
+	struct pl_machine *m = pl_this.machine;
+	unsigned long nr_populated = 0;
+
+	if (!m) {
+		pl_warn_ratelimited("alloc_pages_bulk: the calling thread has not entered a machine");
+		return 0;
+	}
+	if (pl_check_ptr(__func__, page_array, "page_array") || pl_check_gfp(__func__, gfp))
+		return 0;
+	while (nr_populated < nr_pages && page_array[nr_populated])
+		nr_populated++;
+	if (nr_populated == nr_pages)
+		return nr_populated;
+	if (likely(pl_hooks_off(m)))
+		return alloc_pages_bulk_h(m, gfp, nr_pages, page_array, nr_populated, 0);
+	return alloc_pages_bulk_hooks(m, gfp, nr_pages, page_array, nr_populated);
 }

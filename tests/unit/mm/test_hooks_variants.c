@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_hooks_variants.c - the entry points' two variants (page_alloc_hot.h)
+ * test_hooks_variants.c - the entry points' variants (page_alloc_hot.h)
  * change a machine identically: the same random alloc/free sequence runs on
  * a machine with no hook on (the variant without hooks) and on one with a
  * tracepoint sink that only counts (every call takes the variant with
- * hooks), with PCPs and without; the pages handed out, every event
- * counter, the free lists' counts and every PCP's state must agree. And m->hooks follows its setters: a
- * hook that is on is never missed.
+ * hooks), with PCPs and without, alloc_pages_bulk() among the calls; the
+ * pages handed out, every event counter, the free lists' counts and every
+ * PCP's state must agree. The
+ * same for the seed designs whose switches are hooks (mt-counts,
+ * pcp-owner, pcp-premerge): alone, their calls take the variant with only
+ * the design's tests (PL_HV_DESIGN), with the sink the general one. And
+ * m->hooks follows its setters: a hook that is on is never missed.
  */
 #include "helpers.h"
 
@@ -27,7 +31,7 @@ static void count_hit(void *ctx, const struct pl_tp_event *ev)
 	(*(unsigned long *)ctx)++;
 }
 
-static void run(bool sink, bool with_pcp, uint64_t seed, struct outcome *out)
+static void run(const char *design, bool sink, bool with_pcp, uint64_t seed, struct outcome *out)
 {
 	static const gfp_t gfps[] = { GFP_KERNEL, GFP_HIGHUSER_MOVABLE,
 				      GFP_KERNEL | __GFP_RECLAIMABLE, GFP_ATOMIC,
@@ -45,18 +49,31 @@ static void run(bool sink, bool with_pcp, uint64_t seed, struct outcome *out)
 	cfg.dma32_bytes = 16 * MiB;
 	cfg.debug = 0;
 	cfg.pcp_disabled = !with_pcp;	/* the buddy's own paths, no PCP in front */
-	m = test_machine_config(&cfg, "v6.18");
+	m = test_machine_config(&cfg, design);
 	memset(out, 0, sizeof(*out));
 	if (sink) {
 		pl_set_tracepoint_sink(m, count_hit, &out->hits);
 		assert_true(m->hooks & PL_HOOK_TRACE);
 	} else {
-		assert_int_equal(m->hooks, 0);
+		assert_int_equal(m->hooks, strcmp(design, "v6.18") ? PL_HOOK_DESIGN : 0);
 	}
 	pl_rng_seed(&rng, seed);
 	for (int step = 0; step < STEPS; step++) {
 		out->pfn[step] = ~0UL;
-		if (nr_live == 0 || pl_rng_below(&rng, 100) < 52) {
+		if (nr_live + 8 <= STEPS && pl_rng_below(&rng, 40) == 0) {
+			/* alloc_pages_bulk(): its variants as alloc_pages()'s */
+			struct page *bulk[8] = { NULL };
+			unsigned long n = 2 + pl_rng_below(&rng, 7), got;
+
+			got = alloc_pages_bulk(gfps[pl_rng_below(&rng, 3)], n, bulk);
+			assert_true(got <= n);
+			out->pfn[step] = got;
+			for (unsigned long i = 0; i < got; i++) {
+				out->pfn[step] = out->pfn[step] * 31 + page_to_pfn(bulk[i]);
+				live_order[nr_live] = 0;
+				live[nr_live++] = bulk[i];
+			}
+		} else if (nr_live == 0 || pl_rng_below(&rng, 100) < 52) {
 			unsigned int order = pl_rng_below(&rng, 10) ? (unsigned int)pl_rng_below(&rng, 4)
 								   : (unsigned int)pl_rng_below(&rng, 11);
 			gfp_t gfp = gfps[pl_rng_below(&rng, ARRAY_SIZE(gfps))] | __GFP_NOWARN;
@@ -106,16 +123,15 @@ static void run(bool sink, bool with_pcp, uint64_t seed, struct outcome *out)
 	test_machine_done(m);
 }
 
-static void test_same_machine_either_way(void **state)
+static void same_machine_either_way(const char *design)
 {
 	static struct outcome plain, hooked;
 
-	(void)state;
 	for (uint64_t seed = 1; seed <= 4; seed++) {
 		bool pcp = seed != 4;
 
-		run(false, pcp, seed, &plain);
-		run(true, pcp, seed, &hooked);
+		run(design, false, pcp, seed, &plain);
+		run(design, true, pcp, seed, &hooked);
 		assert_true(hooked.hits > 0);
 		assert_memory_equal(plain.pfn, hooked.pfn, sizeof(plain.pfn));
 		assert_memory_equal(plain.events, hooked.events, sizeof(plain.events));
@@ -123,6 +139,20 @@ static void test_same_machine_either_way(void **state)
 		assert_memory_equal(plain.free_pages, hooked.free_pages, sizeof(plain.free_pages));
 		assert_memory_equal(plain.pcp, hooked.pcp, sizeof(plain.pcp));
 	}
+}
+
+static void test_same_machine_either_way(void **state)
+{
+	(void)state;
+	same_machine_either_way("v6.18");
+}
+
+static void test_designs_same_either_way(void **state)
+{
+	(void)state;
+	same_machine_either_way("mt-counts");
+	same_machine_either_way("pcp-owner");
+	same_machine_either_way("pcp-premerge");
 }
 
 static void test_hooks_follow_their_setters(void **state)
@@ -184,6 +214,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_machine_either_way),
+		cmocka_unit_test(test_designs_same_either_way),
 		cmocka_unit_test(test_hooks_follow_their_setters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
