@@ -21,6 +21,8 @@
  * read-modify-write per struct page), nothing else, in the same rep.
  * Its speedup column is the most any design keeping those drops can reach.
  * floor=0 leaves it out (for callgrind counts of the designs alone).
+ * zero=1 allocates with __GFP_ZERO, so that the cost of clearing a block can
+ * be compared across orders (it is per page, as the kernel's).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,8 @@ static const struct bench_key keys[] = {
 	{ "floor", BK_NUM, 0, 1, NULL, "1",
 	  "also time the 2^order atomic refcount drops both designs pay, printed as the floor (0 "
 	  "off)" },
+	{ "zero", BK_NUM, 0, 1, NULL, "0", "allocate with __GFP_ZERO (1 on): the block is cleared "
+	  "page by page" },
 	BENCH_KEY_END
 };
 
@@ -71,7 +75,7 @@ static int parse_orders(const char *s, unsigned int *orders)
 }
 
 static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned int order,
-		    unsigned long loops, struct run *r)
+		    gfp_t gfp, unsigned long loops, struct run *r)
 {
 	unsigned long nr = 1UL << order, tick = 0;
 	struct pl_lock_stat ls;
@@ -81,7 +85,7 @@ static void one_run(struct bench *b, int slot, struct pl_machine *m, unsigned in
 	bench_slot_clear(b, slot);
 	bench_region_begin(b, slot);
 	for (unsigned long i = 0; i < loops; i++) {
-		struct page *page = alloc_pages(GFP_KERNEL, order);
+		struct page *page = alloc_pages(gfp, order);
 
 		if (!page || split_page(page, order) ||
 		    free_contig_range(page_to_pfn(page), nr) != 0) {
@@ -144,6 +148,7 @@ static int run(struct bench *b)
 	static struct run best[MAX_ORDERS][MAX_DESIGNS];
 	double floor_ns[MAX_ORDERS];
 	bool with_floor = param_ulong(b, "floor", 1) != 0;
+	gfp_t gfp = GFP_KERNEL | (param_ulong(b, "zero", 0) ? __GFP_ZERO : 0);
 	char test[64];
 
 	if (nr_orders <= 0 || !loops || !reps) {
@@ -174,7 +179,8 @@ static int run(struct bench *b)
 				double nr = (double)(1UL << orders[o]);
 				struct run r;
 
-				one_run(b, (o * n + d) % BENCH_MAX_SLOTS, m, orders[o], loops, &r);
+				one_run(b, (o * n + d) % BENCH_MAX_SLOTS, m, orders[o], gfp, loops,
+					&r);
 				snprintf(test, sizeof(test), "odr%u-per-iteration", orders[o]);
 				bench_vt_set(r.vt_ns / (double)loops / 1e3);
 				bench_emit(b, test, names[d], (int)rep, r.ns / (double)loops / 1e3,
