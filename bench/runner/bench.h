@@ -72,6 +72,7 @@ struct bench_key {
 struct bench {
 	const char *suite;
 	const struct bench_key *key_table;	/* the suite's ->keys */
+	bool no_machine;			/* the suite's ->no_machine */
 	int nr_params;
 	const char *keys[BENCH_MAX_PARAMS];
 	const char *vals[BENCH_MAX_PARAMS];
@@ -90,6 +91,7 @@ struct bench_suite {
 	const char *name;
 	const char *summary;
 	const struct bench_key *keys;	/* its own keys, BENCH_KEY_END-terminated */
+	bool no_machine;	/* no bench_machine(): snapshot= and state= are not its keys */
 	int (*run)(struct bench *b);
 };
 
@@ -101,10 +103,13 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 /*
  * keys.c: @name as @table (a suite's ->keys) takes it, with what it
  * inherits from the shared table filled in; the keys every suite takes
- * (pin=, machine=, vtime=, snapshot_ms= ...) are found for any table.
+ * (pin=, machine=, vtime=, snapshot_ms= ...) are found for any table, the
+ * machine's (snapshot=, state=) unless @no_machine (a suite that builds no
+ * machine of bench_machine()'s: it would ignore them).
  * Return: 0, or -1 if the suite does not take @name.
  */
-int bench_key_find(const struct bench_key *table, const char *name, struct bench_key *out);
+int bench_key_find(const struct bench_key *table, bool no_machine, const char *name,
+		   struct bench_key *out);
 /* keys.c: the name of @kind as `--keys` prints it ("number", "size", ...). */
 const char *bench_kind_name(enum bench_kind kind);
 /*
@@ -114,7 +119,7 @@ const char *bench_kind_name(enum bench_kind kind);
  */
 int bench_key_at(const struct bench_key *table, unsigned int i, struct bench_key *out);
 /* keys.c: `--keys`: one line per key of @suite: suite, key, kind, range or names. */
-void bench_key_rules(FILE *f, const char *suite, const struct bench_key *table);
+void bench_key_rules(FILE *f, const char *suite, const struct bench_key *table, bool no_machine);
 /* params.c: the validation layer. Return 0, or 2 after a one-line message. */
 int bench_check_params(const struct bench *b);
 int bench_check_host_fit(unsigned long mem_bytes, bool touched);

@@ -119,7 +119,8 @@ static void resolve(const struct bench_key *row, struct bench_key *out)
 		out->meaning = sk->key.meaning;
 }
 
-int bench_key_find(const struct bench_key *table, const char *name, struct bench_key *out)
+int bench_key_find(const struct bench_key *table, bool no_machine, const char *name,
+		   struct bench_key *out)
 {
 	const struct shared_key *sk;
 
@@ -130,7 +131,7 @@ int bench_key_find(const struct bench_key *table, const char *name, struct bench
 		}
 	}
 	sk = find_shared(name);
-	if (!sk || sk->scope == KS_NAMED)
+	if (!sk || sk->scope == KS_NAMED || (no_machine && sk->scope == KS_MACHINE))
 		return -1;
 	*out = sk->key;
 	return 0;
@@ -166,7 +167,7 @@ static void rule_line(FILE *f, const char *suite, const struct bench_key *k)
 	fputc('\n', f);
 }
 
-void bench_key_rules(FILE *f, const char *suite, const struct bench_key *table)
+void bench_key_rules(FILE *f, const char *suite, const struct bench_key *table, bool no_machine)
 {
 	struct bench_key k;
 
@@ -180,7 +181,8 @@ void bench_key_rules(FILE *f, const char *suite, const struct bench_key *table)
 
 		while (row->name && strcmp(row->name, shared[i].key.name))
 			row++;
-		if (shared[i].scope != KS_NAMED && !row->name)
+		if (shared[i].scope != KS_NAMED && !row->name &&
+		    !(no_machine && shared[i].scope == KS_MACHINE))
 			rule_line(f, suite, &shared[i].key);
 	}
 }

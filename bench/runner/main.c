@@ -37,6 +37,22 @@ static const struct bench_suite *const suites[] = {
 	&suite_llfree_anchors,
 };
 
+/* True if @s holds a control character (C0 or DEL). */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* At most @max bytes of @s, each control character as '?'. */
+static void print_clean(FILE *f, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max; i++)
+		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
+}
+
 /* --list's keys of a suite (@table), or with @table NULL the every-suite ones. */
 static void list_keys(const struct bench_key *table, bool json)
 {
@@ -264,18 +280,22 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--keys")) {
 		for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
-			bench_key_rules(stdout, suites[i]->name, suites[i]->keys);
+			bench_key_rules(stdout, suites[i]->name, suites[i]->keys,
+					suites[i]->no_machine);
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++)
 		if (!strcmp(argv[1], suites[i]->name))
 			suite = suites[i];
 	if (!suite) {
-		fprintf(stderr, "pagelab-bench: unknown suite '%s' (try --help)\n", argv[1]);
+		fprintf(stderr, "pagelab-bench: unknown suite '");
+		print_clean(stderr, argv[1], 200);
+		fprintf(stderr, "' (try --help)\n");
 		return 2;
 	}
 	b.suite = suite->name;
 	b.key_table = suite->keys;
+	b.no_machine = suite->no_machine;
 	for (int i = 2; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		struct bench_key k;
@@ -285,13 +305,20 @@ int main(int argc, char **argv)
 			b.out = stderr;
 			continue;
 		}
+		if (has_control(argv[i])) {
+			/* printed with '?' for each: a newline must not split the one line */
+			fprintf(stderr, "pagelab-bench: ");
+			print_clean(stderr, argv[i], 200);
+			fprintf(stderr, ": a parameter with a control character\n");
+			return 2;
+		}
 		if (!eq || b.nr_params == BENCH_MAX_PARAMS) {
 			fprintf(stderr, "pagelab-bench: expected key=value, got '%s'\n", argv[i]);
 			return 2;
 		}
 		*eq = '\0';
 		/* its own keys and the every-suite ones (keys.c) */
-		if (bench_key_find(suite->keys, argv[i], &k)) {
+		if (bench_key_find(suite->keys, suite->no_machine, argv[i], &k)) {
 			fprintf(stderr, "pagelab-bench: %s: unknown parameter '%s'\n", suite->name,
 				argv[i]);
 			return 2;

@@ -164,7 +164,7 @@ int bench_check_params(const struct bench *b)
 		const struct bench_key *sp = &k;
 		int err;
 
-		if (bench_key_find(b->key_table, b->keys[i], &k) || k.kind == BK_SHARED)
+		if (bench_key_find(b->key_table, b->no_machine, b->keys[i], &k) || k.kind == BK_SHARED)
 			return bad(b->keys[i], b->vals[i], "no validation rule (a bug)");
 		for (int j = 0; j < i; j++)
 			if (!strcmp(b->keys[j], b->keys[i]))
@@ -184,7 +184,7 @@ unsigned long param_ulong(const struct bench *b, const char *key, unsigned long 
 
 	if (!v)
 		return def;
-	if (parse_number(v, strlen(v), !bench_key_find(b->key_table, key, &k) && k.kind == BK_SIZE,
+	if (parse_number(v, strlen(v), !bench_key_find(b->key_table, b->no_machine, key, &k) && k.kind == BK_SIZE,
 			 &n)) {
 		fprintf(stderr, "pagelab-bench: %s=%s is not a number\n", key, v);
 		exit(2);

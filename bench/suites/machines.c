@@ -111,5 +111,6 @@ const struct bench_suite suite_machines = {
 	.summary = "the machine profiles booted: zones, watermarks, PCP batch/high (machine=NAME: "
 		   "one, with its boot reserve and host RSS)",
 	.keys = keys,
+	.no_machine = true,
 	.run = run,
 };

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "bench.h"
 #include "pagelab/maple_tree.h"
@@ -247,6 +248,16 @@ static int range_workload_run(struct bench *b)
 		fprintf(stderr, "range_workload: reps=%lu is not in 1..%d\n", reps, RW_MAX_REPS);
 		return 2;
 	}
+	if (peers && !peers_off) {
+		struct stat sb;
+
+		/* a directory the user named: missing or not one is a mistake, not "no peers" */
+		if (stat(peers, &sb) || !S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "range_workload: peers=%.200s: not a directory of peer "
+				"binaries (or none)\n", peers);
+			return 2;
+		}
+	}
 	if (peers)
 		snprintf(dir, sizeof(dir), "%s", peers);
 	else
@@ -294,5 +305,6 @@ const struct bench_suite suite_range_workload = {
 	.name = "range_workload",
 	.summary = "vmalloc-like range alloc/free: pagelab maple tree vs the kernel's maple tree and drm_mm",
 	.keys = range_workload_keys,
+	.no_machine = true,
 	.run = range_workload_run,
 };

@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "bench.h"
 #include "pagelab/trace.h"
 
@@ -82,6 +84,8 @@ static int run_convert(struct bench *b)
 	unsigned long lost = 0, n = 0;
 	struct pl_trace_reader *r;
 	struct pl_trace_event ev;
+	struct stat sb;
+	bool existed;
 	FILE *f;
 	int ret;
 
@@ -95,6 +99,7 @@ static int run_convert(struct bench *b)
 			*pl_trace_open_error() ? pl_trace_open_error() : pl_file_strerror(errno));
 		return 2;
 	}
+	existed = stat(out, &sb) == 0;
 	f = pl_fopen_output(out, false);
 	if (!f) {
 		fprintf(stderr, "pagelab-bench: trace_convert: cannot write %s: %s\n", out,
@@ -113,6 +118,17 @@ static int run_convert(struct bench *b)
 		print_event(f, &ev);
 		n++;
 	}
+	if (ret == 0 && pl_trace_get_stats(r)->format == PL_TRACE_FMT_UNKNOWN) {
+		/* no line in any format: nothing to convert, and no output left behind */
+		fprintf(stderr, "pagelab-bench: trace_convert: %s: not a trace (no line of %lu in "
+			"tracefs, trace-cmd report or perf script form)\n", in,
+			pl_trace_get_stats(r)->lines);
+		fclose(f);
+		if (!existed)
+			unlink(out);
+		pl_trace_close(r);
+		return 2;
+	}
 	if (ret < 0 || ferror(f) || fclose(f)) {
 		fprintf(stderr, "pagelab-bench: trace_convert: %s after %lu events\n",
 			ret < 0 ? "the input is unreadable" : "writing failed", n);
@@ -129,5 +145,6 @@ const struct bench_suite suite_trace_convert = {
 	.name = "trace_convert",
 	.summary = "a trace (trace.dat or text) as raw tracefs text (pagelab trace convert runs it)",
 	.keys = convert_keys,
+	.no_machine = true,
 	.run = run_convert,
 };

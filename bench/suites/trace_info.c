@@ -92,6 +92,14 @@ static int run_info(struct bench *b)
 		}
 	}
 	st = pl_trace_get_stats(r);
+	if (ret == 0 && st->format == PL_TRACE_FMT_UNKNOWN) {
+		/* no line in any format: an empty file or one that is no trace */
+		fprintf(stderr, "pagelab-bench: trace_info: %s: not a trace (no line of %lu in "
+			"tracefs, trace-cmd report or perf script form)\n", path, st->lines);
+		pl_trace_close(r);
+		pl_task_table_release(&tt);
+		return 2;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "pagelab-bench: trace_info: %s: %s after %lu events\n", path,
 			ret == -EIO ? "unreadable" : "out of memory", st->events);
@@ -165,5 +173,6 @@ const struct bench_suite suite_trace_info = {
 	.name = "trace_info",
 	.summary = "what a trace holds: events, losses, and page allocations and frees by task",
 	.keys = info_keys,
+	.no_machine = true,
 	.run = run_info,
 };

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "bench.h"
@@ -377,6 +378,74 @@ fail_closed:
 
 /* ---- the run ------------------------------------------------------------------ */
 
+/* @path is a directory (@what names it in the refusal); 0, or -1 after one line. */
+static int want_dir(const char *what, const char *path)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "pagelab-bench: trace_record: %s=%s: %s\n", what, path,
+			errno == ENOENT ? "no such directory" : "not a directory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Every argument checked before a buffer is opened or a file made: out= a new
+ * path or a regular file in a writable directory, scratch= and tracefs=
+ * directories, each event's format file present, instance= an ftrace instance
+ * (its per_cpu/ directory). Return 0, or -1 after one line.
+ */
+static int check_args(const char *inst, const char *out, const char *tracefs,
+		      const char *scratch, char *const *ev, size_t nr_ev)
+{
+	char path[4200], *slash, *dir;
+	struct stat sb;
+
+	if (!stat(out, &sb) && !S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "pagelab-bench: trace_record: cannot write %s: %s\n", out,
+			pl_file_strerror(EINVAL));
+		return -1;
+	}
+	dir = strdup(out);
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (access(slash ? (*dir ? dir : "/") : ".", W_OK | X_OK)) {
+		fprintf(stderr, "pagelab-bench: trace_record: cannot write %s: %s\n", out,
+			strerror(errno));
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	if ((scratch && want_dir("scratch", scratch)) || want_dir("tracefs", tracefs))
+		return -1;
+	if (!nr_ev) {
+		fprintf(stderr, "pagelab-bench: trace_record: events= names no event\n");
+		return -1;
+	}
+	for (size_t i = 0; i < nr_ev; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/format", tracefs, ev[i]);
+		if (!strchr(ev[i], '/') || strstr(ev[i], "..") || access(path, R_OK)) {
+			fprintf(stderr, "pagelab-bench: trace_record: events=: no event '%.200s' in %s "
+				"(want SYSTEM/EVENT)\n", ev[i], tracefs);
+			return -1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/per_cpu", inst);
+	if (want_dir("instance", inst))
+		return -1;
+	if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "pagelab-bench: trace_record: instance=%s: not an ftrace instance "
+			"(no per_cpu/)\n", inst);
+		return -1;
+	}
+	return 0;
+}
+
 static int run_record(struct bench *b)
 {
 	const char *inst = param_str(b, "instance", NULL), *out = param_str(b, "out", NULL);
@@ -398,6 +467,11 @@ static int run_record(struct bench *b)
 	list = strdup(evs);
 	for (char *t = strtok(list, ","); t && nr_ev < ARRAY_SIZE(ev); t = strtok(NULL, ","))
 		ev[nr_ev++] = t;
+	if (!list || check_args(inst, out, tracefs, scratch, ev, nr_ev)) {
+		free(list);
+		free(cpus);
+		return 2;
+	}
 	for (int c = 0; c < REC_MAX_CPUS; c++) {
 		struct rec_cpu *r = &cpus[nr_cpus];
 		char path[4200];
@@ -487,5 +561,6 @@ const struct bench_suite suite_trace_record = {
 	.summary = "drain an ftrace instance's per-CPU ring buffers into a trace.dat (pagelab "
 		   "trace record runs it)",
 	.keys = record_keys,
+	.no_machine = true,
 	.run = run_record,
 };

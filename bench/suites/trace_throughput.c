@@ -59,6 +59,26 @@ static struct pl_trace_reader *open_or_die(const char *path)
 	return r;
 }
 
+/*
+ * Whether @path holds a page-allocator event (read up to the first): an empty
+ * file or text that is no trace is refused in one line, as replay refuses it.
+ */
+static bool has_events(const char *path)
+{
+	struct pl_trace_reader *r = open_or_die(path);
+	struct pl_trace_event ev;
+	int ret = pl_trace_next(r, &ev);
+
+	if (ret == 0)
+		fprintf(stderr, "pagelab-bench: trace_throughput: %s: no page-allocator events in %lu "
+			"lines (want tracefs, trace-cmd report or perf script text of kmem/vmalloc "
+			"events)\n", path, pl_trace_get_stats(r)->lines);
+	else if (ret < 0)
+		fprintf(stderr, "pagelab-bench: trace_throughput: %s: unreadable\n", path);
+	pl_trace_close(r);
+	return ret > 0;
+}
+
 /* The first @max events of @path decoded into a stream (the one text parse a replay makes). */
 static struct pl_evstream *decode_once(const char *path, unsigned long max, unsigned int *nr_cpus)
 {
@@ -207,6 +227,8 @@ static int run_throughput(struct bench *b)
 		return 2;
 	}
 	bench_designs(b, "v6.18", designs, 1);
+	if (!has_events(path))
+		return 2;
 	if (all || !strcmp(pass, "parse"))
 		pass_parse(b, path, max, designs[0], reps);
 	if (all || strcmp(pass, "parse"))
@@ -223,5 +245,6 @@ const struct bench_suite suite_trace_throughput = {
 	.name = "trace_throughput",
 	.summary = "parse and replay speed of the trace layer (events/s, one core)",
 	.keys = throughput_keys,
+	.no_machine = true,
 	.run = run_throughput,
 };

@@ -37,8 +37,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import (ab, agree, budgets, compare, expcli, listing, replay, report, reproduce, runs,
-               show, trace_convert, trace_info, trace_record, validate)
+from . import (ab, agree, budgets, compare, expcli, files, listing, replay, report, reproduce,
+               runs, show, trace_convert, trace_info, trace_record, validate)
 from . import designs as designs_mod
 from .runner import (MODES, BenchError, load_results, run_interleaved, save_results,
                      suite_keys)
@@ -54,11 +54,21 @@ OUT = Path("out")
 def _params(pairs: list[str]) -> dict[str, str]:
     out = {}
     for p in pairs:
-        if "=" not in p:
+        p = validate.text(p) if isinstance(p, str) else p     # words after the options too
+        if "=" not in p or p.startswith("="):
             raise BenchError(f"expected key=value, got '{p}'")
         k, v = p.split("=", 1)
         out[k] = v
     return out
+
+
+def _suite_params(suite: str, params: dict[str, str], keys: dict[str, list[str]]) -> None:
+    """Refuse an unknown suite or key before anything is built or run."""
+    if suite not in keys:
+        raise BenchError(f"unknown suite '{suite}' (try pagelab-bench --help)")
+    for k in params:
+        if k not in keys[suite]:
+            raise BenchError(f"{suite}: unknown key '{k}' (pagelab-bench --list shows its keys)")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -67,8 +77,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if "design" in params:
         raise BenchError("give designs with --design, not design=")
     keys = suite_keys()
-    if args.suite not in keys:
-        raise BenchError(f"unknown suite '{args.suite}' (try pagelab-bench --help)")
+    _suite_params(args.suite, params, keys)
     if "design" in keys[args.suite]:
         designs = args.design or ["v6.18"]
         designs_mod.check(designs)    # the C parser's word, before any run
@@ -123,7 +132,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     bad = set(machine) - {"mem", "dma32", "machine"}
     if bad:
         raise BenchError(f"reproduce: unknown parameter '{sorted(bad)[0]}' (machine=, mem=, dma32=)")
-    out_dir = Path(args.out)
+    out_dir = files.check_output_dir(args.out)
     validate.writable(out_dir / "report.html")
     second = "auto" if args.second is None else (None if args.second == "none" else args.second)
     saved = reproduce.reproduce(seeds, mode, machine, out_dir, measure=args.mode, second=second)
@@ -174,11 +183,19 @@ def cmd_ab(args: argparse.Namespace) -> int:
         raise BenchError("give the design with --design, not design=")
     if args.jobs is not None and not 1 <= args.jobs <= 1024:
         raise BenchError(f"--jobs {args.jobs}: must be 1..1024")
+    if args.suite:
+        _suite_params(args.suite, {k: v for k, v in params.items() if k != "per"}, suite_keys())
+    for rev in (args.rev_a, args.rev_b):
+        ab.resolve(rev)
     if args.budgets or args.mode == "instr":
         if args.budgets and args.suite:
             raise BenchError("ab --budgets runs the budget table's paths: give no SUITE")
         if not args.budgets and not args.suite:
             raise BenchError("ab --mode instr needs a SUITE (or --budgets)")
+        if args.budgets:
+            budgets.load(Path(args.budgets))       # a bad table refused before two builds
+        designs_mod.canonical([args.design])
+        validate.writable_dir(Path(args.out))
         sys.stdout.write(ab.instr_ab(args.rev_a, args.rev_b, args.suite, params,
                                      args.design if args.suite else None, Path(args.out),
                                      Path(args.budgets) if args.budgets else None, args.jobs))
@@ -189,6 +206,7 @@ def cmd_ab(args: argparse.Namespace) -> int:
         raise BenchError("ab needs a SUITE")
     validate.count("--reps", args.reps, 1, MAX_REPS)
     designs_mod.canonical([args.design])   # refused here, before two builds
+    validate.writable_dir(Path(args.out))
     docs = ab.run_ab(args.rev_a, args.rev_b, args.suite, params, args.design, args.reps,
                      Path(args.out))
     ms, notes = runs.group_runs(docs)
@@ -201,6 +219,8 @@ def cmd_ab(args: argparse.Namespace) -> int:
 def cmd_budgets(args: argparse.Namespace) -> int:
     if args.jobs is not None and not 1 <= args.jobs <= 1024:
         raise BenchError(f"--jobs {args.jobs}: must be 1..1024")
+    if args.bench is not None:
+        files.check_program(args.bench)
     return budgets.check(Path(args.table), args.bench, args.paths or None, args.jobs)
 
 
@@ -272,36 +292,37 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     b = sub.add_parser("bench", help="run a suite for one or more designs, interleaved A B A B")
-    b.add_argument("suite")
-    b.add_argument("params", nargs="*", help="key=value parameters of the suite")
-    b.add_argument("--design", action="append",
+    b.add_argument("suite", type=validate.name)
+    b.add_argument("params", nargs="*", type=validate.text, help="key=value parameters of the suite")
+    b.add_argument("--design", action="append", type=validate.text,
                    help="design: PRESET[+SWITCH...] (repeatable; first is the baseline; "
                         "pagelab list shows them, marking pagelab's own switches)")
     b.add_argument("--reps", type=int, default=1,
                    help=f"repetitions per design, 1..{MAX_REPS} (default 1)")
     b.add_argument("--together", action="store_true",
                    help="one process per rep with design=A,B (suites that interleave themselves)")
-    b.add_argument("-o", "--output", help="results file (default out/bench-SUITE-TIME.json)")
+    b.add_argument("-o", "--output", type=validate.path,
+                   help="results file (default out/bench-SUITE-TIME.json)")
     b.add_argument("--mode", choices=MODES, default="wall",
                    help="wall time, instr (callgrind instructions of the measured region), "
                         "vtime (the virtual-time model)")
-    b.add_argument("--label", help="name this run in its results (pagelab compare groups by label)")
+    b.add_argument("--label", type=validate.name, help="name this run in its results (pagelab compare groups by label)")
     b.set_defaults(func=cmd_bench, argv=None)
 
     c = sub.add_parser("compare", help="mmtests and Fastpath comparison tables of saved results")
-    c.add_argument("results", nargs="+", help="results files (pagelab bench / reproduce), or "
+    c.add_argument("results", nargs="+", type=validate.path, help="results files (pagelab bench / reproduce), or "
                    "store:NAME[@FILE] (an experiment in the results store)")
-    c.add_argument("--baseline", help="baseline design (default: the first seen); runs that "
+    c.add_argument("--baseline", type=validate.text, help="baseline design (default: the first seen); runs that "
                    "differ in label, commit or machine are never pooled")
     c.set_defaults(func=cmd_compare)
 
     r = sub.add_parser("reproduce", help="a seed's experiment beside its published numbers")
-    r.add_argument("targets", nargs="*", metavar="SEED|key=value",
+    r.add_argument("targets", nargs="*", type=validate.text, metavar="SEED|key=value",
                    help="000 001 002 003 004 or all (default), and the machine: machine=PROFILE (pagelab-bench machines), or mem=SIZE dma32=SIZE")
     g = r.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="seconds per seed (make run)")
     g.add_argument("--full", action="store_true", help="the seed's own counts (long)")
-    r.add_argument("--out", default=str(OUT), help="results directory (default out)")
+    r.add_argument("--out", default=str(OUT), type=validate.path, help="results directory (default out)")
     r.add_argument("--no-report", action="store_true", help="do not write out/report.html")
     r.add_argument("--mode", choices=MODES, default=None,
                    help=f"the mode the marks judge by (default {reproduce.DEFAULT_MEASURE})")
@@ -310,9 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_reproduce)
 
     a = sub.add_parser("agree", help="do two reproduce runs give the same verdict marks?")
-    a.add_argument("run1", help="a reproduce --out directory, or store:[PATTERN][@FILE] (the seed "
+    a.add_argument("run1", type=validate.path, help="a reproduce --out directory, or store:[PATTERN][@FILE] (the seed "
                    "experiments in the results store, default pattern seed-*)")
-    a.add_argument("run2", nargs="?", help="another (the same forms)")
+    a.add_argument("run2", nargs="?", type=validate.path, help="another (the same forms)")
     a.add_argument("--cells", action="store_true",
                    help="every cell of both runs side by side (markdown), e.g. instr against wall")
     a.add_argument("--seed", action="store_true",
@@ -324,43 +345,45 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("report", help="HTML report with plots (out/report.html)")
-    p.add_argument("results", nargs="*", help="results files (default out/*.json), or "
+    p.add_argument("results", nargs="*", type=validate.path, help="results files (default out/*.json), or "
                    "store:NAME[@FILE] (an experiment in the results store)")
-    p.add_argument("-o", "--output", default=str(OUT / "report.html"))
+    p.add_argument("-o", "--output", default=str(OUT / "report.html"), type=validate.path)
     p.set_defaults(func=cmd_report)
 
     s = sub.add_parser("show", help="a /proc report after a workload")
-    s.add_argument("report", help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, vmstat, lock_stat "
+    s.add_argument("report", type=validate.name, help="buddyinfo, pagetypeinfo, zoneinfo, vmallocinfo, vmstat, lock_stat "
                    "(the kernel's formats), events (all of pagelab's counters)")
-    s.add_argument("params", nargs="*", help="machine parameters: mem= dma32= seed= rounds= vcpus=")
-    s.add_argument("--workload", default="fresh", help="fresh (just after boot) or churn")
-    s.add_argument("--design", help="design: PRESET[+SWITCH...] (default v6.18)")
+    s.add_argument("params", nargs="*", type=validate.text, help="machine parameters: mem= dma32= seed= rounds= vcpus=")
+    s.add_argument("--workload", default="fresh", type=validate.name, help="fresh (just after boot) or churn")
+    s.add_argument("--design", type=validate.text, help="design: PRESET[+SWITCH...] (default v6.18)")
     s.set_defaults(func=cmd_show)
 
     a = sub.add_parser("ab", help="build two git revisions in worktrees and run a suite on both, "
                        "interleaved (does my patch help?)")
-    a.add_argument("rev_a", metavar="REV_A", help="the baseline revision (e.g. HEAD~1)")
-    a.add_argument("rev_b", metavar="REV_B", help="the revision to judge (e.g. HEAD)")
-    a.add_argument("suite", nargs="?")
-    a.add_argument("params", nargs="*", help="key=value parameters of the suite "
+    a.add_argument("rev_a", type=validate.name, metavar="REV_A", help="the baseline revision (e.g. HEAD~1)")
+    a.add_argument("rev_b", type=validate.name, metavar="REV_B", help="the revision to judge (e.g. HEAD)")
+    a.add_argument("suite", nargs="?", type=validate.name)
+    a.add_argument("params", nargs="*", type=validate.text, help="key=value parameters of the suite "
                    "(--mode instr: one may be the loop, key=N1:N2, and per=X its operations)")
-    a.add_argument("--design", default="v6.18", help="the design both revisions run (default v6.18)")
+    a.add_argument("--design", default="v6.18", type=validate.text, help="the design both revisions run (default v6.18)")
     a.add_argument("--mode", default="wall", choices=("wall", "instr"),
                    help="wall: timed runs, interleaved; instr: callgrind instructions per "
                         "operation, the difference of two loop lengths (the budget check's code)")
     a.add_argument("--budgets", nargs="?", const=str(budgets.TABLE), default=None, metavar="TABLE",
+                   type=validate.path,
                    help="instructions of every path of the budget table on both revisions")
     a.add_argument("--jobs", type=int, default=None,
                    help="callgrind processes at once (--mode instr; default: the cores)")
     a.add_argument("--reps", type=int, default=3, help=f"runs per revision, 1..{MAX_REPS} (default 3)")
-    a.add_argument("--out", default=str(OUT), help="results directory (default out)")
+    a.add_argument("--out", default=str(OUT), type=validate.path,
+                   help="results directory (default out)")
     a.set_defaults(func=cmd_ab)
 
     bg = sub.add_parser("budgets", help="check the hot paths' instruction budgets "
                         "(callgrind; fails over a budget by more than 3%%)")
-    bg.add_argument("paths", nargs="*", metavar="PATH", help="only these paths of the table")
-    bg.add_argument("--table", default=str(budgets.TABLE), help="the budget table")
-    bg.add_argument("--bench", default=None, help="the pagelab-bench to count (default: as bench)")
+    bg.add_argument("paths", nargs="*", metavar="PATH", type=validate.name, help="only these paths of the table")
+    bg.add_argument("--table", default=str(budgets.TABLE), type=validate.path, help="the budget table")
+    bg.add_argument("--bench", default=None, type=validate.path, help="the pagelab-bench to count (default: as bench)")
     bg.add_argument("--jobs", type=int, default=None, help="callgrind processes at once "
                     "(default: the cores)")
     bg.set_defaults(func=cmd_budgets)
@@ -379,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = t.add_subparsers(dest="trace_cmd", required=True, metavar="ACTION")
     tr = tsub.add_parser("record", help="record ftrace kmem/vmalloc events and /proc snapshots",
                          usage="pagelab trace record [-o FILE] [--seconds N] [--buffer-kb KB] [-- CMD ...]")
-    tr.add_argument("-o", "--output", help="artifact: NAME.pltrace directory, or .tar.gz/.tar.zst "
+    tr.add_argument("-o", "--output", type=validate.path, help="artifact: NAME.pltrace directory, or .tar.gz/.tar.zst "
                     "(default trace-TIME.pltrace)")
     tr.add_argument("--seconds", type=float,
                     help="record this long (with CMD: at most this long), at most 86400")
@@ -390,15 +413,15 @@ def build_parser() -> argparse.ArgumentParser:
                          "meminfo} and the vm sysctls into DIR, for a trace made by hand "
                          "(perf record, trace-cmd): take it inside the recorded command",
                          usage="pagelab trace snapshot DIR")
-    ts.add_argument("dir", metavar="DIR", help="a new directory (e.g. before/ or after/)")
+    ts.add_argument("dir", metavar="DIR", type=validate.path, help="a new directory (e.g. before/ or after/)")
     ts.set_defaults(func=cmd_trace_snapshot)
     ti = tsub.add_parser("info", help="what a trace holds, and who allocated: page allocations "
                          "and frees by task, the recorded command's share",
                          usage="pagelab trace info TRACE [--tasks PID,COMM,...] [--command-pid PID] "
                          "[--top N] [--json]")
-    ti.add_argument("trace", help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace "
+    ti.add_argument("trace", type=validate.path, help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace "
                     "file (trace.dat or text)")
-    ti.add_argument("--tasks", help="pids, comms or 'command', comma-separated: their share apart")
+    ti.add_argument("--tasks", type=validate.text, help="pids, comms or 'command', comma-separated: their share apart")
     ti.add_argument("--command-pid", type=int, help="the recorded command's pid (an artifact's "
                     "manifest gives it)")
     ti.add_argument("--top", type=int, default=10, help="tasks listed by name")
@@ -407,36 +430,36 @@ def build_parser() -> argparse.ArgumentParser:
     tc = tsub.add_parser("convert", help="a trace (trace.dat or text) as pagelab's text; an "
                          "artifact as an artifact with that text",
                          usage="pagelab trace convert IN OUT")
-    tc.add_argument("input", metavar="IN", help="artifact or bare trace")
-    tc.add_argument("output", metavar="OUT", help="OUT.txt, OUT.txt.zst, or (an artifact IN) "
+    tc.add_argument("input", metavar="IN", type=validate.path, help="artifact or bare trace")
+    tc.add_argument("output", metavar="OUT", type=validate.path, help="OUT.txt, OUT.txt.zst, or (an artifact IN) "
                     "OUT.pltrace")
     tc.set_defaults(func=cmd_trace_convert)
 
     rp = sub.add_parser("replay", help="replay a real trace under designs; fidelity vs the kernel")
-    rp.add_argument("trace", help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace file")
-    rp.add_argument("--design", action="append", help="design preset or switches (repeatable; "
+    rp.add_argument("trace", type=validate.path, help="artifact directory, .tar.gz/.tar.zst archive, or a bare trace file")
+    rp.add_argument("--design", action="append", type=validate.text, help="design preset or switches (repeatable; "
                     "default v6.18)")
     rp.add_argument("--state", choices=replay.STATES, help="starting machine state (default "
                     "positional when the trace has a snapshot, else fresh)")
-    rp.add_argument("--snapshot", metavar="DIR", help="/proc/{zoneinfo,buddyinfo,pagetypeinfo,"
+    rp.add_argument("--snapshot", metavar="DIR", type=validate.path, help="/proc/{zoneinfo,buddyinfo,pagetypeinfo,"
                     "vmstat} copied right before the trace (for a bare trace file; an "
                     "artifact's before/ is the default)")
-    rp.add_argument("--after", metavar="DIR", help="the same /proc files copied right after the "
+    rp.add_argument("--after", metavar="DIR", type=validate.path, help="the same /proc files copied right after the "
                     "trace: the kernel's end state for the table (an artifact's after/ is the "
                     "default)")
-    rp.add_argument("--emit-trace", metavar="DIR", help="write pagelab's own ftrace text per design")
-    rp.add_argument("--tick", help="when each vCPU's vmstat tick runs: kernel (the trace's own "
+    rp.add_argument("--emit-trace", metavar="DIR", type=validate.path, help="write pagelab's own ftrace text per design")
+    rp.add_argument("--tick", type=validate.name, help="when each vCPU's vmstat tick runs: kernel (the trace's own "
                     "phase and kworker drains, default: the typical of four runs around it, or across the "
                     "second without one), first (1 s after the first event) or 0..999 (ms into "
                     "each second)")
     rp.add_argument("--no-pcp-busy", action="store_true",
                     help="replay every free to its CPU's PCP (default: the frees the trace shows "
                     "found their PCP lock held go straight to the buddy, as the kernel ran them)")
-    rp.add_argument("--faithful", metavar="DESIGN", help="the design judged against the kernel "
+    rp.add_argument("--faithful", metavar="DESIGN", type=validate.text, help="the design judged against the kernel "
                     "(default v6.18; run first if no --design builds it); every other design is "
                     "shown as its change against it")
-    rp.add_argument("--label", help="name of this trace in tables and file names")
-    rp.add_argument("--tasks", help="report these tasks' share too (pids, comms or 'command', "
+    rp.add_argument("--label", type=validate.name, help="name of this trace in tables and file names")
+    rp.add_argument("--tasks", type=validate.text, help="report these tasks' share too (pids, comms or 'command', "
                     "comma-separated); the replay stays system-wide")
     rp.add_argument("--reps", type=int, default=1,
                     help=f"replays per design, interleaved, 1..{MAX_REPS} (default 1)")
@@ -446,12 +469,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--jobs", type=int, default=None,
                     help="replays at once, 1..256: designs x tick probes in processes of their "
                          "own (default: the cores; with --reps > 1, one process at a time)")
-    rp.add_argument("-o", "--output", help="results file (default out/replay-LABEL-STATE-TIME.json)")
+    rp.add_argument("-o", "--output", type=validate.path, help="results file (default out/replay-LABEL-STATE-TIME.json)")
     rp.set_defaults(func=cmd_replay, argv=None)
 
     rt = sub.add_parser("replay-table", help="zone->lock and fragmentation per trace and design "
                         "from saved replay results")
-    rt.add_argument("results", nargs="+", help="results files of pagelab replay")
+    rt.add_argument("results", nargs="+", type=validate.path, help="results files of pagelab replay")
     rt.set_defaults(func=cmd_replay_table)
     expcli.add_parsers(sub, OneLineParser)
     return ap

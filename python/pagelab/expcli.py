@@ -13,12 +13,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
-from . import experiments, exprun
+from . import experiments, exprun, validate
 from .experiments import ExperimentError
 from .store import Store, StoreError, default_path
+
+
+# A Dask scheduler: [SCHEME://]HOST:PORT, HOST a name, an IPv4 address or [IPv6].
+_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$")
+MAX_LIMIT = 1_000_000
+
+
+def address(s: str) -> str:
+    """argparse type of a Dask scheduler address (tcp://HOST:PORT)."""
+    s = validate.text(s)
+    m = _ADDRESS.match(s)
+    if not m or not 1 <= int(m.group(1)) <= 65535:
+        raise argparse.ArgumentTypeError(f"'{s[:80]}' is not a scheduler address "
+                                         "(tcp://HOST:PORT)")
+    return s
 
 
 def _store_path(args) -> Path:
@@ -98,9 +114,12 @@ def _print_rows(cols: list[str], rows: list[tuple], limit: int) -> None:
 
 def cmd_results(args: argparse.Namespace) -> int:
     from . import pages
-    if args.limit < 1:
-        raise exprun.RunError(f"--limit {args.limit}: at least 1")
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise exprun.RunError(f"--limit {args.limit}: must be 1..{MAX_LIMIT}")
     with Store(_store_path(args), read_only=True) as store:
+        if args.name and args.name not in experiments.names() and not store.query(
+                "SELECT 1 FROM figures WHERE experiment = ? LIMIT 1", [args.name])[1]:
+            raise exprun.RunError(f"no experiment '{args.name}' (pagelab run --list shows them)")
         if args.sql:
             if args.name or args.where or args.tables:
                 raise exprun.RunError("--sql is a whole query: no NAME, --where or --tables")
@@ -157,38 +176,38 @@ def cmd_docs(args: argparse.Namespace) -> int:
 def add_parsers(sub, one_line_parser) -> None:
     """The run, worker, results and docs sub-commands on @sub."""
     r = sub.add_parser("run", help="run an experiment (experiments/NAME.toml) into the store")
-    r.add_argument("name", nargs="?", metavar="NAME", help="experiments/NAME.toml")
+    r.add_argument("name", nargs="?", metavar="NAME", type=validate.name, help="experiments/NAME.toml")
     r.add_argument("--list", action="store_true", help="the experiments and their last runs")
-    r.add_argument("--cells", metavar="FILTER", help="only the cells whose id contains FILTER "
+    r.add_argument("--cells", metavar="FILTER", type=validate.text, help="only the cells whose id contains FILTER "
                    "(or matches it as a glob)")
     r.add_argument("--resume", action="store_true", help="only the cells the store lacks")
     r.add_argument("--jobs", type=int, help="local pool size (default: the host's CPUs)")
-    r.add_argument("--cluster", metavar="ADDRESS", help="a Dask scheduler (tcp://HOST:PORT)")
-    r.add_argument("--store", metavar="FILE", help="results store (default $PAGELAB_STORE or "
+    r.add_argument("--cluster", metavar="ADDRESS", type=address, help="a Dask scheduler (tcp://HOST:PORT)")
+    r.add_argument("--store", metavar="FILE", type=validate.path, help="results store (default $PAGELAB_STORE or "
                    "out/results.duckdb)")
     r.set_defaults(func=cmd_run, argv=None)
 
     w = sub.add_parser("worker", help="a Dask worker for pagelab run --cluster (dask-worker, "
                        "one thread per process)")
-    w.add_argument("address", metavar="ADDRESS", help="the Dask scheduler (tcp://HOST:PORT)")
+    w.add_argument("address", metavar="ADDRESS", type=address, help="the Dask scheduler (tcp://HOST:PORT)")
     w.add_argument("--nworkers", type=int, default=1, help="worker processes, 1..1024 (default 1)")
-    w.add_argument("--name", help="the worker's name")
+    w.add_argument("--name", type=validate.name, help="the worker's name")
     w.set_defaults(func=cmd_worker)
 
     q = sub.add_parser("results", help="figures from the results store (rows, SQL, tables)")
-    q.add_argument("name", nargs="?", metavar="NAME", help="an experiment")
-    q.add_argument("--sql", help="a DuckDB query over runs, cells, figures")
-    q.add_argument("--where", action="append", metavar="KEY=VALUE",
+    q.add_argument("name", nargs="?", metavar="NAME", type=validate.name, help="an experiment")
+    q.add_argument("--sql", type=validate.text, help="a DuckDB query over runs, cells, figures")
+    q.add_argument("--where", action="append", metavar="KEY=VALUE", type=validate.text,
                    help="design=, metric=, rep=, or any dimension (trace=, vcpus=, ...)")
     q.add_argument("--tables", action="store_true", help="the experiment's tables")
     q.add_argument("--limit", type=int, default=200, help="rows printed (default 200)")
-    q.add_argument("--store", metavar="FILE")
+    q.add_argument("--store", metavar="FILE", type=validate.path)
     q.set_defaults(func=cmd_results)
 
     d = sub.add_parser("docs", help="write docs/results/NAME.md pages from the results store")
-    d.add_argument("names", nargs="*", metavar="NAME", help="experiments (default: all)")
-    d.add_argument("--out", default="docs/results", help="directory (default docs/results)")
-    d.add_argument("--store", metavar="FILE")
+    d.add_argument("names", nargs="*", metavar="NAME", type=validate.name, help="experiments (default: all)")
+    d.add_argument("--out", default="docs/results", type=validate.path, help="directory (default docs/results)")
+    d.add_argument("--store", metavar="FILE", type=validate.path)
     d.set_defaults(func=cmd_docs)
 
 

@@ -36,11 +36,19 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def has_control(text: str) -> bool:
+    """True if @text holds a control character (C0, DEL or C1): a name or label with
+    one would split or garble the one-line messages and the tables it is printed in."""
+    return any(ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 for c in text)
+
+
 def _name(path) -> Path:
     if path is None or str(path) == "":
         raise ValidationError("an empty path names no file")
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"a path is a str or os.PathLike, not {type(path).__name__}")
+    if has_control(os.fsdecode(path)):
+        raise ValidationError(f"{ascii(os.fsdecode(path))}: a path with a control character")
     return Path(path)
 
 
@@ -109,6 +117,39 @@ def check_output(path) -> Path:
         raise ValidationError(f"cannot write {p}: {e.strerror or e}") from None
     if not stat.S_ISREG(mode):
         raise ValidationError(f"cannot write {p}: it is {_kind(mode)}")
+    return p
+
+
+def check_output_dir(path) -> Path:
+    """@path if pagelab may make files in it: a directory or a new path whose nearest
+    existing ancestor is a directory; else ValidationError. Nothing is created."""
+    p = _name(path)
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise ValidationError(f"cannot write in {p}: {e.strerror or e}") from None
+    if mode is not None:
+        if not stat.S_ISDIR(mode):
+            raise ValidationError(f"cannot write in {p}: it is {_kind(mode)}")
+        return p
+    up = p.absolute().parent
+    while not up.exists():
+        up = up.parent
+    if not up.is_dir():
+        raise ValidationError(f"cannot write in {p}: {up} is {_kind(os.stat(up).st_mode)}")
+    if not os.access(up, os.W_OK | os.X_OK) or up.resolve() == Path("/proc") or \
+            str(up.resolve()).startswith(("/proc/", "/sys/")):
+        raise ValidationError(f"cannot write in {p}: {up} is not writable")
+    return p
+
+
+def check_program(path) -> Path:
+    """@path if it is an executable regular file; else ValidationError."""
+    p = check_input(path)
+    if not os.access(p, os.X_OK):
+        raise ValidationError(f"{p}: not executable")
     return p
 
 

@@ -31,8 +31,10 @@ import datetime as _dt
 import json
 import os
 import re
+import shutil
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import designs as designs_mod
@@ -599,15 +601,16 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
             if not Path(d).is_dir():
                 raise BenchError(f"--{key} {d}: not a directory")
             tick_param[key] = str(Path(d).resolve())
-    emit_dir = Path(emit_trace) if emit_trace else None
+    emit_dir = Path(emit_trace) if emit_trace is not None else None
     if emit_dir is not None:
-        if emit_dir.exists() and not emit_dir.is_dir():
-            raise BenchError(f"--emit-trace {emit_dir}: not a directory")
-        emit_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            files.check_output_dir(emit_dir)
+        except files.ValidationError as e:
+            raise BenchError(f"--emit-trace: {e}") from None
     trace = Path(trace)
     label = label or trace.name.split(".")[0]
     kernel, first, measurements, deterministic = None, {}, [], True
-    with opened(trace) as (path, manifest):
+    with opened(trace) as (path, manifest), _made_for_the_run(emit_dir):
         snap_pages = _snapshot_pages(path, manifest, {"before": snapshot, "after": after})
         for rep in range(reps):
             batches = [designs] if together else [[d] for d in designs]
@@ -662,6 +665,26 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         "manifest": manifest, "kernel_buddyinfo_pages": snap_pages,
         "tasks": who, "command_pid": command_pid, "task_filter": tasks,
     }
+
+
+@contextmanager
+def _made_for_the_run(d: Path | None):
+    """Make directory @d (once the trace is known to open); if the run fails, remove it
+    again when this run made it, so a refused trace leaves nothing behind."""
+    if d is None:
+        yield
+        return
+    top = d.absolute()
+    while not top.parent.exists():
+        top = top.parent
+    made = not top.exists()
+    d.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        if made:
+            shutil.rmtree(top, ignore_errors=True)
+        raise
 
 
 def _tick_param(tick: str | None) -> dict:

@@ -40,6 +40,8 @@ import os
 import re
 from pathlib import Path
 
+from . import files
+
 DEFAULT_PATH = Path("out") / "results.duckdb"
 
 SCHEMA = [
@@ -144,6 +146,11 @@ class Store:
         self.path = Path(path)
         if read_only and not self.path.exists():
             raise StoreError(f"{self.path}: no results store (pagelab run NAME makes one)")
+        if self.path.exists() or self.path.is_symlink():
+            try:        # a FIFO would block the open, a device never end
+                files.check_input(self.path)
+            except files.ValidationError as e:
+                raise StoreError(f"{e} (a results store is a regular file)") from None
         if not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:

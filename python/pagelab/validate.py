@@ -11,13 +11,16 @@ status 2, never a traceback:
 - read_text(): a results file as text: unreadable, not UTF-8 or too deeply
   nested JSON become BenchError;
 - count(): an integer option within its range (--reps);
-- writable(): a path `pagelab` is about to write, checked before any work.
+- writable(): a path `pagelab` is about to write, checked before any work;
+- the argparse types text(), name(), path(): a string option that is empty, holds
+  a control character or is longer than its bound is refused by the parser.
 
 Invariant: a document that passed results_doc() has "measurements" as a
 list of dicts whose fields have the types of runner.Measurement.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from pathlib import Path
@@ -192,3 +195,45 @@ def writable(path: Path) -> Path:
     except OSError as e:
         raise ValidationError(f"cannot write {path}: {e.strerror or e}") from None
     return path
+
+
+# Bounds of string options: a label or name goes into file names (NAME_MAX 255 with
+# room for the rest of the name); a path at most PATH_MAX; other text a page.
+NAME_MAX_LEN = 128
+PATH_MAX_LEN = 4096
+TEXT_MAX_LEN = 4096
+
+
+def _string_type(what: str, max_len: int):
+    def conv(s: str) -> str:
+        if s == "":
+            raise argparse.ArgumentTypeError(f"an empty {what}")
+        if files.has_control(s):
+            raise argparse.ArgumentTypeError(f"{ascii(s)[:60]}: a {what} with a control "
+                                             "character")
+        if len(s) > max_len:
+            raise argparse.ArgumentTypeError(f"a {what} longer than {max_len} characters")
+        return s
+    conv.__name__ = what
+    return conv
+
+
+# argparse types: the parser refuses the value in one line, before any command runs
+text = _string_type("value", TEXT_MAX_LEN)
+name = _string_type("name", NAME_MAX_LEN)
+path = _string_type("path", PATH_MAX_LEN)
+
+
+def writable_dir(path_: Path) -> Path:
+    """A directory `pagelab` is about to write into, made now (with its parents) and
+    probed, as writable() does for a file; call it last, right before the work."""
+    p = files.check_output_dir(path_)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = p / ".pagelab-probe"
+        with open(probe, "w"):
+            pass
+        probe.unlink()
+    except OSError as e:
+        raise ValidationError(f"cannot write in {p}: {e.strerror or e}") from None
+    return p

@@ -509,8 +509,13 @@ static bool buf_fill(struct pl_trace_reader *r)
 
 static void warn_line(struct pl_trace_reader *r, const char *what)
 {
-	/* every one counted; the first few named on stderr (then rate-limited) */
-	if (r->stats.warn[PL_TW_malformed_line]++ >= 100)
+	/*
+	 * every one counted; the first few named on stderr (then rate-limited),
+	 * once a line has shown the trace's format: before that the file may be
+	 * no trace at all, and its refusal is one line, not one per line read
+	 */
+	if (r->stats.warn[PL_TW_malformed_line]++ >= 100 ||
+	    r->stats.format == PL_TRACE_FMT_UNKNOWN)
 		return;
 	pl_warn_ratelimited("trace: line %lu: %s", r->stats.lines, what);
 }
