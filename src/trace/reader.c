@@ -7,16 +7,17 @@
  * lines for parse.c.
  *
  * A trace-cmd trace.dat is recognised by its magic and handed whole to
- * tracedat.c (mapped; or, inside gzip/zstd/xz, decompressed into memory, at
- * most PL_TRACE_DAT_RATIO times its size): its events come through the same
+ * tracedat.c (read into memory, at most half the host's memory: not mapped,
+ * so a file truncated while read cannot raise SIGBUS; inside gzip/zstd/xz,
+ * decompressed into memory, at most PL_TRACE_DAT_RATIO times its size): its events come through the same
  * pl_trace_next() and the same checks (the one-week gap, the counts).
  *
  * sched_process_fork events are not returned: the reader follows them to
  * mark the events of a recorded command's tasks (pl_trace_set_command_pid()).
  *
  * Invariants: memory is one fixed input buffer and one fixed line buffer
- * (PL_TRACE_BUFSZ each), whatever the trace's length (a trace.dat: the file
- * mapped, or its decompressed bytes); a line longer than the buffer is a
+ * (PL_TRACE_BUFSZ each), whatever the trace's length (a trace.dat: the file's
+ * bytes, or its decompressed bytes); a line longer than the buffer is a
  * malformed line, skipped to its end. Every line is counted, every skipped
  * one is a counted warning with its line number.
  */
@@ -28,7 +29,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -106,8 +106,7 @@ struct pl_trace_reader {
 	bool eof, error;
 	struct pl_trace_stats stats;
 	struct pl_tracedat *dat;	/* a trace.dat: read in binary */
-	void *dat_map;			/* its mapping ... */
-	unsigned char *dat_buf;		/* ... or its decompressed bytes */
+	unsigned char *dat_buf;		/* its bytes, read or decompressed */
 	size_t dat_len;
 	struct pid_set command;
 	bool follow;			/* pl_trace_set_command_pid() was called */
@@ -240,10 +239,27 @@ static int dat_open(struct pl_trace_reader *r, const unsigned char *buf, size_t 
 	return 0;
 }
 
-/* A plain trace.dat: the whole file, mapped (or the caller's memory). */
+/* Half the host's memory: the most a trace.dat may take in memory, read or unpacked. */
+static size_t dat_host_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && psz > 0 ? (size_t)pages / 2 * (size_t)psz : (size_t)1 << 30;
+}
+
+/*
+ * A plain trace.dat: the whole file read into memory (or the caller's memory).
+ * Read, not mapped: a file truncated while mapped would raise SIGBUS at the
+ * first access past its new end. The read stops at the size fstat() gave
+ * (a file still growing is taken as it was) and at end of file (one cut
+ * short while read is parsed as the shorter file it became: its cut-off
+ * page ends the stream in one line).
+ */
 static int dat_open_raw(struct pl_trace_reader *r)
 {
+	size_t size, got = 0;
 	struct stat sb;
+	unsigned char *b;
 
 	if (r->fd < 0)
 		return dat_open(r, r->mem, r->mem_len);
@@ -252,15 +268,39 @@ static int dat_open_raw(struct pl_trace_reader *r)
 		errno = EIO;
 		return -1;
 	}
-	r->dat_map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
-	if (r->dat_map == MAP_FAILED) {
-		r->dat_map = NULL;
-		snprintf(open_error, sizeof(open_error), "cannot map the trace.dat");
+	if ((unsigned long long)sb.st_size > dat_host_limit()) {
+		snprintf(open_error, sizeof(open_error), "the trace.dat (%llu bytes) is larger than "
+			 "half the host's memory", (unsigned long long)sb.st_size);
+		errno = EFBIG;
+		return -1;
+	}
+	size = (size_t)sb.st_size;
+	b = malloc(size);
+	if (!b) {
+		snprintf(open_error, sizeof(open_error), "no memory for the trace.dat (%zu bytes)",
+			 size);
 		errno = ENOMEM;
 		return -1;
 	}
-	r->dat_len = (size_t)sb.st_size;
-	return dat_open(r, r->dat_map, r->dat_len);
+	while (got < size) {
+		ssize_t n = pread(r->fd, b + got, size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(open_error, sizeof(open_error), "cannot read the trace.dat: %s",
+				 strerror(errno));
+			free(b);
+			errno = EIO;
+			return -1;
+		}
+		if (!n)
+			break;	/* cut short since fstat(): parse what there is */
+		got += (size_t)n;
+	}
+	r->dat_buf = b;
+	r->dat_len = got;
+	return dat_open(r, b, got);
 }
 
 /*
@@ -273,16 +313,14 @@ static int dat_open_raw(struct pl_trace_reader *r)
 
 static size_t dat_unpack_limit(const struct pl_trace_reader *r)
 {
-	size_t in = r->mem_len, lim, host;
+	size_t in = r->mem_len, lim, host = dat_host_limit();
 	struct stat sb;
-	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 	if (r->fd >= 0)
 		in = !fstat(r->fd, &sb) && sb.st_size > 0 ? (size_t)sb.st_size : 0;
 	lim = in > SIZE_MAX / PL_TRACE_DAT_RATIO ? SIZE_MAX : in * PL_TRACE_DAT_RATIO;
 	if (lim < ((size_t)64 << 20))
 		lim = (size_t)64 << 20;
-	host = pages > 0 && psz > 0 ? (size_t)pages / 2 * (size_t)psz : (size_t)1 << 30;
 	return lim < host ? lim : host;
 }
 
@@ -454,8 +492,6 @@ void pl_trace_close(struct pl_trace_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	pl_tracedat_close(r->dat);
-	if (r->dat_map)
-		munmap(r->dat_map, r->dat_len);
 	free(r->dat_buf);
 	free(r->command.slot);
 	free(r->in);

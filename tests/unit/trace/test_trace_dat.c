@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <lzma.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 #include "helpers.h"
 #include "pagelab/trace.h"
@@ -427,6 +429,57 @@ static void test_dat_decompression_bomb(void **state)
 	free(z);
 }
 
+/*
+ * A trace.dat truncated while it is being read: the reader holds the bytes it
+ * read at open, so the events keep coming, the same as from the intact file
+ * (a mapped file would raise SIGBUS at the first page past the new end).
+ */
+static void test_dat_truncated_while_read(void **state)
+{
+	char path[] = "/tmp/pagelab-test-trunc-XXXXXX";
+	struct pl_trace_event *want, ev;
+	struct pl_trace_stats st;
+	struct pl_trace_reader *r;
+	unsigned long n_want, n = 0;
+	FILE *src = fopen(fixture_path(FX_V7), "rb");
+	unsigned char buf[65536];
+	size_t got;
+	int fd = mkstemp(path), ret;
+
+	(void)state;
+	assert_non_null(src);
+	assert_true(fd >= 0);
+	while ((got = fread(buf, 1, sizeof(buf), src)) > 0)
+		assert_int_equal(write(fd, buf, got), (ssize_t)got);
+	fclose(src);
+	want = read_all(FX_V7, &n_want, &st, 0);
+	assert_true(n_want > 100);
+	r = pl_trace_open(path);
+	assert_non_null(r);
+	while (n < 10 && (ret = pl_trace_next(r, &ev)) > 0)
+		n++;
+	assert_int_equal(n, 10);
+	assert_int_equal(ftruncate(fd, 4096), 0);	/* header only: every page gone */
+	while ((ret = pl_trace_next(r, &ev)) > 0) {
+		assert_true(n < n_want);
+		assert_int_equal(ev.ts_ns, want[n].ts_ns);
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, n_want);
+	pl_trace_close(r);
+	/* and opened after the cut: the shorter file, refused or cut short in one line */
+	r = pl_trace_open(path);
+	if (r) {
+		while ((ret = pl_trace_next(r, &ev)) > 0)
+			;
+		pl_trace_close(r);
+	}
+	close(fd);
+	unlink(path);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_dat_cpu_limit),
 		cmocka_unit_test(test_dat_time_gap),
 		cmocka_unit_test(test_dat_decompression_bomb),
+		cmocka_unit_test(test_dat_truncated_while_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
