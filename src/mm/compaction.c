@@ -169,6 +169,8 @@ void reset_isolation_suitable(struct pl_machine *m)
 {
 	struct zone *zone;
 
+	if (pl_check_ptr(__func__, m, "machine"))
+		return;
 	for_each_populated_zone(zone, m)
 		if (zone_compact(zone)->compact_blockskip_flush)
 			__reset_isolation_suitable(zone);
@@ -193,6 +195,8 @@ static void update_pageblock_skip(struct compact_control *cc, unsigned long pfn)
 
 unsigned int pl_extfrag_threshold(const struct pl_machine *m)
 {
+	if (pl_check_ptr(__func__, m, "machine"))
+		return 0;
 	return m->config.extfrag_threshold ? m->config.extfrag_threshold - 1 : 500;
 }
 

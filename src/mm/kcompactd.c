@@ -34,6 +34,7 @@
  * order and zone with relaxed atomics, as the kernel's plain stores.
  */
 #include "internal.h"
+#include "validate.h"
 #include "pagelab/compaction.h"
 
 #define NSEC_PER_MSEC_PL	1000000ULL
@@ -42,6 +43,8 @@
 /* vm.compaction_proactiveness: 0..100, default 20 */
 unsigned int pl_compaction_proactiveness(const struct pl_machine *m)
 {
+	if (pl_check_ptr(__func__, m, "machine"))
+		return 0;
 	return m->config.compaction_proactiveness ? m->config.compaction_proactiveness - 1 : 20;
 }
 
@@ -75,6 +78,8 @@ unsigned int fragmentation_score_node(struct pl_machine *m)
 	unsigned int score = 0;
 	struct zone *zone;
 
+	if (pl_check_ptr(__func__, m, "machine"))
+		return 0;
 	for_each_populated_zone(zone, m)
 		present += zone->present_pages;
 	for_each_populated_zone(zone, m)
@@ -85,7 +90,11 @@ unsigned int fragmentation_score_node(struct pl_machine *m)
 unsigned int fragmentation_score_wmark(const struct pl_machine *m, bool low)
 {
 	/* the low mark is capped: a proactiveness near 100 must not compact forever */
-	unsigned int wmark_low = max(100u - pl_compaction_proactiveness(m), 5u);
+	unsigned int wmark_low;
+
+	if (pl_check_ptr(__func__, m, "machine"))
+		return 0;
+	wmark_low = max(100u - pl_compaction_proactiveness(m), 5u);
 
 	return low ? wmark_low : min(wmark_low + 10, 100u);
 }
@@ -136,6 +145,12 @@ void pl_kcompactd_init(struct pl_machine *m)
 
 void wakeup_kcompactd(struct pl_machine *m, int order, int highest_zoneidx)
 {
+	if (pl_check_ptr(__func__, m, "machine"))
+		return;
+	if (order > MAX_PAGE_ORDER || highest_zoneidx < 0 || highest_zoneidx >= MAX_NR_ZONES) {
+		pl_bad_arg(__func__, "order %d highest_zoneidx %d", order, highest_zoneidx);
+		return;
+	}
 	if (order <= 0 || READ_ONCE(m->kcompactd.traced))
 		return;
 	if (READ_ONCE(m->kcompactd.max_order) < order)
@@ -242,6 +257,8 @@ void pl_kcompactd_run(struct pl_machine *m, uint64_t now_ns)
 {
 	int idle = 0;
 
+	if (pl_check_ptr(__func__, m, "machine"))
+		return;
 	if (!m->migrate_ops)
 		return;
 	if (!__atomic_compare_exchange_n(&m->kcompactd.busy, &idle, 1, false, __ATOMIC_ACQUIRE,
@@ -255,6 +272,8 @@ void pl_kcompactd_tick(struct pl_machine *m)
 {
 	uint64_t now;
 
+	if (pl_check_ptr(__func__, m, "machine"))
+		return;
 	if (!m->migrate_ops || READ_ONCE(m->kcompactd.traced))
 		return;
 	/* each vCPU ticks once a simulated second: one daemon sees nr_cpus ticks a second */
@@ -267,6 +286,12 @@ void pl_kcompactd_traced_wake(struct pl_machine *m, int order, uint64_t now_ns)
 {
 	int idle = 0;
 
+	if (pl_check_ptr(__func__, m, "machine"))
+		return;
+	if (order > MAX_PAGE_ORDER) {
+		pl_bad_arg(__func__, "order %d", order);
+		return;
+	}
 	if (!m->migrate_ops || order <= 0)
 		return;
 	if (!__atomic_compare_exchange_n(&m->kcompactd.busy, &idle, 1, false, __ATOMIC_ACQUIRE,
@@ -281,5 +306,7 @@ void pl_kcompactd_traced_wake(struct pl_machine *m, int order, uint64_t now_ns)
 
 void pl_kcompactd_set_traced(struct pl_machine *m, bool traced)
 {
+	if (pl_check_ptr(__func__, m, "machine"))
+		return;
 	WRITE_ONCE(m->kcompactd.traced, traced);
 }

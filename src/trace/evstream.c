@@ -128,11 +128,13 @@ int pl_evstream_append(struct pl_evstream *s, const struct pl_trace_event *ev)
 	unsigned char *start, *p;
 	unsigned int mask = 0;
 	uint64_t f[16];
-	int64_t dts = (int64_t)(ev->ts_ns - s->last_ts);
-	int64_t dline = (int64_t)(ev->line - s->last_line);
+	int64_t dts, dline;
 
-	if (s->finished)
+	if ((!s || !ev || s->finished) && pl_arg_refused(__func__, "NULL or finished stream"))
 		return -EINVAL;
+	dts = (int64_t)(ev->ts_ns - s->last_ts);
+	dline = (int64_t)(ev->line - s->last_line);
+
 	/*
 	 * The memory-pressure events are the kernel side's (scored in the text
 	 * pass); a replay makes its own compaction and reclaim, and their types
@@ -187,7 +189,11 @@ int pl_evstream_append(struct pl_evstream *s, const struct pl_trace_event *ev)
 
 int pl_evstream_finish(struct pl_evstream *s)
 {
-	int err = flush(s);
+	int err;
+
+	if (!s && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
+	err = flush(s);
 
 	if (!err)
 		s->finished = true;
@@ -196,11 +202,15 @@ int pl_evstream_finish(struct pl_evstream *s)
 
 unsigned long pl_evstream_events(const struct pl_evstream *s)
 {
+	if (!s && pl_arg_refused(__func__, "NULL argument"))
+		return 0;
 	return s->events;
 }
 
 uint64_t pl_evstream_bytes(const struct pl_evstream *s)
 {
+	if (!s && pl_arg_refused(__func__, "NULL argument"))
+		return 0;
 	return s->bytes;
 }
 
@@ -217,6 +227,10 @@ struct pl_evstream_reader *pl_evstream_open(const struct pl_evstream *s)
 {
 	struct pl_evstream_reader *r;
 
+	if (!s && pl_arg_refused(__func__, "NULL argument")) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!s->finished) {
 		errno = EINVAL;
 		return NULL;
@@ -290,6 +304,8 @@ int pl_evstream_next(struct pl_evstream_reader *r, struct pl_trace_event *ev)
 	bool bad = false;
 	int64_t dts = 0, dline = 0;
 
+	if ((!r || !ev) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
 	if (r->len - r->pos < EVS_MAX_EVENT && r->off < r->s->bytes) {
 		int err = refill(r);
 

@@ -501,6 +501,8 @@ void pl_trace_close(struct pl_trace_reader *r)
 
 int pl_trace_set_command_pid(struct pl_trace_reader *r, int pid)
 {
+	if ((!r || pid <= 0) && pl_arg_refused(__func__, "NULL reader or a pid below 1"))
+		return -EINVAL;
 	r->follow = true;
 	return pid_set_add(&r->command, pid);
 }

@@ -119,6 +119,8 @@ static void score_pressure(struct pl_trace_pressure *p, const struct pl_trace_ev
 
 void pl_trace_score_pressure_finish(struct pl_trace_score *s)
 {
+	if (!s && pl_arg_refused(__func__, "NULL argument"))
+		return;
 	for (int i = 0; i < PL_SCORE_TASKS; i++)
 		task_close(&s->pr, &s->pr.task_state[i]);
 }

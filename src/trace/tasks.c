@@ -82,6 +82,8 @@ int pl_task_table_event(struct pl_task_table *tt, const struct pl_trace_event *e
 {
 	struct pl_task_stat *s;
 
+	if ((!tt || !ev) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
 	if (ev->type == PL_TRACE_PAGE_ALLOC ? ev->pfn == -1UL :
 	    ev->type != PL_TRACE_PAGE_FREE && ev->type != PL_TRACE_PAGE_FREE_BATCHED)
 		return 0;
@@ -110,6 +112,8 @@ static int by_events(const void *a, const void *b)
 
 void pl_task_table_sort(struct pl_task_table *tt)
 {
+	if (!tt && pl_arg_refused(__func__, "NULL argument"))
+		return;
 	if (!tt->nr)
 		return;
 	qsort(tt->t, tt->nr, sizeof(tt->t[0]), by_events);
@@ -118,6 +122,8 @@ void pl_task_table_sort(struct pl_task_table *tt)
 
 void pl_task_table_release(struct pl_task_table *tt)
 {
+	if (!tt)
+		return;
 	free(tt->t);
 	free(tt->slot);
 	memset(tt, 0, sizeof(*tt));
@@ -128,6 +134,8 @@ bool pl_task_match(const char *spec, const struct pl_trace_event *ev)
 	const char *p = spec;
 
 	if (!spec)
+		return false;
+	if (!ev && pl_arg_refused(__func__, "NULL event"))
 		return false;
 	while (*p) {
 		size_t n = strcspn(p, ","), i;

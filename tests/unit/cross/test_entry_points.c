@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_entry_points.c - every public function of the trace, score, tick,
- * PCP-busy, positional, snapshot, replay, vtime, design and config APIs
+ * PCP-busy, positional, snapshot, replay, vtime, design and config APIs,
+ * compaction and kcompactd, task tables and the decoded event stream,
  * called with NULL and out-of-range arguments, one table row each. Each
  * row runs in a child process, so that a crash fails that row by name
  * rather than the run; in the child the call must return its documented
@@ -13,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "helpers.h"
+#include "pagelab/compaction.h"
+#include "pagelab/evstream.h"
 #include "pagelab/pagelab.h"
 #include "pagelab/replay.h"
 #include "pagelab/snapshot.h"
@@ -239,6 +242,106 @@ ROW(design_config_null)
 	return ok;
 }
 
+/* A machine's buddyinfo as text, to see that a refused call changed nothing. */
+static long report(struct pl_machine *m, char *buf, size_t size)
+{
+	return pl_show_buddyinfo(m, buf, size);
+}
+
+ROW(compaction_null)
+{
+	struct pl_machine *m = small_machine();
+	static const struct pl_migrate_ops half = { 0 };	/* no callbacks */
+	char before[4096], after[4096], buf[64];
+	long n = report(m, before, sizeof(before));
+	bool ok = pl_set_migrate_ops(NULL, NULL, NULL) == -EINVAL &&
+		  pl_set_migrate_ops(m, &half, NULL) == -EINVAL &&
+		  pl_compact_zone(NULL, 0, 0, true) == -EINVAL &&
+		  pl_compact_zone(m, -1, 0, true) == -EINVAL &&
+		  pl_compact_zone(m, MAX_NR_ZONES, 0, true) == -EINVAL &&
+		  pl_compact_zone(m, ZONE_NORMAL, -2, true) == -EINVAL &&
+		  pl_compact_zone(m, ZONE_NORMAL, MAX_PAGE_ORDER + 1, false) == -EINVAL &&
+		  pl_show_extfrag_index(NULL, buf, sizeof(buf)) == -EINVAL &&
+		  pl_show_extfrag_index(m, NULL, sizeof(buf)) == -EINVAL &&
+		  pl_show_unusable_index(NULL, buf, sizeof(buf)) == -EINVAL &&
+		  pl_show_unusable_index(m, NULL, sizeof(buf)) == -EINVAL &&
+		  pl_show_extfrag_index_file(NULL, stderr) == -EINVAL &&
+		  pl_show_extfrag_index_file(m, NULL) == -EINVAL &&
+		  pl_show_unusable_index_file(NULL, stderr) == -EINVAL &&
+		  pl_show_unusable_index_file(m, NULL) == -EINVAL &&
+		  pl_extfrag_threshold(NULL) == 0;
+
+	reset_isolation_suitable(NULL);
+	ok = ok && n > 0 && report(m, after, sizeof(after)) == n && !memcmp(before, after, n) &&
+	     pl_check_machine(m) == 0;
+	pl_machine_destroy(m);
+	return ok;
+}
+ROW(kcompactd_null)
+{
+	struct pl_machine *m = small_machine();
+	char before[4096], after[4096];
+	long n = report(m, before, sizeof(before));
+	bool ok = pl_compaction_proactiveness(NULL) == 0 && fragmentation_score_node(NULL) == 0 &&
+		  fragmentation_score_wmark(NULL, true) == 0;
+
+	wakeup_kcompactd(NULL, 3, ZONE_NORMAL);
+	wakeup_kcompactd(m, MAX_PAGE_ORDER + 5, ZONE_NORMAL);
+	wakeup_kcompactd(m, 3, -1);
+	wakeup_kcompactd(m, 3, MAX_NR_ZONES + 2);
+	pl_kcompactd_run(NULL, 1);
+	pl_kcompactd_tick(NULL);
+	pl_kcompactd_set_traced(NULL, true);
+	pl_kcompactd_traced_wake(NULL, 3, 1);
+	pl_kcompactd_traced_wake(m, MAX_PAGE_ORDER + 5, 1);
+	ok = ok && n > 0 && report(m, after, sizeof(after)) == n && !memcmp(before, after, n) &&
+	     pl_check_machine(m) == 0;
+	pl_machine_destroy(m);
+	return ok;
+}
+ROW(trace_tasks_null)
+{
+	struct pl_task_table tt = { 0 };
+	struct pl_trace_event ev = { .type = PL_TRACE_PAGE_FREE, .pid = 5 };
+	struct pl_trace_reader *r = pl_trace_open_mem("x", 1);
+	struct pl_trace_score *s = calloc(1, sizeof(*s));
+	bool ok = r && s && pl_task_table_event(NULL, &ev) == -EINVAL &&
+		  pl_task_table_event(&tt, NULL) == -EINVAL && tt.nr == 0 &&
+		  !pl_task_match(NULL, &ev) && !pl_task_match("5", NULL) &&
+		  pl_trace_set_command_pid(NULL, 5) == -EINVAL &&
+		  pl_trace_set_command_pid(r, 0) == -EINVAL &&
+		  pl_trace_set_command_pid(r, -7) == -EINVAL && pl_trace_open_error() != NULL;
+
+	pl_task_table_sort(NULL);
+	pl_task_table_release(NULL);
+	pl_task_table_release(&tt);
+	pl_trace_score_pressure_finish(NULL);
+	pl_trace_close(r);
+	free(s);
+	return ok;
+}
+ROW(evstream_null)
+{
+	struct pl_evstream *s = pl_evstream_create(NULL);
+	struct pl_trace_event ev = { .type = PL_TRACE_PAGE_FREE };
+	bool ok = s && pl_evstream_append(NULL, &ev) == -EINVAL &&
+		  pl_evstream_append(s, NULL) == -EINVAL && pl_evstream_events(s) == 0 &&
+		  !pl_evstream_open(NULL) && !pl_evstream_open(s) &&	/* not finished */
+		  pl_evstream_finish(NULL) == -EINVAL && pl_evstream_events(NULL) == 0 &&
+		  pl_evstream_bytes(NULL) == 0 && pl_evstream_next(NULL, &ev) == -EINVAL;
+	struct pl_evstream_reader *rd;
+
+	ok = ok && pl_evstream_finish(s) == 0 &&
+	     pl_evstream_append(s, &ev) == -EINVAL && pl_evstream_events(s) == 0;
+	rd = pl_evstream_open(s);
+	ok = ok && rd && pl_evstream_next(rd, NULL) == -EINVAL && pl_evstream_next(rd, &ev) == 0;
+	pl_evstream_close(NULL);
+	pl_evstream_close(rd);
+	pl_evstream_destroy(NULL);
+	pl_evstream_destroy(s);
+	return ok;
+}
+
 static const struct {
 	const char *name;
 	bool (*fn)(void);
@@ -248,7 +351,8 @@ static const struct {
 	R(trace_close_null), R(trace_parse_line_null), R(score_null), R(tp_and_print_null),
 	R(snapshot_null), R(state_level_null), R(load_state_null), R(state_handle_null),
 	R(tick_null), R(pcp_busy_null), R(positional_null), R(replay_null), R(vtime_null),
-	R(design_config_null),
+	R(design_config_null), R(compaction_null), R(kcompactd_null), R(trace_tasks_null),
+	R(evstream_null),
 #undef R
 };
 
