@@ -379,6 +379,55 @@ static bool parse_pfn_range(const char *val, const char *vend, const char **p, c
 }
 
 /*
+ * One field of an event's text: "key=value", or with @colon the "key: value"
+ * alloc_vmap_area prints. The key ends at '=', ':' or a space; the value at
+ * the next space. A bare word, or a ':' when @colon is false, is passed over.
+ */
+struct pl_field {
+	const char *key, *val, *vend;
+	size_t klen;
+};
+
+/*
+ * next_field() - the next field from *@p (before @end) into @f, *@p moved
+ * to the end of its value. The one tokenizer of both field parsers: *@p
+ * moves forward on every step, whatever the bytes (a ':' where no key was
+ * looped forever once). Return: false at the end of the text.
+ */
+static __always_inline bool next_field(const char **p, const char *end, bool colon,
+				       struct pl_field *f)
+{
+	const char *q = *p;
+
+	for (;;) {
+		while (q < end && *q == ' ')
+			q++;
+		f->key = q;
+		while (q < end && *q != '=' && *q != ':' && *q != ' ')
+			q++;
+		f->klen = (size_t)(q - f->key);
+		if (q >= end) {
+			*p = q;
+			return false;
+		}
+		if (*q == ' ')
+			continue;	/* a bare word: no field */
+		if (*q++ == ':') {
+			if (!colon)
+				continue;	/* "key:" ends no key=value here */
+			while (q < end && *q == ' ')
+				q++;
+		}
+		f->val = q;
+		while (q < end && *q != ' ')
+			q++;
+		f->vend = q;
+		*p = q;
+		return true;
+	}
+}
+
+/*
  * The pressure events' "key=value" fields into @ev: their own loop, so that
  * the page events' parse_fields() is not slowed by keys it never meets.
  * As strict as parse_fields(): a field pagelab reads must be the whole
@@ -394,29 +443,14 @@ static __attribute__((noinline)) unsigned int parse_pressure_fields(const char *
 								    struct pl_trace_event *ev)
 {
 	unsigned int found = 0, bit;
+	struct pl_field f;
 
-	while (p < end) {
-		const char *key, *val, *vend;
+	while (next_field(&p, end, false, &f)) {
+		const char *key = f.key, *val = f.val, *vend = f.vend;
+		size_t klen = f.klen;
 		unsigned long *nr;
-		size_t klen;
 		long v;
 
-		while (p < end && *p == ' ')
-			p++;
-		key = p;
-		while (p < end && *p != '=' && *p != ':' && *p != ' ')
-			p++;
-		klen = (size_t)(p - key);
-		if (p >= end)
-			break;
-		if (*p != '=') {
-			p++;	/* a ':' or ' ' ends no key=value: move past it, always */
-			continue;
-		}
-		val = ++p;
-		while (p < end && *p != ' ')
-			p++;
-		vend = p;
 /* the whole value a number in [lo, hi], else the line is malformed */
 #define NUM_FIELD(lit, lo, hi, dst, bits)						\
 		if (tok_eq(key, klen, lit)) {						\
@@ -474,31 +508,14 @@ static unsigned int parse_fields(const char *p, const char *end, struct pl_trace
 {
 	unsigned int found = 0;
 	bool null_page = false, bad = false;
+	struct pl_field f;
 
-	while (p < end) {
-		const char *key, *val, *vend;
-		size_t klen;
+	/* with "key: value": alloc_vmap_area's "va_start: N" */
+	while (next_field(&p, end, true, &f)) {
+		const char *key = f.key, *val = f.val, *vend = f.vend;
+		size_t klen = f.klen;
 		long v;
 
-		while (p < end && *p == ' ')
-			p++;
-		key = p;
-		while (p < end && *p != '=' && *p != ':' && *p != ' ')
-			p++;
-		klen = (size_t)(p - key);
-		if (p >= end || *p == ' ')
-			continue;
-		if (*p == ':') {	/* alloc_vmap_area's "va_start: N" */
-			p++;
-			while (p < end && *p == ' ')
-				p++;
-		} else {
-			p++;
-		}
-		val = p;
-		while (p < end && *p != ' ')
-			p++;
-		vend = p;
 /* the whole value a number in [lo, hi], else the line is malformed */
 #define INT_FIELD(lit, lo, hi, dst, bit)                                         \
 		if (tok_eq(key, klen, lit)) {                                    \
