@@ -79,9 +79,29 @@ def _docs(run_dir: Path):
         raise BenchError(f"{run_dir}: no seed-*.json (run pagelab reproduce --out {run_dir})")
     for f in paths:
         try:
-            yield f, json.loads(files.read_text(f))
+            doc = json.loads(files.read_text(f))
         except (OSError, ValueError, ValidationError):
             raise BenchError(f"{f}: not a pagelab seed document") from None
+        yield f, _seed_doc(f, doc)
+
+
+# A seed document's top-level fields a reader relies on, and their kinds.
+_SEED_FIELDS = (("settings", dict, "an object"), ("measure", str, "a string"),
+                ("mode", str, "a string"), ("measurements", list, "a list"),
+                ("cells", list, "a list of judged cells"))
+
+
+def _seed_doc(f: Path, doc) -> dict:
+    """@doc if it is a pagelab reproduce document (a seed, fields of their kind)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("seed"), str):
+        raise BenchError(f"{f}: not a pagelab seed document (no 'seed' name)")
+    for key, kind, what in _SEED_FIELDS:
+        if key in doc and not isinstance(doc[key], kind):
+            raise BenchError(f"{f}: '{key}' is not {what}")
+    if not doc.get("cells") and not doc.get("measurements"):
+        raise BenchError(f"{f}: no judged cells and no measurements (an empty reproduce "
+                         "document)")
+    return doc
 
 
 def _cells(run_dir: Path) -> dict:

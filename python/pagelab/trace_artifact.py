@@ -75,6 +75,13 @@ def check_manifest(m: object) -> dict:
     for key in ("trace", "before", "after"):
         if "/" in m[key] or m[key] in ("", ".", ".."):
             raise TraceError(f"manifest.json: '{key}' must be a plain name inside the artifact")
+    # optional keys (older artifacts lack them): when there, of their own kind
+    pid = m.get("command_pid")
+    if pid is not None and (isinstance(pid, bool) or not isinstance(pid, int) or
+                            not 1 <= pid <= (1 << 22)):
+        raise TraceError("manifest.json: 'command_pid' must be a pid (1..4194304) or null")
+    if m.get("trace_format", "text") not in ("text", "trace.dat"):
+        raise TraceError("manifest.json: 'trace_format' must be 'text' or 'trace.dat'")
     return m
 
 

@@ -108,9 +108,12 @@ def results_doc(doc, where: str) -> None:
     machine = doc.get("machine", {})
     if not isinstance(machine, dict) or not all(_scalar(v) for v in machine.values()):
         raise ValidationError(f"{where}: 'machine' is not an object of plain values")
-    for k in ("created", "mode", "seed", "format"):
+    for k in ("created", "mode", "seed", "format", "measure"):
         if k in doc and not isinstance(doc[k], str):
             raise ValidationError(f"{where}: '{k}' is not a string")
+    for k, kind, what in (("settings", dict, "an object"), ("cells", list, "a list")):
+        if k in doc and not isinstance(doc[k], kind):      # a seed document's
+            raise ValidationError(f"{where}: '{k}' is not {what}")
     cmd = doc.get("command", [])
     if not isinstance(cmd, (str, list)) or (isinstance(cmd, list) and
                                             not all(isinstance(c, str) for c in cmd)):

@@ -94,3 +94,52 @@ def test_a_measurement_with_a_bad_metric(tmp_path, capsys):
                                                                       "direction": "up"}}}))
     assert main(["compare", str(path)]) == 2
     assert "direction 'up' is not one of lower, higher, neutral" in _one_line(capsys)
+
+
+FIXTURE = TRACE.parent / "dd-xz.pltrace"
+
+
+@pytest.mark.parametrize("key,val,msg", [
+    ("command_pid", "abc", "'command_pid' must be a pid"),
+    ("command_pid", -5, "'command_pid' must be a pid"),
+    ("command_pid", True, "'command_pid' must be a pid"),
+    ("trace_format", "perf.data", "'trace_format' must be 'text' or 'trace.dat'"),
+])
+def test_a_manifest_with_a_bad_optional_key(tmp_path, capsys, key, val, msg):
+    import shutil
+    art = tmp_path / "a.pltrace"
+    shutil.copytree(FIXTURE, art)
+    m = json.loads((art / "manifest.json").read_text())
+    m[key] = val
+    (art / "manifest.json").write_text(json.dumps(m))
+    for argv in (["trace", "info", str(art)],
+                 ["replay", str(art), "--state", "fresh", "-o", str(tmp_path / "r.json")]):
+        assert main(argv) == 2, argv
+        assert msg in _one_line(capsys), argv
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("doc,msg", [
+    ({}, "not a pagelab seed document (no 'seed' name)"),
+    ({"seed": 3, "cells": []}, "not a pagelab seed document (no 'seed' name)"),
+    ({"seed": "003", "settings": 5, "measurements": [
+        {"suite": "s", "test": "t", "design": "d", "unit": "ns", "value": 1.0}]},
+     "'settings' is not an object"),
+    ({"seed": "003", "measure": 7, "cells": [{"row": "r", "col": "c", "mark": "", "change": 1}]},
+     "'measure' is not a string"),
+    ({"seed": "003", "measurements": []}, "no judged cells and no measurements"),
+])
+def test_a_seed_document_that_is_not_one(tmp_path, capsys, doc, msg):
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "seed-003.json").write_text(json.dumps(doc))
+    for argv in (["agree", str(tmp_path / "a"), str(tmp_path / "b")],
+                 ["agree", "--seed", str(tmp_path / "a")]):
+        assert main(argv) == 2, argv
+        assert msg in _one_line(capsys), argv
+    if "settings" in doc:         # report and compare read it as a results file
+        for argv in (["report", str(tmp_path / "a" / "seed-003.json"), "-o",
+                      str(tmp_path / "o.html")], ["compare", str(tmp_path / "a" / "seed-003.json")]):
+            assert main(argv) == 2, argv
+            assert msg in _one_line(capsys), argv
+        assert not (tmp_path / "o.html").exists()
