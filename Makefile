@@ -125,11 +125,11 @@ run: build-bench
 	PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench $(VENV)/bin/python -m pagelab reproduce all --quick
 
 # The documentation site (mkdocs, material theme) into out/site. The reference
-# pages are generated first from the parsers, `pagelab-bench --list --json` and
-# the headers' kernel-doc (scripts/gen-docs.py).
+# pages in docs/reference are generated from the parsers, `pagelab-bench --list
+# --json` and the headers' kernel-doc, and committed (`make man` refreshes them;
+# test_docs.py fails when one is stale).
 DOCS_ENV := NO_MKDOCS_2_WARNING=1 PAGELAB_BENCH=$(abspath $(BUILD))/pagelab-bench
 docs: build-bench
-	$(DOCS_ENV) $(VENV)/bin/python scripts/gen-docs.py --bench $(BUILD)/pagelab-bench
 	$(DOCS_ENV) $(VENV)/bin/mkdocs build --strict --quiet
 	@echo "docs: out/site/index.html"
 
@@ -140,10 +140,13 @@ test-docs: docs
 	$(DOCS_ENV) $(VENV)/bin/python -m pytest -q python/tests/test_docs.py
 	python3 scripts/check-hygiene.py
 
-# Regenerate the committed man pages (man/*.1) from the parsers.
+# Regenerate the committed generated files from the code: the man pages
+# (man/*.1) and the reference pages (docs/reference/{cli,suites,designs,c-api,
+# metrics}.md). Run it after changing an option, a suite key, a switch, a
+# metric or a public header's kernel-doc.
 man: build-bench
 	$(DOCS_ENV) $(VENV)/bin/python scripts/gen-docs.py --bench $(BUILD)/pagelab-bench \
-		--docs $(BUILD)/docs-scratch --man man
+		--docs docs --man man
 
 # `pagelab` and `pagelab-bench` on root's PATH (sudo does not see .venv/bin):
 # two small wrappers in $(PREFIX)/bin that run this tree's programs.
