@@ -524,9 +524,23 @@ bool free_pages_prepare_tails(struct page *page, unsigned int order)
 	return true;
 }
 
+/*
+ * The three variants __free_pages() picks from (page_alloc_api.c): the
+ * frees of prepared chunks (seed 001's __free_contig_range(), seed 000's
+ * vfree()) must not test hooks that the baseline's __free_page() of the
+ * same page compiles away, or a comparison of the designs counts pagelab's
+ * own overhead as theirs.
+ */
 void __free_frozen_pages(struct page *page, unsigned int order, fpi_t fpi_flags)
 {
-	__free_frozen_pages_h(page, order, fpi_flags, true);
+	const struct pl_machine *m = page_zone(page)->machine;
+
+	if (pl_hooks_off(m))
+		__free_frozen_pages_h(page, order, fpi_flags, 0);
+	else if (pl_hooks_design_only(m))
+		__free_frozen_pages_h(page, order, fpi_flags, PL_HV_DESIGN);
+	else
+		__free_frozen_pages_h(page, order, fpi_flags, PL_HV_ALL);
 }
 
 /* ---- allocation ----------------------------------------------------------- */
