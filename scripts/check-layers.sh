@@ -34,7 +34,7 @@ rank_of_header() {
 	mm.h | mm_types.h | config.h | compaction.h) echo 2 ;;
 	vmalloc.h | percpu.h | kvfree_rcu.h) echo 3 ;;
 	machine.h | pagelab.h) echo 4 ;;
-	trace.h | snapshot.h | replay.h | evstream.h) echo 5 ;;
+	trace.h | snapshot.h | replay.h | evstream.h | evcache.h) echo 5 ;;
 	*) echo "" ;;
 	esac
 }

@@ -4,7 +4,8 @@ operation of every path of the budget table on a baseline revision and on
 this one (`pagelab ab BASE HEAD --budgets`, the budget check's own counting
 code), the trace layer's throughput on one core (`pagelab-bench
 trace_throughput ... reps=3`) and the CPU time of a long trace's replay
-(scripts/long-trace.py, then `pagelab-bench replay`). The section between
+(scripts/long-trace.py, then `pagelab-bench replay`, parsing and from the
+decoded-stream cache). The section between
 the page's two markers is replaced; it carries the commands, commit,
 machine and date as data, and nothing in it is written by hand.
 
@@ -53,19 +54,35 @@ def run_bench(args: list[str]) -> tuple[str, float, int]:
 
 
 def long_trace(copies: int) -> list[str]:
-    """The long-trace table: CPU time and max RSS of each design set's replay."""
-    rows = ["| designs | events | user CPU | max RSS |", "|---|---:|---:|---:|"]
+    """The long-trace table: CPU time and max RSS of each design set's replay,
+    parsing the text (cache=0), then the first set again twice with a fresh
+    decoded-stream cache of its own: the parse that stores the entry, and a
+    run that decodes it (the kernel side's events/s from its own line)."""
+    rows = ["| designs | trace's events | kernel side | its events/s | user CPU | max RSS |",
+            "|---|---:|---|---:|---:|---:|"]
+    old = os.environ.get("PAGELAB_CACHE_DIR")
     with tempfile.TemporaryDirectory(prefix="pagelab-perf-doc-") as tmp:
         out = Path(tmp) / f"long{copies}.txt.zst"
         subprocess.run([sys.executable, str(ROOT / "scripts" / "long-trace.py"), TRACE,
                         str(copies), str(out)], cwd=ROOT, check=True, capture_output=True)
-        for designs in DESIGN_SETS:
-            text, user, rss = run_bench(["replay", f"trace={out}", f"design={designs}",
-                                         "jobs=1"])
-            events = next((ln.split()[0] for ln in text.splitlines()
-                           if " events (" in ln), "?")
-            rows.append(f"| {designs.replace(',', ', ')} | {events} | {user:.1f} s | "
-                        f"{rss // 1024} MiB |")
+        os.environ["PAGELAB_CACHE_DIR"] = str(Path(tmp) / "cache")
+        runs = [(d, "cache=0", "text parsed") for d in DESIGN_SETS] + \
+               [(DESIGN_SETS[0], "cache=1", "text parsed, entry stored"),
+                (DESIGN_SETS[0], "cache=1", "decoded from the cache")]
+        try:
+            for designs, cache, what in runs:
+                text, user, rss = run_bench(["replay", f"trace={out}", f"design={designs}",
+                                             "jobs=1", cache])
+                line = next((ln for ln in text.splitlines() if " events (" in ln), "")
+                events = line.split()[0] if line else "?"
+                rate = line.rsplit("(", 1)[-1].split(")")[0] if line else "?"
+                rows.append(f"| {designs.replace(',', ', ')} | {events} | {what} | {rate} | "
+                            f"{user:.1f} s | {rss // 1024} MiB |")
+        finally:
+            if old is None:
+                os.environ.pop("PAGELAB_CACHE_DIR", None)
+            else:
+                os.environ["PAGELAB_CACHE_DIR"] = old
     return rows
 
 
@@ -110,8 +127,9 @@ def main() -> int:
     if not args.no_long_trace:
         lines += [
             f"A long trace (`scripts/long-trace.py {TRACE} {args.copies} LONG`), the whole",
-            "`pagelab-bench replay trace=LONG design=DESIGNS jobs=1` (its four tick probes a",
-            "design), user CPU time and maximum RSS:",
+            "`pagelab-bench replay trace=LONG design=DESIGNS jobs=1 cache=0|1` (its four tick",
+            "probes a design; cache=1 with a decoded-stream cache of its own, first empty),",
+            "user CPU time and maximum RSS; the kernel side's events/s from its own line:",
             "",
             *long_trace(args.copies),
             "",

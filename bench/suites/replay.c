@@ -21,6 +21,7 @@
 #include "pagelab/snapshot.h"
 #include "pagelab/trace.h"
 #include "pagelab/evstream.h"
+#include "pagelab/evcache.h"
 
 static const struct bench_key replay_keys[] = {
 	{ "trace", BK_TEXT, 0, 0, NULL, "(required)",
@@ -56,6 +57,12 @@ static const struct bench_key replay_keys[] = {
 	{ "pcp_busy", BK_NUM, 0, 1, NULL, "1",
 	  "replay the frees the trace shows found their CPU's PCP lock held (a softirq's during a "
 	  "refill or drain) as the kernel ran them, straight to the buddy (0: to the PCP)" },
+	{ "cache", BK_NUM, 0, 1, NULL, "1 (0 with PAGELAB_NO_CACHE=1)",
+	  "read the trace's events from the decoded-stream cache, keyed by the file's content "
+	  "hash, and store them there after a parse (0: parse the text, store nothing)" },
+	{ "cache_dir", BK_TEXT, 0, 0, NULL, "$PAGELAB_CACHE_DIR, else ~/.cache/pagelab/evstream",
+	  "the decoded-stream cache's directory (trimmed to $PAGELAB_CACHE_MAX_MB, default "
+	  "4096)" },
 	{ "jobs", BK_NUM, 1, 256, NULL, "the online CPUs",
 	  "replays (designs x tick probes) run at once, each in a process of its own, all from "
 	  "the one decoded event stream (1: one after another in this process)" },
@@ -177,19 +184,38 @@ static void tl_push(struct side *s, unsigned long t, const unsigned long *refill
 
 /* ---- the kernel side ------------------------------------------------------------ */
 
-/* The kernel's figures; with @pos, the first sightings in the same pass. */
+/* The decoded-stream cache (evcache.h) of one replay: an entry read, or one being written. */
+struct replay_cache {
+	char dir[4096];
+	struct pl_evcache_key key;
+	struct pl_evstream *hit;	/* the entry: the kernel side reads it, not the text */
+	struct pl_trace_stats stats;	/* ... and its parser's statistics */
+	struct pl_evstream *full;	/* a parse's events, stored after it */
+};
+
+/*
+ * The kernel's figures; with @pos, the first sightings in the same pass.
+ * The events come from @rc's entry if it has one, else from the text, then
+ * also recorded for @rc if it wants them.
+ */
 static void kernel_side(const struct artifact *a, const struct pl_snapshot *before, struct side *k,
 			struct pl_trace_stats *stats, struct pl_positional *pos,
-			struct pl_tick_phase *tick, struct pl_pcp_busy *busy, struct pl_evstream *es)
+			struct pl_tick_phase *tick, struct pl_pcp_busy *busy, struct pl_evstream *es,
+			struct replay_cache *rc)
 {
-	struct pl_trace_reader *r = open_trace(a->trace);
+	struct pl_trace_reader *r = rc->hit ? NULL : open_trace(a->trace);
+	struct pl_evstream_reader *cr = rc->hit ? pl_evstream_open(rc->hit) : NULL;
 	struct pl_trace_event ev;
 	uint64_t next = 0;
 	unsigned long t = 0;
 	int ret;
 
+	if (rc->hit && !cr) {
+		fprintf(stderr, "pagelab-bench: replay: out of memory\n");
+		exit(1);
+	}
 	pl_trace_score_init(&k->score);
-	while ((ret = pl_trace_next(r, &ev)) > 0) {
+	while ((ret = r ? pl_trace_next(r, &ev) : pl_evstream_next(cr, &ev)) > 0) {
 		if (!next)
 			next = ev.ts_ns + 1000000000ull;
 		/* an idle gap: skipped as the replay skips it (pl_replay_event()) */
@@ -204,6 +230,10 @@ static void kernel_side(const struct artifact *a, const struct pl_snapshot *befo
 			next += 1000000000ull;
 		}
 		pl_trace_score_event(&k->score, &ev);
+		if (rc->full && pl_evstream_append(rc->full, &ev)) {
+			pl_evstream_destroy(rc->full);	/* no room: nothing stored, the replay goes on */
+			rc->full = NULL;
+		}
 		if (pl_evstream_append(es, &ev)) {
 			fprintf(stderr, "pagelab-bench: replay: cannot write the decoded events: %s\n",
 				strerror(errno));
@@ -216,8 +246,19 @@ static void kernel_side(const struct artifact *a, const struct pl_snapshot *befo
 		}
 	}
 	pl_trace_score_pressure_finish(&k->score);
-	*stats = *pl_trace_get_stats(r);
-	pl_trace_close(r);
+	if (r) {
+		*stats = *pl_trace_get_stats(r);
+		pl_trace_close(r);
+	} else {
+		*stats = rc->stats;
+		pl_evstream_close(cr);
+		if (ret < 0) {
+			fprintf(stderr, "pagelab-bench: replay: %s: the decoded-stream cache's entry in "
+				"%s cannot be read (run with cache=0, or remove it)\n", a->trace,
+				rc->dir);
+			exit(1);
+		}
+	}
 	if (pl_evstream_finish(es)) {
 		fprintf(stderr, "pagelab-bench: replay: cannot write the decoded events: %s\n",
 			strerror(errno));
@@ -974,6 +1015,49 @@ static double tvd(const unsigned long *a, const unsigned long *b)
 	return d / 2;
 }
 
+/*
+ * cache=1 (the default; PAGELAB_NO_CACHE=1 makes it 0): look the trace's
+ * content up in the cache directory. An entry that fails its checks is
+ * said in one line and parsed over; a miss parses into a full-mode stream
+ * for cache_close() to store.
+ */
+static void cache_open(const struct bench *b, const struct artifact *a, struct replay_cache *c)
+{
+	const char *no = getenv("PAGELAB_NO_CACHE"), *dir = param_str(b, "cache_dir", NULL);
+	const char *why;
+
+	memset(c, 0, sizeof(*c));
+	if (!param_ulong(b, "cache", no && *no && strcmp(no, "0") ? 0 : 1))
+		return;
+	if (dir)
+		snprintf(c->dir, sizeof(c->dir), "%s", dir);
+	else if (!pl_evcache_dir(c->dir, sizeof(c->dir)))
+		return;		/* no directory to name: no cache */
+	if (pl_evcache_key(a->trace, &c->key)) {
+		c->dir[0] = 0;
+		return;		/* unreadable: the parse says why */
+	}
+	c->hit = pl_evcache_load(c->dir, &c->key, &c->stats, &why);
+	if (!c->hit && *why)
+		fprintf(stderr, "pagelab-bench: replay: ignoring the decoded-stream cache's entry for "
+			"%s (%s); parsing the text\n", a->trace, why);
+	if (!c->hit)
+		c->full = pl_evstream_create_full(NULL);
+}
+
+/* After the kernel's side: store a parse's events (best effort), free the entry. */
+static void cache_close(struct replay_cache *c, const struct pl_trace_stats *stats)
+{
+	const char *max_mb = getenv("PAGELAB_CACHE_MAX_MB");
+	unsigned long long mb = max_mb && *max_mb ? strtoull(max_mb, NULL, 10) : 4096;
+
+	if (c->full && stats->events && !pl_evstream_finish(c->full))
+		pl_evcache_store(c->dir, &c->key, c->full, stats, (uint64_t)mb << 20);
+	pl_evstream_destroy(c->full);
+	pl_evstream_destroy(c->hit);
+	c->full = c->hit = NULL;
+}
+
 static int run_replay(struct bench *b)
 {
 	const char *path = param_str(b, "trace", NULL);
@@ -992,6 +1076,8 @@ static int run_replay(struct bench *b)
 	int nr_designs, state, rc;
 	unsigned int nr_cpus, nr_tasks, jobs;
 	struct replay_run run;
+	struct replay_cache cache;
+	bool cache_hit;
 	struct pl_evstream *es;
 	void **outs;
 	size_t *out_len;
@@ -1049,6 +1135,12 @@ static int run_replay(struct bench *b)
 	tick_ms = param_str(b, "tick_ms", NULL) ? (long)param_ulong(b, "tick_ms", 0) : -1;
 	/* pcp_busy=1: the frees the trace shows found their PCP busy go to the buddy */
 	follow_busy = param_ulong(b, "pcp_busy", 1) != 0;
+	/*
+	 * The decoded-stream cache: the trace's events as a previous parse of
+	 * the same content decoded them, validated, else a parse recorded for
+	 * the next run.
+	 */
+	cache_open(b, &a, &cache);
 	/* the one text parse: the kernel's side, and the events decoded for every replay */
 	es = pl_evstream_create(NULL);
 	if (!es) {
@@ -1058,8 +1150,11 @@ static int run_replay(struct bench *b)
 	}
 	k.parse_s = now_s();
 	kernel_side(&a, has_snap ? &snap : NULL, &k, &stats,
-		    state == PL_STATE_POSITIONAL ? &pos : NULL, &tick, follow_busy ? &busy : NULL, es);
+		    state == PL_STATE_POSITIONAL ? &pos : NULL, &tick, follow_busy ? &busy : NULL, es,
+		    &cache);
 	k.parse_s = now_s() - k.parse_s;
+	cache_hit = cache.hit != NULL;
+	cache_close(&cache, &stats);
 	pl_pcp_busy_finish(&busy);
 	if (!stats.events) {
 		/* an empty file, or text that is no trace: nothing to score */
@@ -1122,9 +1217,10 @@ static int run_replay(struct bench *b)
 		emit_json(b, &k, &stats);
 	emit_text(b->out, &k);
 	fprintf(b->out, "         %lu events (%lu lines), %lu lost, %.1f s of trace, format %s; "
-		"parsed and scored in %.2f s (%.2f M events/s)\n",
+		"%s and scored in %.2f s (%.2f M events/s)\n",
 		stats.events, stats.lines, stats.lost_events, k.seconds,
-		pl_trace_format_names[stats.format], k.parse_s,
+		pl_trace_format_names[stats.format],
+		cache_hit ? "decoded from the cache" : "parsed", k.parse_s,
 		k.parse_s > 0 ? (double)stats.events / k.parse_s / 1e6 : 0.0);
 	if (k.has_gap)
 		print_gap(b->out, &k.gap);

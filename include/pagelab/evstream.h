@@ -14,13 +14,16 @@
  * kswapd in bits 4 and 5), a 16-bit mask of the fields that are not zero,
  * then each such field as a LEB128 varint (signed fields zigzag, the
  * timestamp and line as deltas from the previous event's). Decoding gives
- * back exactly the struct pl_trace_event the parser gave.
+ * back exactly the struct pl_trace_event the parser gave. A full-mode
+ * stream marks a memory-pressure event with a tag bit and adds its type,
+ * a mask of its non-zero pressure fields and those fields.
  */
 #ifndef PAGELAB_EVSTREAM_H
 #define PAGELAB_EVSTREAM_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "trace.h"
 
 struct pl_evstream;
@@ -32,6 +35,31 @@ struct pl_evstream_reader;
  * Return: the stream, or NULL with errno set.
  */
 struct pl_evstream *pl_evstream_create(const char *dir);
+
+/**
+ * pl_evstream_create_full() - pl_evstream_create() of a full-mode stream:
+ * the memory-pressure events too, with their own fields and the task's pid
+ * (a plain stream keeps only what a replay follows). For the decoded-stream
+ * cache (evcache.h), which replaces the text parse of the kernel's side.
+ */
+struct pl_evstream *pl_evstream_create_full(const char *dir);
+
+/**
+ * pl_evstream_adopt() - a finished full-mode stream of @events events
+ * already in @fd: @bytes bytes from offset @base (the caller has checked
+ * that the file holds them). @fd is the stream's from then on.
+ * Return: the stream, or NULL (ENOMEM; @fd is then still the caller's).
+ */
+struct pl_evstream *pl_evstream_adopt(int fd, uint64_t base, uint64_t bytes,
+				      unsigned long events);
+
+/**
+ * pl_evstream_pread() - up to @len bytes of finished stream @s's encoding
+ * from @off (its first byte is 0) into @buf.
+ * Return: the bytes read (0 at the end), or -errno (-EIO: the file is
+ * shorter than the stream).
+ */
+ssize_t pl_evstream_pread(const struct pl_evstream *s, void *buf, size_t len, uint64_t off);
 
 /**
  * pl_evstream_append() - encode @ev at the end of @s.

@@ -455,6 +455,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--no-pcp-busy", action="store_true",
                     help="replay every free to its CPU's PCP (default: the frees the trace shows "
                     "found their PCP lock held go straight to the buddy, as the kernel ran them)")
+    rp.add_argument("--no-cache", action="store_true",
+                    help="parse the trace's text and leave the decoded-stream cache alone "
+                    "(default: the events come from the cache when an earlier run of the same "
+                    "file content stored them; PAGELAB_CACHE_DIR, PAGELAB_NO_CACHE=1, "
+                    "PAGELAB_CACHE_MAX_MB; see docs/performance.md)")
     rp.add_argument("--faithful", metavar="DESIGN", type=validate.text, help="the design judged against the kernel "
                     "(default v6.18; run first if no --design builds it); every other design is "
                     "shown as its change against it")

@@ -528,7 +528,7 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
         together: bool | None = None, jobs: int | None = None, tick: str | None = None,
         snapshot: str | Path | None = None, after: str | Path | None = None,
         pcp_busy: bool = True, faithful: str | None = None,
-        tasks: str | None = None) -> dict:
+        tasks: str | None = None, cache: bool = True) -> dict:
     """Replay @trace under each design (interleaved @reps times); the scored result.
 
     @tasks (pids, comms, "command"): their share of the trace's allocations and
@@ -553,6 +553,11 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     at four phases across the second without one; the run nearest their
     median reported), "first" (one second after the first event) or
     "0".."999" (ms into each second of the trace clock, every vCPU).
+
+    @cache: False parses the trace's text in every process and stores
+    nothing; by default pagelab-bench reads the events from the
+    decoded-stream cache when an earlier run stored this file content's
+    (src/trace/evcache.c), so reps and later runs skip the text parse.
 
     @pcp_busy: False replays every free of a PCP order to its CPU's PCP; by
     default the frees the trace shows found their PCP busy go to the buddy.
@@ -596,6 +601,8 @@ def run(trace: str | Path, designs: list[str], state: str | None = None,
     tick_param = _tick_param(tick)
     if not pcp_busy:
         tick_param["pcp_busy"] = "0"
+    if not cache:
+        tick_param["cache"] = "0"
     for key, d in (("snapshot", snapshot), ("after", after)):
         if d is not None:
             if not Path(d).is_dir():
@@ -717,7 +724,7 @@ def cli(args, argv: list[str], out_dir: Path) -> int:
         result = run(args.trace, args.design or [], args.state, args.emit_trace,
                      args.reps, args.label, args.together, args.jobs, args.tick,
                      args.snapshot, args.after, not args.no_pcp_busy, args.faithful,
-                     args.tasks)
+                     args.tasks, not args.no_cache)
     except TraceError as e:
         raise BenchError(str(e)) from None
     sys.stdout.write(fidelity_text(result))

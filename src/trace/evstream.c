@@ -16,8 +16,18 @@
 #include "pagelab/evstream.h"
 
 #define EVS_BUF		(256u << 10)
-/* tag + mask + 16 fields and nr_lazy, 10 bytes each at most */
-#define EVS_MAX_EVENT	(1 + 2 + 17 * 10)
+/*
+ * tag + mask + 16 fields and nr_lazy, 10 bytes each at most; in full mode
+ * also the type, the pressure fields' mask and the 19 pressure fields
+ */
+#define EVS_MAX_EVENT	(1 + 2 + 17 * 10 + 10 + 10 + NR_XF * 10)
+
+/* Full mode: the memory-pressure events' own fields (and the task's pid). */
+enum {
+	X_START_PFN, X_END_PFN, X_NR_SCANNED, X_NR_TAKEN, X_MIGRATE_PFN, X_FREE_PFN,
+	X_ZONE_START, X_ZONE_END, X_SYNC, X_STATUS, X_PRIORITY, X_REASON, X_ORDER_FAILED,
+	X_CONSIDERED, X_DEFER_LIMIT, X_NR_SUCCEEDED, X_NR_FAILED, X_NR_RECLAIMED, X_PID, NR_XF
+};
 
 enum {
 	F_CPU, F_TS, F_LINE, F_PFN, F_ORDER, F_MT, F_GFP, F_REFILL, F_FB_ORDER, F_FB_MT,
@@ -31,10 +41,13 @@ _Static_assert(PL_TRACE_PRESSURE_FIRST <= TAG_TYPE, "the stream's event types fi
 #define TAG_KWORKER	0x10u
 #define TAG_KSWAPD	0x20u
 #define TAG_LAZY	0x40u
+#define TAG_EXT		0x80u	/* full mode: a memory-pressure event, its type and fields follow */
 
 struct pl_evstream {
 	int fd;
 	bool finished;
+	bool full;		/* the memory-pressure events too (evcache.h) */
+	uint64_t base;		/* file offset of the stream's first byte */
 	unsigned char *buf;
 	size_t used;
 	uint64_t bytes;
@@ -105,6 +118,57 @@ struct pl_evstream *pl_evstream_create(const char *dir)
 	return s;
 }
 
+struct pl_evstream *pl_evstream_create_full(const char *dir)
+{
+	struct pl_evstream *s = pl_evstream_create(dir);
+
+	if (s)
+		s->full = true;
+	return s;
+}
+
+struct pl_evstream *pl_evstream_adopt(int fd, uint64_t base, uint64_t bytes,
+				      unsigned long events)
+{
+	struct pl_evstream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->fd = fd;
+	s->full = true;
+	s->finished = true;
+	s->base = base;
+	s->bytes = bytes;
+	s->events = events;
+	return s;
+}
+
+ssize_t pl_evstream_pread(const struct pl_evstream *s, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	if (!s->finished)
+		return -EINVAL;
+	if (off >= s->bytes)
+		return 0;
+	if (len > s->bytes - off)
+		len = (size_t)(s->bytes - off);
+	while (done < len) {
+		ssize_t n = pread(s->fd, (char *)buf + done, len - done,
+				  (off_t)(s->base + off + done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			return -EIO;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 static int flush(struct pl_evstream *s)
 {
 	size_t done = 0;
@@ -142,7 +206,9 @@ int pl_evstream_append(struct pl_evstream *s, const struct pl_trace_event *ev)
 	 * kcompactd's work, which a replay runs where the kernel's ran
 	 * (pl_replay_event()), in the first free code.
 	 */
-	if (ev->type >= PL_TRACE_PRESSURE_FIRST && ev->type != PL_TRACE_KCOMPACTD_WAKE)
+	bool ext = ev->type >= PL_TRACE_PRESSURE_FIRST && ev->type != PL_TRACE_KCOMPACTD_WAKE;
+
+	if (ext && !s->full)
 		return 0;
 	if (s->used + EVS_MAX_EVENT > EVS_BUF) {
 		int err = flush(s);
@@ -169,16 +235,46 @@ int pl_evstream_append(struct pl_evstream *s, const struct pl_trace_event *ev)
 	FIELD(F_NPURGED, ev->npurged);
 #undef FIELD
 	start = p = s->buf + s->used;
-	*p++ = (unsigned char)((ev->type == PL_TRACE_KCOMPACTD_WAKE ? TAG_TYPE_KCOMPACTD_WAKE :
-				((unsigned int)ev->type & TAG_TYPE)) |
+	*p++ = (unsigned char)((ext ? 0 : ev->type == PL_TRACE_KCOMPACTD_WAKE ?
+				TAG_TYPE_KCOMPACTD_WAKE : ((unsigned int)ev->type & TAG_TYPE)) |
 			       (ev->kworker ? TAG_KWORKER : 0) | (ev->kswapd ? TAG_KSWAPD : 0) |
-			       (ev->nr_lazy ? TAG_LAZY : 0));
+			       (ev->nr_lazy ? TAG_LAZY : 0) | (ext ? TAG_EXT : 0));
 	*p++ = (unsigned char)mask;
 	*p++ = (unsigned char)(mask >> 8);
 	for (unsigned int m = mask; m; m &= m - 1)
 		p = put_varint(p, f[__builtin_ctz(m)]);
 	if (ev->nr_lazy)
 		p = put_varint(p, zz(ev->nr_lazy));
+	if (ext) {
+		uint64_t x[NR_XF];
+		unsigned int xmask = 0;
+
+#define XFIELD(bit, val) do { x[bit] = (val); if (x[bit]) xmask |= 1u << (bit); } while (0)
+		XFIELD(X_START_PFN, ev->start_pfn);
+		XFIELD(X_END_PFN, ev->end_pfn);
+		XFIELD(X_NR_SCANNED, ev->nr_scanned);
+		XFIELD(X_NR_TAKEN, ev->nr_taken);
+		XFIELD(X_MIGRATE_PFN, ev->migrate_pfn);
+		XFIELD(X_FREE_PFN, ev->free_pfn);
+		XFIELD(X_ZONE_START, ev->zone_start);
+		XFIELD(X_ZONE_END, ev->zone_end);
+		XFIELD(X_SYNC, zz(ev->sync));
+		XFIELD(X_STATUS, zz(ev->status));
+		XFIELD(X_PRIORITY, zz(ev->priority));
+		XFIELD(X_REASON, zz(ev->reason));
+		XFIELD(X_ORDER_FAILED, zz(ev->order_failed));
+		XFIELD(X_CONSIDERED, ev->considered);
+		XFIELD(X_DEFER_LIMIT, ev->defer_limit);
+		XFIELD(X_NR_SUCCEEDED, ev->nr_succeeded);
+		XFIELD(X_NR_FAILED, ev->nr_failed);
+		XFIELD(X_NR_RECLAIMED, ev->nr_reclaimed);
+		XFIELD(X_PID, zz(ev->pid));
+#undef XFIELD
+		p = put_varint(p, (uint64_t)ev->type);
+		p = put_varint(p, xmask);
+		for (unsigned int m = xmask; m; m &= m - 1)
+			p = put_varint(p, x[__builtin_ctz(m)]);
+	}
 	s->used += (size_t)(p - start);
 	s->bytes += (uint64_t)(p - start);
 	s->events++;
@@ -257,7 +353,12 @@ static int refill(struct pl_evstream_reader *r)
 	r->pos = 0;
 	r->len = left;
 	while (r->len < EVS_BUF && r->off < r->s->bytes) {
-		ssize_t n = pread(r->s->fd, r->buf + r->len, EVS_BUF - r->len, (off_t)r->off);
+		size_t want = EVS_BUF - r->len;
+		ssize_t n;
+
+		if (want > r->s->bytes - r->off)
+			want = (size_t)(r->s->bytes - r->off);	/* never past the stream's end */
+		n = pread(r->s->fd, r->buf + r->len, want, (off_t)(r->s->base + r->off));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -321,7 +422,7 @@ int pl_evstream_next(struct pl_evstream_reader *r, struct pl_trace_event *ev)
 	tag = p[0];
 	mask = (unsigned int)p[1] | (unsigned int)p[2] << 8;
 	p += 3;
-	if ((tag & TAG_TYPE) >= NR_PL_TRACE_TYPES)
+	if ((tag & TAG_TYPE) >= NR_PL_TRACE_TYPES || ((tag & TAG_EXT) && !r->s->full))
 		return -EIO;
 	memset(ev, 0, sizeof(*ev));
 	for (unsigned int m = mask; m; m &= m - 1) {
@@ -348,10 +449,44 @@ int pl_evstream_next(struct pl_evstream_reader *r, struct pl_trace_event *ev)
 	}
 	if (tag & TAG_LAZY)
 		ev->nr_lazy = (long)unzz(get_varint(&p, end, &bad));
+	if (tag & TAG_EXT) {
+		uint64_t type = get_varint(&p, end, &bad), xmask = get_varint(&p, end, &bad);
+
+		if (type < PL_TRACE_PRESSURE_FIRST || type >= NR_PL_TRACE_TYPES ||
+		    type == PL_TRACE_KCOMPACTD_WAKE || xmask >> NR_XF)
+			return -EIO;
+		for (unsigned int m = (unsigned int)xmask; m; m &= m - 1) {
+			uint64_t v = get_varint(&p, end, &bad);
+
+			switch (__builtin_ctz(m)) {
+			case X_START_PFN: ev->start_pfn = (unsigned long)v; break;
+			case X_END_PFN: ev->end_pfn = (unsigned long)v; break;
+			case X_NR_SCANNED: ev->nr_scanned = (unsigned long)v; break;
+			case X_NR_TAKEN: ev->nr_taken = (unsigned long)v; break;
+			case X_MIGRATE_PFN: ev->migrate_pfn = (unsigned long)v; break;
+			case X_FREE_PFN: ev->free_pfn = (unsigned long)v; break;
+			case X_ZONE_START: ev->zone_start = (unsigned long)v; break;
+			case X_ZONE_END: ev->zone_end = (unsigned long)v; break;
+			case X_SYNC: ev->sync = (int)unzz(v); break;
+			case X_STATUS: ev->status = (int)unzz(v); break;
+			case X_PRIORITY: ev->priority = (int)unzz(v); break;
+			case X_REASON: ev->reason = (int)unzz(v); break;
+			case X_ORDER_FAILED: ev->order_failed = (int)unzz(v); break;
+			case X_CONSIDERED: ev->considered = (unsigned int)v; break;
+			case X_DEFER_LIMIT: ev->defer_limit = (unsigned long)v; break;
+			case X_NR_SUCCEEDED: ev->nr_succeeded = (unsigned long)v; break;
+			case X_NR_FAILED: ev->nr_failed = (unsigned long)v; break;
+			case X_NR_RECLAIMED: ev->nr_reclaimed = (unsigned long)v; break;
+			default: ev->pid = (int)unzz(v); break;
+			}
+		}
+		ev->type = (enum pl_trace_type)type;
+	} else {
+		ev->type = (tag & TAG_TYPE) == TAG_TYPE_KCOMPACTD_WAKE ? PL_TRACE_KCOMPACTD_WAKE :
+			   (enum pl_trace_type)(tag & TAG_TYPE);
+	}
 	if (bad)
 		return -EIO;
-	ev->type = (tag & TAG_TYPE) == TAG_TYPE_KCOMPACTD_WAKE ? PL_TRACE_KCOMPACTD_WAKE :
-		   (enum pl_trace_type)(tag & TAG_TYPE);
 	ev->kworker = tag & TAG_KWORKER;
 	ev->kswapd = tag & TAG_KSWAPD;
 	r->last_ts += (uint64_t)dts;
