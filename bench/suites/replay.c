@@ -59,10 +59,9 @@ static const struct bench_key replay_keys[] = {
 	  "refill or drain) as the kernel ran them, straight to the buddy (0: to the PCP)" },
 	{ "cache", BK_NUM, 0, 1, NULL, "1 (0 with PAGELAB_NO_CACHE=1)",
 	  "read the trace's events from the decoded-stream cache, keyed by the file's content "
-	  "hash, and store them there after a parse (0: parse the text, store nothing)" },
-	{ "cache_dir", BK_TEXT, 0, 0, NULL, "$PAGELAB_CACHE_DIR, else ~/.cache/pagelab/evstream",
-	  "the decoded-stream cache's directory (trimmed to $PAGELAB_CACHE_MAX_MB, default "
-	  "4096)" },
+	  "hash, and store them there after a parse (0: parse the text, store nothing); the "
+	  "directory: $PAGELAB_CACHE_DIR, else ~/.cache/pagelab/evstream, trimmed to "
+	  "$PAGELAB_CACHE_MAX_MB (default 4096)" },
 	{ "jobs", BK_NUM, 1, 256, NULL, "the online CPUs",
 	  "replays (designs x tick probes) run at once, each in a process of its own, all from "
 	  "the one decoded event stream (1: one after another in this process)" },
@@ -1023,15 +1022,13 @@ static double tvd(const unsigned long *a, const unsigned long *b)
  */
 static void cache_open(const struct bench *b, const struct artifact *a, struct replay_cache *c)
 {
-	const char *no = getenv("PAGELAB_NO_CACHE"), *dir = param_str(b, "cache_dir", NULL);
+	const char *no = getenv("PAGELAB_NO_CACHE");
 	const char *why;
 
 	memset(c, 0, sizeof(*c));
 	if (!param_ulong(b, "cache", no && *no && strcmp(no, "0") ? 0 : 1))
 		return;
-	if (dir)
-		snprintf(c->dir, sizeof(c->dir), "%s", dir);
-	else if (!pl_evcache_dir(c->dir, sizeof(c->dir)))
+	if (!pl_evcache_dir(c->dir, sizeof(c->dir)))
 		return;		/* no directory to name: no cache */
 	if (pl_evcache_key(a->trace, &c->key)) {
 		c->dir[0] = 0;
