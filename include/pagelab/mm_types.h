@@ -382,8 +382,11 @@ struct zone {
 struct pl_zone_compact {
 	unsigned long compact_cached_free_pfn;
 	unsigned long compact_cached_migrate_pfn[2];	/* [0] async, [1] sync */
-	/* where a fresh free scan starts (the highest reset block with free pages; 0: unset) */
-	unsigned long compact_init_free_pfn;
+	/*
+	 * where the last skip-bit reset left the scanners: the lowest block
+	 * with a migration source, the highest with a free page (0: no reset yet)
+	 */
+	unsigned long compact_init_migrate_pfn, compact_init_free_pfn;
 	unsigned int compact_considered, compact_defer_shift;
 	int compact_order_failed;
 	bool compact_blockskip_flush;

@@ -7,9 +7,8 @@
  * down from its end taking free blocks off the buddy with no allocation
  * event (isolate_freepages_block(), __isolate_free_page()); migration of
  * each isolated block into an isolated free one; the pageblock skip bits
- * and their reset; compaction_suitable() with the fragmentation index
- * against vm.extfrag_threshold; deferral (compact_considered,
- * compact_defer_shift, compact_order_failed). Direct compaction
+ * (compaction_skip.c keeps them, their reset, the deferral and
+ * compaction_suitable()). Direct compaction
  * (try_to_compact_pages(), compaction_capture()) is in compaction_direct.c,
  * kcompactd and proactive compaction in kcompactd.c, both on compact_zone().
  *
@@ -27,11 +26,19 @@
  * low in the zone, for costly orders), each rotating the list it read so
  * that the next search sees other entries.
  *
+ * The free scanner of async compaction samples: it looks at every
+ * COMPACT_CLUSTER_MAX-th pfn of a block, back to every pfn after a block
+ * it took pages from and doubling again after each fruitless one; a block
+ * it went through is skipped afterwards. A migration that finds no target
+ * (the kernel's -ENOMEM, pagelab's only migration failure: a holder
+ * refuses at isolation, never later) ends the run as COMPACT_CONTENDED
+ * unless the scanners met; otherwise async and sync-light compaction
+ * finish the pageblock they were in (finish_pageblock) before moving on.
+ *
  * Not modelled (named so that no figure claims it): lru_add_drain(), async
- * compaction's contention aborts, the free scanner's async stride
- * (it looks at every pfn), the rescan of a block whose migration failed
- * (async gives the rest of the order-aligned block up instead),
- * __reset_isolation_pfn()'s sampling (the reset clears every skip bit).
+ * compaction's contention aborts, the migrate scanner's skip_on_failure
+ * (async direct compaction giving up an order-aligned block at its first
+ * page that will not isolate).
  *
  * Locking: the free scanner takes zone->lock per pageblock (the kernel's
  * compact_lock_irqsave() per block, without its need_resched() drops) and
@@ -44,6 +51,7 @@
  * current->capture_control): a direct compactor runs inside one allocation.
  */
 #include <limits.h>
+
 #include <string.h>
 #include "internal.h"
 #include "validate.h"
@@ -53,188 +61,6 @@
 #define ALIGN_UP_PL(x, a) ALIGN_DOWN((x) + (a) - 1, (a))
 
 _Thread_local struct capture_control *pl_capture_control;
-
-/* ---- deferral (mm/compaction.c) ------------------------------------------ */
-
-void defer_compaction(struct zone *zone, int order)
-{
-	zone_compact(zone)->compact_considered = 0;
-	zone_compact(zone)->compact_defer_shift++;
-	if (order < zone_compact(zone)->compact_order_failed)
-		zone_compact(zone)->compact_order_failed = order;
-	if (zone_compact(zone)->compact_defer_shift > COMPACT_MAX_DEFER_SHIFT)
-		zone_compact(zone)->compact_defer_shift = COMPACT_MAX_DEFER_SHIFT;
-	pl_count(PL_EV_COMPACT_DEFER, 1);
-}
-
-bool compaction_deferred(struct zone *zone, int order)
-{
-	unsigned long defer_limit = 1UL << zone_compact(zone)->compact_defer_shift;
-
-	if (order < zone_compact(zone)->compact_order_failed)
-		return false;
-	/* Avoid possible overflow */
-	if (++zone_compact(zone)->compact_considered >= defer_limit) {
-		zone_compact(zone)->compact_considered = (unsigned int)defer_limit;
-		return false;
-	}
-	pl_count(PL_EV_COMPACT_DEFERRED, 1);
-	return true;
-}
-
-void compaction_defer_reset(struct zone *zone, int order, bool alloc_success)
-{
-	if (alloc_success) {
-		zone_compact(zone)->compact_considered = 0;
-		zone_compact(zone)->compact_defer_shift = 0;
-	}
-	if (order >= zone_compact(zone)->compact_order_failed)
-		zone_compact(zone)->compact_order_failed = order + 1;
-}
-
-/* Restarting after deferring for the longest: the skip bits are stale. */
-static bool compaction_restarting(const struct zone *zone, int order)
-{
-	if (order < zone_compact(zone)->compact_order_failed)
-		return false;
-	return zone_compact(zone)->compact_defer_shift == COMPACT_MAX_DEFER_SHIFT &&
-	       zone_compact(zone)->compact_considered >= 1UL << zone_compact(zone)->compact_defer_shift;
-}
-
-/* ---- pageblock skip bits ---------------------------------------------------- */
-
-static inline unsigned char *pb_flags(struct zone *zone, unsigned long pfn)
-{
-	return &zone->pageblock_flags[pfn_to_pageblock_idx(zone, pfn)];
-}
-
-bool get_pageblock_skip(struct zone *zone, unsigned long pfn)
-{
-	return READ_ONCE(*pb_flags(zone, pfn)) & PB_migrate_skip;
-}
-
-static void set_pageblock_skip(struct zone *zone, unsigned long pfn)
-{
-	WRITE_ONCE(*pb_flags(zone, pfn), *pb_flags(zone, pfn) | PB_migrate_skip);
-}
-
-static void clear_pageblock_skip(struct zone *zone, unsigned long pfn)
-{
-	WRITE_ONCE(*pb_flags(zone, pfn), *pb_flags(zone, pfn) & ~PB_migrate_skip);
-}
-
-static void reset_cached_positions(struct zone *zone)
-{
-	zone_compact(zone)->compact_cached_migrate_pfn[0] = zone->zone_start_pfn;
-	zone_compact(zone)->compact_cached_migrate_pfn[1] = zone->zone_start_pfn;
-	zone_compact(zone)->compact_cached_free_pfn = ALIGN_DOWN(zone_end_pfn(zone) - 1, pageblock_nr_pages);
-}
-
-/*
- * A free page among @pfn's block's samples (every 1 << PAGE_ALLOC_COSTLY_ORDER
- * pages, as __reset_isolation_pfn() looks) in a MOVABLE block: a place a
- * fresh free scan can start.
- */
-static bool free_target_sampled(struct zone *zone, unsigned long pfn)
-{
-	unsigned long end = min(pfn + pageblock_nr_pages, zone_end_pfn(zone));
-
-	if (get_pageblock_migratetype(pfn_to_page(pfn)) != MIGRATE_MOVABLE)
-		return false;
-	for (; pfn < end; pfn += 1UL << PAGE_ALLOC_COSTLY_ORDER)
-		if (PageBuddy(pfn_to_page(pfn)))
-			return true;
-	return false;
-}
-
-void __reset_isolation_suitable(struct zone *zone)
-{
-	unsigned long pfn, init_free = 0;
-
-	for (pfn = zone_pageblock_base(zone); pfn < zone_end_pfn(zone); pfn += pageblock_nr_pages) {
-		unsigned long start = max(pfn, zone->zone_start_pfn);
-
-		clear_pageblock_skip(zone, start);
-		if (free_target_sampled(zone, start))
-			init_free = start;
-	}
-	reset_cached_positions(zone);
-	/* fast_isolate_freepages() searches deeper while the free scanner is above it */
-	if (init_free)
-		zone_compact(zone)->compact_init_free_pfn = init_free;
-	zone_compact(zone)->compact_blockskip_flush = false;
-}
-
-void reset_isolation_suitable(struct pl_machine *m)
-{
-	struct zone *zone;
-
-	if (pl_check_ptr(__func__, m, "machine"))
-		return;
-	for_each_populated_zone(zone, m)
-		if (zone_compact(zone)->compact_blockskip_flush)
-			__reset_isolation_suitable(zone);
-}
-
-static bool isolation_suitable(struct compact_control *cc, unsigned long pfn)
-{
-	if (cc->ignore_skip_hint)
-		return true;
-	return !get_pageblock_skip(cc->zone, pfn);
-}
-
-/* A scanned pageblock gave nothing: skip it until the bits are reset. */
-static void update_pageblock_skip(struct compact_control *cc, unsigned long pfn)
-{
-	if (cc->no_set_skip_hint)
-		return;
-	set_pageblock_skip(cc->zone, pfn);
-}
-
-/* ---- suitability ------------------------------------------------------------------ */
-
-unsigned int pl_extfrag_threshold(const struct pl_machine *m)
-{
-	if (pl_check_ptr(__func__, m, "machine"))
-		return 0;
-	return m->config.extfrag_threshold ? m->config.extfrag_threshold - 1 : 500;
-}
-
-/*
- * __compaction_suitable(): enough order-0 pages for the migration targets
- * (the min watermark, the low one for costly orders, plus compact_gap()),
- * and for a costly order, a failure that fragmentation explains: the index
- * above extfrag_threshold (a failure for lack of memory is reclaim's).
- */
-bool compaction_suitable(struct zone *zone, int order, int highest_zoneidx)
-{
-	unsigned long watermark;
-	bool ok;
-
-	watermark = order > PAGE_ALLOC_COSTLY_ORDER ? low_wmark_pages(zone) : min_wmark_pages(zone);
-	watermark += compact_gap((unsigned int)order);
-	ok = zone_watermark_ok(zone, 0, watermark, highest_zoneidx, 0);
-	if (ok && order > PAGE_ALLOC_COSTLY_ORDER) {
-		int fragindex = fragmentation_index(zone, (unsigned int)order);
-
-		if (fragindex >= 0 && fragindex <= (int)pl_extfrag_threshold(zone->machine))
-			ok = false;
-	}
-	return ok;
-}
-
-/* compaction_suit_allocation_order(): already enough, not worth it, or go. */
-enum pl_compact_result compaction_suit_allocation_order(struct zone *zone, int order,
-							int highest_zoneidx, unsigned int alloc_flags)
-{
-	unsigned long watermark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
-
-	if (zone_watermark_ok(zone, (unsigned int)order, watermark, highest_zoneidx, alloc_flags))
-		return PL_COMPACT_SUCCESS;
-	if (!compaction_suitable(zone, order, highest_zoneidx))
-		return PL_COMPACT_SKIPPED;
-	return PL_COMPACT_CONTINUE;
-}
 
 /* ---- the free scanner ---------------------------------------------------------------- */
 
@@ -257,18 +83,19 @@ static bool __isolate_free_page(struct zone *zone, struct page *page, unsigned i
 }
 
 /*
- * Free pages of one pageblock [*@start, @end) onto cc->freepages; *@start
+ * Free pages of one pageblock [*@start, @end) onto cc->freepages, looking
+ * at every @stride-th pfn (past a free block taken, from its end); *@start
  * is left where the scan stopped (@end when it went through the block).
  * Return: pages taken.
  */
 static unsigned long isolate_freepages_block(struct compact_control *cc, unsigned long *start,
-					     unsigned long end)
+					     unsigned long end, unsigned int stride)
 {
 	struct zone *zone = cc->zone;
 	unsigned long pfn, nr_scanned = 0, total = 0;
 
 	spin_lock(&zone->lock);
-	for (pfn = *start; pfn < end; pfn++) {
+	for (pfn = *start; pfn < end; pfn += stride) {
 		struct page *page = pfn_to_page(pfn);
 		unsigned int order;
 
@@ -282,11 +109,12 @@ static unsigned long isolate_freepages_block(struct compact_control *cc, unsigne
 		list_add_tail(&page->lru, &cc->freepages[order]);
 		cc->nr_freepages += 1UL << order;
 		total += 1UL << order;
-		pfn += (1UL << order) - 1;
+		nr_scanned += (1UL << order) - 1;
 		if (cc->nr_freepages >= cc->nr_migratepages) {
-			pfn++;
+			pfn += 1UL << order;
 			break;
 		}
+		pfn += (1UL << order) - 1;
 	}
 	spin_unlock(&zone->lock);
 	*start = min(pfn, end);
@@ -381,7 +209,7 @@ static void fast_isolate_around(struct compact_control *cc, unsigned long pfn)
 		return;
 	start = max(ALIGN_DOWN(pfn, pageblock_nr_pages), zone->zone_start_pfn);
 	end = min(ALIGN_DOWN(pfn, pageblock_nr_pages) + pageblock_nr_pages, zone_end_pfn(zone));
-	isolate_freepages_block(cc, &start, end);
+	isolate_freepages_block(cc, &start, end, 1);
 	if (start == end && !cc->no_set_skip_hint)
 		set_pageblock_skip(zone, pfn);
 }
@@ -504,29 +332,46 @@ static void fast_isolate_freepages(struct compact_control *cc)
 		fast_isolate_around(cc, page_to_pfn(page));
 }
 
-/* isolate_freepages(): the free-list search, then the free scanner down until enough targets. */
+/*
+ * isolate_freepages(): the free-list search, then the free scanner down
+ * from cc->free_pfn until enough targets, a block at a time: async
+ * compaction samples each block at a stride (COMPACT_CLUSTER_MAX at
+ * first, 1 after a block that gave pages, doubled after one that gave
+ * none); a block scanned to its end is marked skip. It stops early where
+ * a block could not be scanned through (the min watermark).
+ */
 static void isolate_freepages(struct compact_control *cc)
 {
 	struct zone *zone = cc->zone;
-	unsigned long block_start, low_pfn, isolate_start;
+	unsigned long block_start, block_end, low_pfn, isolate_start;
+	unsigned int stride = cc->mode == MIGRATE_ASYNC ? COMPACT_CLUSTER_MAX : 1;
 
 	fast_isolate_freepages(cc);
 	if (cc->nr_freepages)
 		return;
 	isolate_start = cc->free_pfn;
-	block_start = ALIGN_DOWN(cc->free_pfn, pageblock_nr_pages);
+	block_start = ALIGN_DOWN(isolate_start, pageblock_nr_pages);
+	block_end = min(block_start + pageblock_nr_pages, zone_end_pfn(zone));
 	low_pfn = ALIGN_UP_PL(cc->migrate_pfn + 1, pageblock_nr_pages);
-	for (; block_start >= low_pfn; block_start -= pageblock_nr_pages) {
-		unsigned long start = max(block_start, zone->zone_start_pfn);
-		unsigned long end = min(block_start + pageblock_nr_pages, zone_end_pfn(zone));
+	for (; block_start >= low_pfn; block_end = block_start, block_start -= pageblock_nr_pages,
+	     isolate_start = block_start) {
+		unsigned long start = max(block_start, zone->zone_start_pfn), nr_isolated;
 
-		isolate_start = block_start;
 		if (!suitable_migration_target(cc, start) || !isolation_suitable(cc, start))
 			continue;
-		if (!isolate_freepages_block(cc, &start, end))
-			update_pageblock_skip(cc, max(block_start, zone->zone_start_pfn));
-		if (cc->nr_freepages >= cc->nr_migratepages)
+		isolate_start = max(isolate_start, start);
+		nr_isolated = isolate_freepages_block(cc, &isolate_start, block_end, stride);
+		if (isolate_start == block_end)
+			update_pageblock_skip(cc, start, block_start - pageblock_nr_pages);
+		if (cc->nr_freepages >= cc->nr_migratepages) {
+			/* the block is used up: start below it next time */
+			if (isolate_start >= block_end)
+				isolate_start = block_start - pageblock_nr_pages;
 			break;
+		} else if (isolate_start < block_end) {
+			break;	/* could not go through the block: no use going on */
+		}
+		stride = nr_isolated ? 1 : min(COMPACT_CLUSTER_MAX, stride << 1);
 	}
 	cc->free_pfn = isolate_start;
 }
@@ -663,9 +508,14 @@ static unsigned long isolate_migratepages_block(struct compact_control *cc, unsi
 	cc->total_migrate_scanned += nr_scanned;
 	cc->nr_migrate_pages_isolated += nr_isolated;
 	pl_count(PL_EV_COMPACT_ISOLATED, nr_isolated);
-	/* a whole block scanned for nothing is skipped next time */
-	if (!nr_isolated && pfn == end && low == ALIGN_DOWN(low, pageblock_nr_pages))
-		update_pageblock_skip(cc, low);
+	/*
+	 * scanned to the block's end for nothing, or finishing it after a
+	 * failed migration: skip the block next time (unless the first
+	 * isolation marked it already)
+	 */
+	if (pfn == end && (!nr_isolated || cc->finish_pageblock) && !skip_updated &&
+	    !cc->no_set_skip_hint)
+		set_pageblock_skip(cc->zone, max(ALIGN_DOWN(low, pageblock_nr_pages), cc->zone->zone_start_pfn));
 	return pfn;
 }
 
@@ -847,25 +697,27 @@ static unsigned long release_freepages(struct compact_control *cc)
 /*
  * migrate_pages() for compaction: each isolated block's contents and
  * holder move to a target; the source is freed (through the PCP, as a
- * folio_put()). A block the targets cannot hold stays where it is.
- * Return: blocks not migrated.
+ * folio_put()). At the first block no target can be found for, it stops
+ * as the kernel's does on -ENOMEM: that block (counted in pgmigrate_fail)
+ * and the rest go back to their holder where they are.
+ * Return: 0, or -ENOMEM.
  */
-static unsigned int migrate_isolated(struct compact_control *cc)
+static int migrate_isolated(struct compact_control *cc)
 {
 	struct pl_machine *m = cc->zone->machine;
 	const struct pl_migrate_ops *ops = m->migrate_ops;
-	unsigned int failed = 0;
-	unsigned long failed_pages = 0;
+	int err = 0;
 
 	for (unsigned int i = 0; i < cc->nr_migratepages; i++) {
 		struct page *src = cc->migratepages[i], *dst;
 		unsigned int order = cc->migrate_order[i];
 
-		dst = compaction_alloc(cc, order);
+		dst = err ? NULL : compaction_alloc(cc, order);
 		if (!dst) {
 			ops->putback(m->migrate_ctx, src, order);
-			failed++;
-			failed_pages += 1UL << order;
+			if (!err)
+				pl_count(PL_EV_PGMIGRATE_FAIL, 1UL << order);
+			err = -ENOMEM;
 			continue;
 		}
 		prep_new_page(dst, order, (page_flags(src) & (1UL << PG_head)) ? __GFP_COMP : 0,
@@ -876,9 +728,8 @@ static unsigned int migrate_isolated(struct compact_control *cc)
 		cc->nr_migrated += 1UL << order;
 		pl_count(PL_EV_PGMIGRATE_SUCCESS, 1UL << order);
 	}
-	pl_count(PL_EV_PGMIGRATE_FAIL, failed_pages);
 	cc->nr_migratepages = 0;
-	return failed;
+	return err;
 }
 
 /* ---- the end of a run ------------------------------------------------------------------------ */
@@ -955,7 +806,8 @@ enum pl_compact_result compact_zone(struct compact_control *cc, struct capture_c
 			cc->free_pfn = ALIGN_DOWN(zone_end_pfn(zone) - 1, pageblock_nr_pages);
 		if (!zone_spans_pfn(zone, cc->migrate_pfn))
 			cc->migrate_pfn = zone->zone_start_pfn;
-		if (cc->migrate_pfn == zone->zone_start_pfn)
+		/* from where the last skip-bit reset put it: the whole zone */
+		if (cc->migrate_pfn <= zone_compact(zone)->compact_init_migrate_pfn)
 			cc->whole_zone = true;
 	}
 	pl_count(PL_EV_COMPACT_RUN, 1);
@@ -964,14 +816,30 @@ enum pl_compact_result compact_zone(struct compact_control *cc, struct capture_c
 		/* the block the last migration left: finish it, no search elsewhere */
 		cc->finish_pageblock = ALIGN_DOWN(last_migrated_pfn, pageblock_nr_pages) ==
 			ALIGN_DOWN(cc->migrate_pfn, pageblock_nr_pages);
+rescan:
 		if (isolate_migratepages(cc) == ISOLATE_NONE)
 			goto check_drain;
 		last_migrated_pfn = max(zone->zone_start_pfn,
 					ALIGN_DOWN(cc->migrate_pfn - 1, pageblock_nr_pages));
-		if (migrate_isolated(cc) && cc->direct_compaction && cc->mode == MIGRATE_ASYNC) {
-			/* async: give the block up at the first failure */
-			cc->migrate_pfn = ALIGN_UP_PL(cc->migrate_pfn, 1UL << cc->order);
-			last_migrated_pfn = 0;
+		if (migrate_isolated(cc)) {
+			/* no target left while the scanners are apart: give up for now */
+			if (!compact_scanners_met(cc)) {
+				ret = PL_COMPACT_CONTENDED;
+				goto out;
+			}
+			/*
+			 * async and sync-light: scan the rest of the pageblock
+			 * now, so that it is marked skip and a free-list search
+			 * does not bring the migrate scanner back into it
+			 */
+			if ((cc->migrate_pfn & (pageblock_nr_pages - 1)) && !cc->ignore_skip_hint &&
+			    !cc->finish_pageblock && cc->mode < MIGRATE_SYNC) {
+				cc->finish_pageblock = true;
+				/* draining will not make the order-9 block whole */
+				if (cc->order == COMPACTION_HPAGE_ORDER)
+					last_migrated_pfn = 0;
+				goto rescan;
+			}
 		}
 		if (capc && capc->page) {
 			ret = PL_COMPACT_SUCCESS;
@@ -989,6 +857,7 @@ check_drain:
 			last_migrated_pfn = 0;
 		}
 	}
+out:
 	if (cc->nr_freepages) {
 		unsigned long free_pfn = release_freepages(cc);
 

@@ -414,6 +414,13 @@ static inline struct capture_control *task_capc(const struct zone *zone)
 	return unlikely(capc) && capc->cc->zone == zone ? capc : NULL;
 }
 
+/* compaction_skip.c: deferral, skip bits and cached positions, shared with the scanners */
+bool compaction_restarting(const struct zone *zone, int order);
+void set_pageblock_skip(struct zone *zone, unsigned long pfn);
+void reset_cached_positions(struct zone *zone);
+bool isolation_suitable(struct compact_control *cc, unsigned long pfn);
+void update_pageblock_skip(struct compact_control *cc, unsigned long block, unsigned long pfn);
+
 bool compaction_capture(struct capture_control *capc, struct page *page, unsigned int order,
 			int migratetype);
 enum pl_compact_result compact_zone(struct compact_control *cc, struct capture_control *capc);

@@ -281,8 +281,11 @@ static void kswapd_zone_end(struct zone *zone, unsigned long boost)
 /*
  * kswapd_try_to_sleep(): the run is over; on a node balanced for order 0
  * (the kernel's kswapd drops a high order to 0 once it has reclaimed
- * compact_gap() pages, and leaves the order to compaction) it wakes
- * kcompactd for the order it was woken for.
+ * compact_gap() pages, and leaves the order to compaction) it resets the
+ * skip bits of the zones a direct compactor finished in
+ * (reset_isolation_suitable(): memory was freed, blocks compaction gave up
+ * on may be worth a look again) and wakes kcompactd for the order it was
+ * woken for.
  */
 static void kswapd_try_to_sleep(struct pl_machine *m)
 {
@@ -293,8 +296,10 @@ static void kswapd_try_to_sleep(struct pl_machine *m)
 	WRITE_ONCE(m->kswapd_highest_zoneidx, 0);
 	if (highest < 0)
 		highest = MAX_NR_ZONES - 1;
-	if (pgdat_balanced(m, 0, highest))
+	if (pgdat_balanced(m, 0, highest)) {
+		reset_isolation_suitable(m);
 		wakeup_kcompactd(m, order, highest);
+	}
 }
 
 /* pl_kswapd_run(): see include/pagelab/mm.h. */
@@ -489,6 +494,9 @@ void pl_kswapd_end(struct pl_machine *m)
 		m->kswapd_boost[zone->zone_idx] = 0;
 	}
 	m->kswapd_traced = false;
+	/* going to sleep on a balanced node: as kswapd_try_to_sleep() */
+	if (pgdat_balanced(m, 0, MAX_NR_ZONES - 1))
+		reset_isolation_suitable(m);
 	/* the trace shows kcompactd's own wakes: the replay runs those */
 	WRITE_ONCE(m->kswapd_order, 0);
 	WRITE_ONCE(m->kswapd_highest_zoneidx, 0);

@@ -3,10 +3,12 @@
  * test_slowpath.c - the allocator's slow path before failing
  * (src/mm/page_alloc_slowpath.c): drain_all_pages() and retry, highatomic
  * reserves made and released, the watermark boost raised by a fallback
- * claim and dropped by kswapd's run at the vmstat tick, and the
- * reclaim-active PCP cap.
+ * claim and dropped by kswapd's run at the vmstat tick, kswapd woken by
+ * an allocation under the low watermark (not on a balanced node) and
+ * going back to sleep, and the reclaim-active PCP cap.
  */
 #include "helpers.h"
+#include "mm/internal.h"
 
 static unsigned long event(struct pl_machine *m, enum pl_vm_event e)
 {
@@ -299,6 +301,51 @@ static void test_boost_off(void **state)
 }
 
 /*
+ * kswapd's wake and sleep: wakeup_kswapd() on a balanced, unboosted node
+ * wakes nothing; allocations that take the zone under its low watermark
+ * go to the slow path, which wakes it for the zone (ZONE_KSWAPD_PENDING);
+ * its run at the next tick takes the wakeup and leaves no zone
+ * reclaim-active; once memory is back above the high watermark nothing
+ * wakes it again.
+ */
+static void test_kswapd_wake_and_sleep(void **state)
+{
+	struct pl_machine *m = one_zone_machine(64 * MiB, 1, 0);
+	struct zone *zone = &m->node_zones[ZONE_DMA32];
+	static struct page *pages[16384];
+	unsigned long n = 0;
+
+	(void)state;
+	wakeup_kswapd(zone, 0, ZONE_DMA32);
+	assert_int_equal(event(m, PL_EV_KSWAPD_WAKE), 0);
+	assert_false(zone_test_flag(zone, ZONE_KSWAPD_PENDING));
+	/* allocate until the zone is under its low watermark */
+	while (n < ARRAY_SIZE(pages) && zone_page_state(zone, NR_FREE_PAGES) >= (long)low_wmark_pages(zone)) {
+		pages[n] = alloc_pages(GFP_KERNEL, 0);
+		assert_non_null(pages[n]);
+		n++;
+	}
+	assert_true(n < ARRAY_SIZE(pages));
+	/* the next allocation fails the fast path's low watermark and wakes kswapd */
+	pages[n] = alloc_pages(GFP_KERNEL, 0);
+	assert_non_null(pages[n++]);
+	assert_int_equal(event(m, PL_EV_KSWAPD_WAKE), 1);
+	assert_true(zone_test_flag(zone, ZONE_KSWAPD_PENDING));
+	assert_int_equal(event(m, PL_EV_KSWAPD_RUN), 0);
+	pl_vmstat_tick();
+	assert_int_equal(event(m, PL_EV_KSWAPD_RUN), 1);
+	assert_false(zone_test_flag(zone, ZONE_KSWAPD_PENDING));
+	assert_false(zone_test_flag(zone, ZONE_RECLAIM_ACTIVE));
+	free_all(pages, n);
+	drain_all_pages(NULL);
+	wakeup_kswapd(zone, 0, ZONE_DMA32);
+	pl_vmstat_tick();
+	assert_int_equal(event(m, PL_EV_KSWAPD_WAKE), 1);
+	assert_int_equal(event(m, PL_EV_KSWAPD_RUN), 1);
+	test_machine_done(m);
+}
+
+/*
  * While kswapd reclaims (ZONE_RECLAIM_ACTIVE), nr_pcp_high() caps a PCP at
  * batch * 4 pages so that freed pages reach the buddy; without it the PCP
  * keeps more.
@@ -334,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_highatomic_needs_high_order_gfp_high),
 		cmocka_unit_test(test_boost_raise_and_clear),
 		cmocka_unit_test(test_boost_off),
+		cmocka_unit_test(test_kswapd_wake_and_sleep),
 		cmocka_unit_test(test_reclaim_active_pcp_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
