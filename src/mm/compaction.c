@@ -879,6 +879,75 @@ out:
 	return ret;
 }
 
+/* ---- alloc_contig_range()'s migration ------------------------------------------------- */
+
+/*
+ * migrate_out(): migrate_pages() with alloc_migration_target(): each
+ * isolated block moves to a page the allocator gives (movable, so never
+ * in an isolated pageblock; __GFP_RETRY_MAYFAIL: reclaim and compaction
+ * may run for it), its source is freed. At the first target the allocator
+ * cannot give, it stops: that block and the rest go back to their holder.
+ * Return: 0 or -ENOMEM.
+ */
+static int migrate_out(struct compact_control *cc)
+{
+	struct pl_machine *m = cc->zone->machine;
+	const struct pl_migrate_ops *ops = m->migrate_ops;
+	int err = 0;
+
+	for (unsigned int i = 0; i < cc->nr_migratepages; i++) {
+		struct page *src = cc->migratepages[i], *dst = NULL;
+		unsigned int order = cc->migrate_order[i];
+		gfp_t gfp = GFP_USER | __GFP_MOVABLE | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
+
+		if (!err)
+			dst = alloc_pages(gfp | ((page_flags(src) & (1UL << PG_head)) ? __GFP_COMP : 0),
+					  order);
+		if (!dst) {
+			ops->putback(m->migrate_ctx, src, order);
+			if (!err)
+				pl_count(PL_EV_PGMIGRATE_FAIL, 1UL << order);
+			err = -ENOMEM;
+			continue;
+		}
+		memcpy(page_address(dst), page_address(src), PAGE_SIZE << order);
+		ops->migrate(m->migrate_ctx, src, dst, order);
+		__free_pages(src, order);
+		pl_count(PL_EV_PGMIGRATE_SUCCESS, 1UL << order);
+	}
+	cc->nr_migratepages = 0;
+	return err;
+}
+
+/**
+ * alloc_contig_migrate_range() - __alloc_contig_migrate_range(): move the
+ * movable allocated blocks of [@start, @end) of @zone out of the range,
+ * whose pageblocks the caller has isolated: the migrate scanner's
+ * isolation (sync, skip bits ignored and left alone), COMPACT_CLUSTER_MAX
+ * blocks at a time, each into a page the allocator gives. A block whose
+ * holder will not let it go stays (the caller then finds the range busy);
+ * a block starting before @start is not looked at.
+ * Return: 0, or -ENOMEM when the allocator had no target.
+ * Context: a vCPU of @zone's machine; no lock held.
+ */
+int alloc_contig_migrate_range(struct zone *zone, unsigned long start, unsigned long end)
+{
+	struct compact_control cc = { .zone = zone, .order = -1, .mode = MIGRATE_SYNC,
+				      .ignore_skip_hint = true, .no_set_skip_hint = true,
+				      .gfp_mask = GFP_USER | __GFP_MOVABLE };
+	unsigned long pfn = start;
+	int err = 0;
+
+	while (pfn < end && !err) {
+		unsigned long block_end = min(ALIGN_DOWN(pfn, pageblock_nr_pages) + pageblock_nr_pages, end);
+
+		pfn = isolate_migratepages_block(&cc, pfn, block_end);
+		if (cc.nr_migratepages)
+			err = migrate_out(&cc);
+	}
+	return err;
+}
+
 int pl_set_migrate_ops(struct pl_machine *m, const struct pl_migrate_ops *ops, void *ctx)
 {
 	if (pl_check_ptr(__func__, m, "machine"))

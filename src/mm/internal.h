@@ -421,6 +421,7 @@ void reset_cached_positions(struct zone *zone);
 bool isolation_suitable(struct compact_control *cc, unsigned long pfn);
 void update_pageblock_skip(struct compact_control *cc, unsigned long block, unsigned long pfn);
 
+int alloc_contig_migrate_range(struct zone *zone, unsigned long start, unsigned long end);
 bool compaction_capture(struct capture_control *capc, struct page *page, unsigned int order,
 			int migratetype);
 enum pl_compact_result compact_zone(struct compact_control *cc, struct capture_control *capc);

@@ -40,9 +40,13 @@
  * same buddy state (the differential test in tests/unit/mm/test_contig_range.c).
  *
  * alloc_contig_range() isolates the pageblocks (page_isolation.c), drains
- * the PCPs, and takes the range only if every page of it is free in the
- * buddy; there is no migration, so a busy page fails the call with -EBUSY
- * and everything as before.
+ * the PCPs, migrates the movable allocations out of the range as 6.18's
+ * __alloc_contig_migrate_range() does (compaction.c's migrate scanner, the
+ * targets from the allocator, outside the isolated blocks; only where the
+ * machine has a holder of movable pages, pl_set_migrate_ops()), drains
+ * again, and takes the range only if every page of it is then free in the
+ * buddy; otherwise -EBUSY (a page nobody can move) or -ENOMEM (no target),
+ * the range isolated no more and the migrated blocks where they went.
  */
 #include <string.h>
 #include "internal.h"
@@ -563,6 +567,18 @@ int alloc_contig_range(unsigned long start, unsigned long end, gfp_t gfp)
 	/* Pages of the range cached on a PCP come home to the ISOLATE lists. */
 	drain_all_pages(zone);
 
+	spin_lock(&zone->lock);
+	busy = first_busy_pfn(iso_start, start, end, false);
+	spin_unlock(&zone->lock);
+	/* busy pages: move what is movable out, its sources come home to the ISOLATE lists */
+	if (busy != end) {
+		err = alloc_contig_migrate_range(zone, busy, end);
+		if (err) {
+			undo_isolate_page_range(zone, iso_start, iso_end);
+			return err;
+		}
+		drain_all_pages(zone);
+	}
 	spin_lock(&zone->lock);
 	busy = first_busy_pfn(iso_start, start, end, false);
 	if (busy == end)
