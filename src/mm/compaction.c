@@ -131,11 +131,13 @@ static bool suitable_migration_target(struct compact_control *cc, unsigned long 
 	bool whole_free;
 
 	/*
-	 * a whole free pageblock is better left for a high-order allocation;
-	 * its order is read under zone->lock (other threads allocate from it)
+	 * a free block of the request's order (a pageblock for
+	 * compact_memory) is better left for the allocation; its order is
+	 * read under zone->lock (other threads allocate from it)
 	 */
 	spin_lock(&cc->zone->lock);
-	whole_free = PageBuddy(page) && buddy_order(page) >= pageblock_order;
+	whole_free = PageBuddy(page) &&
+		     buddy_order(page) >= (cc->order > 0 ? (unsigned int)cc->order : pageblock_order);
 	spin_unlock(&cc->zone->lock);
 	if (whole_free)
 		return false;
