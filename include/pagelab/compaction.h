@@ -121,10 +121,12 @@ long pl_compact_zone(struct pl_machine *m, int zone_idx, int order, bool sync);
 /** get_pageblock_skip() - the compaction skip bit of @pfn's pageblock. */
 bool get_pageblock_skip(struct zone *zone, unsigned long pfn);
 /**
- * __reset_isolation_suitable() - if a direct compactor's scanners met in
- * @zone since the last reset (compact_blockskip_flush), clear the skip
- * bits of the blocks whose sample shows a migration source or a free page
- * and restart the scanners at the first such blocks from each end.
+ * __reset_isolation_suitable() - clear the skip bits of @zone's usable blocks.
+ *
+ * Only if a direct compactor's scanners met in @zone since the last reset
+ * (compact_blockskip_flush): the blocks whose sample shows a migration
+ * source or a free page are cleared, and the scanners restart at the first
+ * such blocks from each end.
  */
 void __reset_isolation_suitable(struct zone *zone);
 /** reset_isolation_suitable() - the same for every zone of @m (kswapd going to sleep). */
