@@ -184,7 +184,10 @@ int pl_config_set(struct pl_config *cfg, const char *key, const char *value, cha
  */
 int pl_gfp_parse(const char *spec, gfp_t *out, char *err, size_t errsize);
 
-/** pl_page_pfn() - page_to_pfn() for callers that cannot use the inline. Context: entered. */
+/**
+ * pl_page_pfn() - page_to_pfn() for callers that cannot use the inline. Context: entered.
+ * Return: the pfn, or -1UL with one warning for a NULL page.
+ */
 unsigned long pl_page_pfn(const struct page *page);
 
 /** pl_machine_max_pfn() - @m's max_pfn, for bindings that do not see struct pl_machine. */

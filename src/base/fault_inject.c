@@ -105,8 +105,12 @@ static bool parse_one(struct pl_fault_attr *a, const char *key, const char *val)
 
 int pl_fault_attr_parse(struct pl_fault_attr *attr, const char *spec)
 {
-	struct pl_fault_attr a = *attr;
+	struct pl_fault_attr a;
 	char buf[512], *save = NULL;
+
+	if ((!attr || !spec) && pl_arg_refused(__func__, "NULL argument"))
+		return -EINVAL;
+	a = *attr;
 
 	if (strlen(spec) >= sizeof(buf)) {
 		pl_warn_ratelimited("fault injection: spec too long");

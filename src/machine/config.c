@@ -189,6 +189,8 @@ int pl_gfp_parse(const char *spec, gfp_t *out, char *err, size_t errsize)
 
 unsigned long pl_page_pfn(const struct page *page)
 {
+	if (!page && pl_arg_refused(__func__, "NULL page"))
+		return -1UL;
 	return page_to_pfn(page);
 }
 

@@ -114,6 +114,8 @@ struct pl_churn *pl_churn_run(struct pl_machine *m, uint64_t seed, unsigned long
 
 void pl_churn_release(struct pl_churn *st)
 {
+	if (!st)
+		return;
 	while (st->nr)
 		churn_free(st, st->nr - 1);
 	free(st->blocks);

@@ -309,6 +309,8 @@ void pl_kswapd_run(struct pl_machine *m)
 	bool run = false, woken[MAX_NR_ZONES] = { false };
 	struct zone *zone;
 
+	if (!m && pl_arg_refused(__func__, "NULL machine"))
+		return;
 	if (m->kswapd_traced)
 		return;	/* a replay follows the kernel's kswapd (pl_kswapd_begin()) */
 	for_each_populated_zone(zone, m)	/* the usual answer, before any set-up */
@@ -473,6 +475,8 @@ void pl_kswapd_begin(struct pl_machine *m)
 {
 	struct zone *zone;
 
+	if (!m && pl_arg_refused(__func__, "NULL machine"))
+		return;
 	if (m->kswapd_traced)
 		return;
 	m->kswapd_traced = true;
@@ -487,6 +491,8 @@ void pl_kswapd_end(struct pl_machine *m)
 {
 	struct zone *zone;
 
+	if (!m && pl_arg_refused(__func__, "NULL machine"))
+		return;
 	if (!m->kswapd_traced)
 		return;
 	for_each_populated_zone(zone, m) {

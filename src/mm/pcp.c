@@ -68,7 +68,11 @@ static int design_batchsize(const struct zone *zone)
 
 int pl_pcp_design_batch(const struct zone *zone)
 {
-	int ours = design_batchsize(zone);
+	int ours;
+
+	if (!zone && pl_arg_refused(__func__, "NULL zone"))
+		return 0;
+	ours = design_batchsize(zone);
 
 	return ours != max(1, zone_batchsize(zone)) ? ours : 0;
 }

@@ -186,7 +186,8 @@ void pl_zone_set_watermarks(struct zone *zone, const unsigned long wmark[NR_WMAR
  */
 int pl_zone_set_managed(struct zone *zone, unsigned long managed)
 {
-	if (!managed || managed > zone->spanned_pages)
+	if ((!zone || !managed || managed > zone->spanned_pages) &&
+	    pl_arg_refused(__func__, "NULL zone, or managed pages not in 1..spanned"))
 		return -EINVAL;
 	zone->managed_pages = managed;
 	zone->present_pages = max(zone->present_pages, managed);
@@ -280,6 +281,8 @@ int pl_pcp_set_high_batch(struct zone *zone, unsigned int cpu, int high, int bat
 {
 	struct per_cpu_pages *pcp;
 
+	if (!zone && pl_arg_refused(__func__, "NULL zone"))
+		return -EINVAL;
 	if (!zone->per_cpu_pageset || cpu >= zone->machine->nr_cpus || high < 0 || batch < 1) {
 		pl_warn_ratelimited("pl_pcp_set_high_batch: cpu %u high %d batch %d invalid", cpu,
 				    high, batch);

@@ -983,6 +983,8 @@ bool pl_state_holds(const struct pl_loaded_state *st, unsigned long pfn)
 
 void pl_state_moved(struct pl_loaded_state *st, unsigned long src, unsigned long dst)
 {
+	if (!st && pl_arg_refused(__func__, "NULL state"))
+		return;
 	set_held(st, src, false);
 	set_held(st, dst, true);
 }

@@ -16,6 +16,7 @@
 #include "helpers.h"
 #include "pagelab/compaction.h"
 #include "pagelab/evstream.h"
+#include "pagelab/fault_inject.h"
 #include "pagelab/pagelab.h"
 #include "pagelab/replay.h"
 #include "pagelab/snapshot.h"
@@ -342,6 +343,27 @@ ROW(evstream_null)
 	return ok;
 }
 
+ROW(kswapd_state_pcp_null)
+{
+	struct pl_machine *m = small_machine();
+	char before[4096], after[4096];
+	long n = report(m, before, sizeof(before));
+	struct pl_fault_attr attr = { 0 };
+	bool ok = pl_page_pfn(NULL) == -1UL && pl_zone_set_managed(NULL, 5) == -EINVAL &&
+		  pl_pcp_set_high_batch(NULL, 0, 1, 1) == -EINVAL && pl_pcp_design_batch(NULL) == 0 &&
+		  pl_fault_attr_parse(NULL, "1") == -EINVAL && pl_fault_attr_parse(&attr, NULL) == -EINVAL;
+
+	pl_kswapd_begin(NULL);
+	pl_kswapd_end(NULL);
+	pl_kswapd_run(NULL);
+	pl_state_moved(NULL, 1, 2);
+	pl_churn_release(NULL);
+	ok = ok && n > 0 && report(m, after, sizeof(after)) == n && !memcmp(before, after, n) &&
+	     pl_check_machine(m) == 0;
+	pl_machine_destroy(m);
+	return ok;
+}
+
 static const struct {
 	const char *name;
 	bool (*fn)(void);
@@ -352,7 +374,7 @@ static const struct {
 	R(snapshot_null), R(state_level_null), R(load_state_null), R(state_handle_null),
 	R(tick_null), R(pcp_busy_null), R(positional_null), R(replay_null), R(vtime_null),
 	R(design_config_null), R(compaction_null), R(kcompactd_null), R(trace_tasks_null),
-	R(evstream_null),
+	R(evstream_null), R(kswapd_state_pcp_null),
 #undef R
 };
 
