@@ -25,9 +25,9 @@
 #include "kvfree_rcu.h"
 #include "metric.h"
 
-#define PAGELAB_VERSION "0.9.0"
+#define PAGELAB_VERSION "0.10.0"
 
-/** pl_version() - the library's version, e.g. "0.9.0" (PAGELAB_VERSION of the build). */
+/** pl_version() - the library's version, e.g. "0.10.0" (PAGELAB_VERSION of the build). */
 const char *pl_version(void);
 
 /**

@@ -7,7 +7,7 @@ pagelab-bench suites. The API is imported on first use, so the command works
 without cffi or the shared library.
 """
 
-__version__ = "0.9.0"
+__version__ = "0.10.0"
 
 __all__ = ["Machine", "Page", "version", "design_canonical"]
 

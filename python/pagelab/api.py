@@ -114,7 +114,7 @@ def library():
 
 
 def version() -> str:
-    """The library's version and git commit, e.g. '0.9.0 (git 1e4458661f02)'."""
+    """The library's version and git commit, e.g. '0.10.0 (git 1e4458661f02)'."""
     ffi, lib = library()
     return f"{ffi.string(lib.pl_version()).decode()} (git {ffi.string(lib.pl_git_commit()).decode()})"
 

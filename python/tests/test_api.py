@@ -21,7 +21,7 @@ def m():
 
 
 def test_version():
-    assert pagelab.version().startswith("0.9.0 (git ")
+    assert pagelab.version().startswith("0.10.0 (git ")
 
 
 def test_alloc_free_and_buddyinfo(m):

@@ -39,8 +39,8 @@ def test_version(capsys):
     except SystemExit as e:
         assert e.code == 0
     out = capsys.readouterr().out
-    assert out.startswith("pagelab 0.9.0")
-    assert "pagelab-bench 0.9.0 (git " in out
+    assert out.startswith("pagelab 0.10.0")
+    assert "pagelab-bench 0.10.0 (git " in out
 
 
 def test_bench_design_switches(tmp_path, capsys):
