@@ -373,9 +373,12 @@ long free_pages_bulk(unsigned long nr, struct page **pages);
 int alloc_contig_range(unsigned long start, unsigned long end, gfp_t gfp);
 
 /**
- * alloc_contig_pages() - find and allocate @nr_pages contiguous free pages
- * (aligned to a power of two up to a pageblock), highest allowed zone first.
- * Return: the first page, or NULL (the machine unchanged).
+ * alloc_contig_pages() - find and allocate @nr_pages contiguous pages
+ * (aligned to a power of two up to a pageblock), highest allowed zone first:
+ * a free range, or, where the machine has a holder of movable pages
+ * (pl_set_migrate_ops()), any range without a reserved page whose movable
+ * allocations alloc_contig_range() can migrate out, as the kernel's.
+ * Return: the first page, or NULL (what failed tries migrated stays moved).
  */
 struct page *alloc_contig_pages(unsigned long nr_pages, gfp_t gfp);
 

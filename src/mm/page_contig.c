@@ -603,6 +603,20 @@ int alloc_contig_range(unsigned long start, unsigned long end, gfp_t gfp)
 	return 0;
 }
 
+/*
+ * pfn_range_valid_contig(): with a holder of movable pages, a candidate is
+ * any range of the zone without a reserved page, as the kernel's (which
+ * does not look at what is allocated): alloc_contig_range() migrates what
+ * it can and fails on the rest. Return: the first reserved pfn, or @end.
+ */
+static unsigned long first_reserved_pfn(unsigned long pfn, unsigned long end)
+{
+	for (; pfn < end; pfn++)
+		if (PageReserved(pfn_to_page(pfn)))
+			return pfn;
+	return end;
+}
+
 static unsigned long roundup_pow_of_two_ul(unsigned long n)
 {
 	return n <= 1 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
@@ -644,7 +658,19 @@ struct page *alloc_contig_pages(unsigned long nr_pages, gfp_t gfp)
 		while (pfn + nr_pages <= zend) {
 			unsigned long base = max(ALIGN_DOWN(pfn, MAX_ORDER_NR_PAGES),
 						 zone->zone_start_pfn);
-			unsigned long busy = first_busy_pfn(base, pfn, pfn + nr_pages, true);
+			unsigned long busy;
+
+			if (m->migrate_ops) {
+				/* every candidate without a reserved page is tried, the next one past it */
+				busy = first_reserved_pfn(pfn, pfn + nr_pages);
+				if (busy == pfn + nr_pages &&
+				    !alloc_contig_range(pfn, pfn + nr_pages, gfp))
+					return pfn_to_page(pfn);
+				pfn = contig_align_up(busy == pfn + nr_pages ? busy : busy + 1, align);
+				continue;
+			}
+			/* no holder: nothing moves, only a free range can be taken */
+			busy = first_busy_pfn(base, pfn, pfn + nr_pages, true);
 
 			if (busy == pfn + nr_pages) {
 				if (!alloc_contig_range(pfn, pfn + nr_pages, gfp))

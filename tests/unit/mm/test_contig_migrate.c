@@ -6,7 +6,8 @@
  * block (order 0, and a compound order-2 one) is elsewhere with its
  * contents and its holder told; without one, or with a page the holder
  * will not let go, or an unmovable page, the call fails with -EBUSY and
- * the range is isolated no more.
+ * the range is isolated no more; alloc_contig_pages() with a holder takes
+ * a range that holds movable pages.
  */
 #include <string.h>
 #include "helpers.h"
@@ -169,11 +170,59 @@ static void test_contig_range_unmovable_busy(void **state)
 	test_machine_done(m);
 }
 
+/*
+ * alloc_contig_pages() with a holder: every pageblock holds one held page
+ * (at its start), the rest is free. Without the holder no pageblock-sized
+ * range is free; with it the first candidate is taken and its held page
+ * moved out, as the kernel tries any range without a reserved page.
+ */
+static void test_contig_pages_migrate(void **state)
+{
+	struct pl_machine *m = test_machine_cfg(64 * MiB, 16 * MiB, "v6.18", 1);
+	static struct holder h;
+	static struct page *all[65536];
+	unsigned long n = 0, kept = 0;
+	struct page *p;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	while (n < ARRAY_SIZE(all) && (p = alloc_pages(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN, 0)))
+		all[n++] = p;
+	for (unsigned long i = 0; i < n; i++) {
+		if (kept < NR_HELD && !(page_to_pfn(all[i]) & (pageblock_nr_pages - 1))) {
+			h.pages[kept] = all[i];
+			all[i]->private = kept + 1;
+			*(unsigned long *)page_address(all[i]) = kept;
+			h.order[kept++] = 0;
+			continue;
+		}
+		assert_int_equal(__free_pages(all[i], 0), 0);
+	}
+	h.nr = kept;
+	drain_all_pages(NULL);
+	assert_true(kept > 8);
+	assert_null(alloc_contig_pages(pageblock_nr_pages, GFP_KERNEL | __GFP_NOWARN));
+
+	assert_int_equal(pl_set_migrate_ops(m, &holder_ops, &h), 0);
+	p = alloc_contig_pages(pageblock_nr_pages, GFP_KERNEL | __GFP_NOWARN);
+	assert_non_null(p);
+	assert_int_equal(held_in(&h, page_to_pfn(p), page_to_pfn(p) + pageblock_nr_pages), 0);
+	assert_true(h.moved >= 1);
+	for (unsigned long i = 0; i < h.nr; i++)
+		assert_int_equal(*(unsigned long *)page_address(h.pages[i]), i);
+	assert_int_equal(pl_check_machine(m), 0);
+	assert_int_equal(free_contig_range(page_to_pfn(p), pageblock_nr_pages), 0);
+	assert_int_equal(pl_set_migrate_ops(m, NULL, NULL), 0);
+	release(&h);
+	test_machine_done(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_contig_range_migrates),
 		cmocka_unit_test(test_contig_range_unmovable_busy),
+		cmocka_unit_test(test_contig_pages_migrate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
