@@ -697,24 +697,27 @@ static unsigned long release_freepages(struct compact_control *cc)
 }
 
 /*
- * migrate_pages() for compaction: each isolated block's contents and
- * holder move to a target; the source is freed (through the PCP, as a
- * folio_put()). At the first block no target can be found for, it stops
- * as the kernel's does on -ENOMEM: that block (counted in pgmigrate_fail)
- * and the rest go back to their holder where they are.
+ * migrate_pages(): each isolated block's contents and holder move to the
+ * target @new_target gives (the kernel's get_new_folio callback); the
+ * source is freed (through the PCP, as a folio_put()). At the first block
+ * no target can be found for, it stops as the kernel's does on -ENOMEM:
+ * that block (counted in pgmigrate_fail) and the rest go back to their
+ * holder where they are.
  * Return: 0, or -ENOMEM.
  */
-static int migrate_isolated(struct compact_control *cc)
+static int migrate_pages(struct compact_control *cc,
+			 struct page *(*new_target)(struct compact_control *cc, struct page *src,
+						    unsigned int order))
 {
 	struct pl_machine *m = cc->zone->machine;
 	const struct pl_migrate_ops *ops = m->migrate_ops;
 	int err = 0;
 
 	for (unsigned int i = 0; i < cc->nr_migratepages; i++) {
-		struct page *src = cc->migratepages[i], *dst;
+		struct page *src = cc->migratepages[i];
 		unsigned int order = cc->migrate_order[i];
+		struct page *dst = err ? NULL : new_target(cc, src, order);
 
-		dst = err ? NULL : compaction_alloc(cc, order);
 		if (!dst) {
 			ops->putback(m->migrate_ctx, src, order);
 			if (!err)
@@ -722,16 +725,24 @@ static int migrate_isolated(struct compact_control *cc)
 			err = -ENOMEM;
 			continue;
 		}
-		prep_new_page(dst, order, (page_flags(src) & (1UL << PG_head)) ? __GFP_COMP : 0,
-			      MIGRATE_MOVABLE);
 		memcpy(page_address(dst), page_address(src), PAGE_SIZE << order);
 		ops->migrate(m->migrate_ctx, src, dst, order);
 		__free_pages(src, order);
-		cc->nr_migrated += 1UL << order;
 		pl_count(PL_EV_PGMIGRATE_SUCCESS, 1UL << order);
 	}
 	cc->nr_migratepages = 0;
 	return err;
+}
+
+/* compaction's target: a block from the free scanner's list, prepared as an allocation */
+static struct page *compaction_target(struct compact_control *cc, struct page *src,
+				      unsigned int order)
+{
+	struct page *dst = compaction_alloc(cc, order);
+
+	if (dst)
+		prep_new_page(dst, order, PageHead(src) ? __GFP_COMP : 0, MIGRATE_MOVABLE);
+	return dst;
 }
 
 /* ---- the end of a run ------------------------------------------------------------------------ */
@@ -823,7 +834,7 @@ rescan:
 			goto check_drain;
 		last_migrated_pfn = max(zone->zone_start_pfn,
 					ALIGN_DOWN(cc->migrate_pfn - 1, pageblock_nr_pages));
-		if (migrate_isolated(cc)) {
+		if (migrate_pages(cc, compaction_target)) {
 			/* no target left while the scanners are apart: give up for now */
 			if (!compact_scanners_met(cc)) {
 				ret = PL_COMPACT_CONTENDED;
@@ -884,41 +895,17 @@ out:
 /* ---- alloc_contig_range()'s migration ------------------------------------------------- */
 
 /*
- * migrate_out(): migrate_pages() with alloc_migration_target(): each
- * isolated block moves to a page the allocator gives (movable, so never
- * in an isolated pageblock; __GFP_RETRY_MAYFAIL: reclaim and compaction
- * may run for it), its source is freed. At the first target the allocator
- * cannot give, it stops: that block and the rest go back to their holder.
- * Return: 0 or -ENOMEM.
+ * alloc_migration_target(): alloc_contig_range()'s target, a page the
+ * allocator gives (movable, so never in an isolated pageblock;
+ * __GFP_RETRY_MAYFAIL: reclaim and compaction may run for it).
  */
-static int migrate_out(struct compact_control *cc)
+static struct page *alloc_migration_target(struct compact_control *cc, struct page *src,
+					   unsigned int order)
 {
-	struct pl_machine *m = cc->zone->machine;
-	const struct pl_migrate_ops *ops = m->migrate_ops;
-	int err = 0;
+	gfp_t gfp = GFP_USER | __GFP_MOVABLE | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
 
-	for (unsigned int i = 0; i < cc->nr_migratepages; i++) {
-		struct page *src = cc->migratepages[i], *dst = NULL;
-		unsigned int order = cc->migrate_order[i];
-		gfp_t gfp = GFP_USER | __GFP_MOVABLE | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
-
-		if (!err)
-			dst = alloc_pages(gfp | ((page_flags(src) & (1UL << PG_head)) ? __GFP_COMP : 0),
-					  order);
-		if (!dst) {
-			ops->putback(m->migrate_ctx, src, order);
-			if (!err)
-				pl_count(PL_EV_PGMIGRATE_FAIL, 1UL << order);
-			err = -ENOMEM;
-			continue;
-		}
-		memcpy(page_address(dst), page_address(src), PAGE_SIZE << order);
-		ops->migrate(m->migrate_ctx, src, dst, order);
-		__free_pages(src, order);
-		pl_count(PL_EV_PGMIGRATE_SUCCESS, 1UL << order);
-	}
-	cc->nr_migratepages = 0;
-	return err;
+	(void)cc;
+	return alloc_pages(gfp | (PageHead(src) ? __GFP_COMP : 0), order);
 }
 
 /**
@@ -945,7 +932,7 @@ int alloc_contig_migrate_range(struct zone *zone, unsigned long start, unsigned 
 
 		pfn = isolate_migratepages_block(&cc, pfn, block_end);
 		if (cc.nr_migratepages)
-			err = migrate_out(&cc);
+			err = migrate_pages(&cc, alloc_migration_target);
 	}
 	return err;
 }

@@ -381,7 +381,7 @@ struct compact_control {
 	unsigned long free_pfn, migrate_pfn;
 	struct zone *zone;
 	unsigned long total_migrate_scanned, total_free_scanned;
-	unsigned long nr_migrate_pages_isolated, nr_migrated;
+	unsigned long nr_migrate_pages_isolated;
 	gfp_t gfp_mask;
 	int order, migratetype;
 	unsigned int alloc_flags;
